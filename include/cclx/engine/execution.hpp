@@ -1,0 +1,83 @@
+// The engine: executes one rank's program of a schedule over a transport, on bytes, with a
+// type-erased reduction kernel. Resumable, so it serves blocking and nonblocking calls alike.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cclx/engine/scratch_pool.hpp"
+#include "cclx/engine/transport.hpp"
+#include "cclx/engine/wait_policy.hpp"
+#include "cclx/ops.hpp"
+#include "cclx/schedule/partition.hpp"
+#include "cclx/schedule/schedule.hpp"
+
+namespace cclx::engine {
+
+struct ExecOptions {
+  // Transfers larger than this are cut into segments so that the reduction of segment k overlaps
+  // the transfer of segment k + 1; 0 disables segmentation. Must be equal on all ranks.
+  std::size_t segment_bytes = 0;
+  WaitPolicy wait{};
+};
+
+// Where a rank's buffers are. For in-place calls `in` points into the user's buffer as described
+// in partition.hpp; the Communicator computes that.
+struct Buffers {
+  const void* in = nullptr;
+  void* out = nullptr;
+  std::size_t count = 0;  // elements in the partition (all blocks)
+};
+
+class Execution {
+ public:
+  // `schedule` must stay alive (the cache keeps it) and hold the program of `transport.rank()`.
+  Execution(std::shared_ptr<const sched::Schedule> schedule, const Buffers& buffers,
+            const ReduceKernel& kernel, Transport& transport, unsigned channel,
+            ScratchPool& scratch, const ExecOptions& options);
+  Execution(const Execution&) = delete;
+  Execution& operator=(const Execution&) = delete;
+  ~Execution();
+
+  // Makes all progress possible without blocking; true once the rank's program has finished.
+  bool test();
+  // Blocks (according to the wait policy) until finished.
+  void wait();
+  [[nodiscard]] bool done() const { return done_; }
+
+ private:
+  struct Pending;  // a posted segment
+  [[nodiscard]] std::byte* address(const sched::Region& g) const;
+  [[nodiscard]] std::size_t bytes(const sched::Region& g) const;
+  void start_step();
+  void finish_step();
+  void run_local(const sched::Op& op, std::size_t elem_begin, std::size_t elem_end);
+  bool step_transfers_done() const { return outstanding_ == 0; }
+
+  std::shared_ptr<const sched::Schedule> schedule_;
+  const sched::Program* program_;
+  sched::Partition part_;
+  sched::Windows windows_;
+  const std::byte* in_;
+  std::byte* out_;
+  ScratchPool::Lease scratch_lease_;
+  std::byte* scratch_ = nullptr;
+  ReduceKernel kernel_;
+  std::unique_ptr<Channel> channel_;
+  ExecOptions options_;
+  int rank_;
+
+  std::size_t step_ = 0;
+  bool done_ = false;
+  std::size_t outstanding_ = 0;
+  // Per posted transfer (by channel id): the op index it belongs to and its element range.
+  std::vector<Pending> pending_;
+  // Per op of the current step: the local op to run as segments of this recv land, or -1.
+  std::vector<std::int32_t> attached_;
+  std::vector<std::uint8_t> local_done_;
+  std::vector<std::size_t> completed_;
+};
+
+}  // namespace cclx::engine

@@ -1,0 +1,34 @@
+// What the engine needs from a transport: nonblocking byte transfers on an isolated channel.
+// MPI implements it (backend/mpi_transport); a CUDA or in-process transport can too.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace cclx::engine {
+
+// The transfers of one execution. Ids are dense, in posting order, and reset by clear().
+class Channel {
+ public:
+  virtual ~Channel() = default;
+  virtual std::size_t post_send(const void* data, std::size_t bytes, int peer) = 0;
+  virtual std::size_t post_recv(void* data, std::size_t bytes, int peer) = 0;
+  // Appends the ids of transfers that completed since the last call; never blocks.
+  virtual void poll(std::vector<std::size_t>& completed) = 0;
+  // Forgets all (completed) transfers so ids start at 0 again.
+  virtual void clear() = 0;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  [[nodiscard]] virtual int rank() const = 0;
+  [[nodiscard]] virtual int size() const = 0;
+  // A channel whose messages match only the same channel number on the peers. Executions that
+  // run concurrently must use different numbers; the Communicator hands them out in call order,
+  // which is the same on every rank.
+  virtual std::unique_ptr<Channel> open_channel(unsigned number) = 0;
+};
+
+}  // namespace cclx::engine

@@ -1,0 +1,132 @@
+// Reduction operations: tag objects for the call site (cclx::sum, ...), user-defined ops, and the
+// type-erased kernel the engine applies to bytes. Templates stop here.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+namespace cclx {
+
+enum class OpId : std::uint8_t { sum, prod, min, max, band, bor, bxor, user };
+
+[[nodiscard]] constexpr std::string_view to_string(OpId op) {
+  constexpr std::string_view names[] = {"sum", "prod", "min", "max", "band", "bor", "bxor", "user"};
+  return names[static_cast<int>(op)];
+}
+
+namespace ops {
+template <OpId Id>
+struct Builtin {
+  static constexpr OpId id = Id;
+  static constexpr bool commutative = true;
+};
+}  // namespace ops
+
+inline constexpr ops::Builtin<OpId::sum> sum{};
+inline constexpr ops::Builtin<OpId::prod> prod{};
+inline constexpr ops::Builtin<OpId::min> min{};
+inline constexpr ops::Builtin<OpId::max> max{};
+inline constexpr ops::Builtin<OpId::band> band{};
+inline constexpr ops::Builtin<OpId::bor> bor{};
+inline constexpr ops::Builtin<OpId::bxor> bxor{};
+
+// A user-defined op: `f(a, b)` returns a (+) b for one element, a being the contribution of lower
+// ranks. Non-commutative ops are honored only by order-preserving algorithms (others throw).
+template <class F>
+struct UserOp {
+  static constexpr OpId id = OpId::user;
+  F f;
+  bool commutative = false;
+};
+template <class F>
+UserOp<F> user_op(F f, bool commutative) {
+  return {f, commutative};
+}
+
+// Element types: every standard arithmetic type (bool only with min/max/band/bor/bxor).
+template <class T>
+concept Element = std::is_arithmetic_v<T> && !std::is_const_v<T> && !std::is_volatile_v<T>;
+
+template <class T, OpId Id>
+inline constexpr bool op_supported =
+    Id == OpId::user ||
+    (std::is_same_v<T, bool>
+         ? (Id != OpId::sum && Id != OpId::prod)
+         : ((Id != OpId::band && Id != OpId::bor && Id != OpId::bxor) || std::is_integral_v<T>));
+
+// Type-erased reduction over bytes: dst[i] = a[i] (+) b[i] for n elements; dst may alias a or b.
+struct ReduceKernel {
+  void (*fn)(void* dst, const void* a, const void* b, std::size_t n, const void* ctx) = nullptr;
+  const void* ctx = nullptr;  // user op state
+  std::size_t elem_size = 0;
+  OpId op = OpId::sum;
+  bool commutative = true;
+
+  void operator()(void* dst, const void* a, const void* b, std::size_t n) const {
+    fn(dst, a, b, n, ctx);
+  }
+};
+
+namespace detail {
+template <class T, OpId Id>
+void builtin_reduce(void* dst, const void* a, const void* b, std::size_t n, const void*) {
+  T* d = static_cast<T*>(dst);
+  const T* x = static_cast<const T*>(a);
+  const T* y = static_cast<const T*>(b);
+  // Plain loops so the compiler vectorizes them (it checks aliasing at run time).
+  for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (Id == OpId::sum)
+      d[i] = static_cast<T>(x[i] + y[i]);
+    else if constexpr (Id == OpId::prod)
+      d[i] = static_cast<T>(x[i] * y[i]);
+    else if constexpr (Id == OpId::min)
+      d[i] = y[i] < x[i] ? y[i] : x[i];
+    else if constexpr (Id == OpId::max)
+      d[i] = x[i] < y[i] ? y[i] : x[i];
+    else if constexpr (std::is_same_v<T, bool>) {
+      if constexpr (Id == OpId::band)
+        d[i] = x[i] && y[i];
+      else if constexpr (Id == OpId::bor)
+        d[i] = x[i] || y[i];
+      else
+        d[i] = x[i] != y[i];
+    } else if constexpr (Id == OpId::band)
+      d[i] = static_cast<T>(x[i] & y[i]);
+    else if constexpr (Id == OpId::bor)
+      d[i] = static_cast<T>(x[i] | y[i]);
+    else if constexpr (Id == OpId::bxor)
+      d[i] = static_cast<T>(x[i] ^ y[i]);
+  }
+}
+
+template <class T, class F>
+void user_reduce(void* dst, const void* a, const void* b, std::size_t n, const void* ctx) {
+  const F& f = *static_cast<const F*>(ctx);
+  T* d = static_cast<T*>(dst);
+  const T* x = static_cast<const T*>(a);
+  const T* y = static_cast<const T*>(b);
+  for (std::size_t i = 0; i < n; ++i) d[i] = static_cast<T>(f(x[i], y[i]));
+}
+}  // namespace detail
+
+template <Element T, OpId Id>
+requires(op_supported<T, Id>&& Id != OpId::user) ReduceKernel make_kernel(ops::Builtin<Id>) {
+  return {&detail::builtin_reduce<T, Id>, nullptr, sizeof(T), Id, true};
+}
+
+// The UserOp must outlive the call that uses the kernel.
+template <Element T, class F>
+ReduceKernel make_kernel(const UserOp<F>& op) {
+  return {&detail::user_reduce<T, F>, &op.f, sizeof(T), OpId::user, op.commutative};
+}
+
+template <class Op>
+concept ReductionOp = requires {
+  Op::id;
+};
+
+}  // namespace cclx

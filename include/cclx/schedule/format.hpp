@@ -1,0 +1,21 @@
+// Schedules as text: JSON for tools, plots and external checkers, and a readable per-round form.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "cclx/schedule/schedule.hpp"
+
+namespace cclx::sched {
+
+// JSON document: {"algorithm","params","collective","nranks","root","in_place","nblocks",
+// "preserves_order","rounds","programs":[{"rank","steps":[[{"op":"send","peer":1,
+// "src":{"buf":"out","first":0,"count":1}}, ...], ...]}]}
+std::string to_json(const Schedule& s, int indent = -1);
+// Inverse of to_json; throws cclx::Error on malformed input.
+Schedule schedule_from_json(std::string_view json);
+
+// One block per round: "round 3:  r0 -> r1 out[2]   r1: out[1] = out[1] + scratch[1] ..."
+std::string to_text(const Schedule& s);
+
+}  // namespace cclx::sched

@@ -1,0 +1,152 @@
+// Schedules are data: an algorithm produces one, backends (MPI engine, simulator, CUDA) execute it,
+// the verifier proves it. Nothing here knows element types or transports.
+//
+// Model
+// -----
+// A collective works on a partition of the user's data into `nblocks` blocks (see partition.hpp).
+// Each rank owns three logical buffers addressed in blocks of that partition:
+//   In      the user's input   (read-only unless the call is in place)
+//   Out     the user's output
+//   Scratch library-owned temporary storage, laid out like the full partition
+// and the collective's buffer windows (windows.hpp) say which blocks In and Out cover on a rank.
+//
+// A rank's program is a sequence of steps (rounds). Step s of every rank runs "together": a send in
+// step s matches, in order, the receive of the same peer pair in step s. Within one step
+//   1. every Send reads the state from before the step,
+//   2. every Recv lands its message in its region,
+//   3. then the Copy/Reduce actions run in program order.
+// Executors may start a Reduce/Copy as soon as the receive it consumes has landed (pipelining);
+// the verifier rejects steps where that could change the result.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cclx::sched {
+
+enum class Collective : std::uint8_t {
+  allreduce,
+  reduce,
+  bcast,
+  reduce_scatter,
+  allgather,
+  alltoall
+};
+
+enum class Buf : std::uint8_t { in, out, scratch };
+
+// A contiguous range of blocks [first, first + count) in one buffer.
+struct Region {
+  Buf buf = Buf::out;
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;
+
+  [[nodiscard]] std::uint32_t end() const { return first + count; }
+  friend bool operator==(const Region&, const Region&) = default;
+};
+
+enum class OpKind : std::uint8_t {
+  send,    // send `src` to `peer`
+  recv,    // receive from `peer` into `dst`
+  copy,    // dst <- src
+  reduce,  // dst <- src (+) src2; `src` is the left operand (matters for non-commutative ops)
+};
+
+struct Op {
+  OpKind kind = OpKind::copy;
+  std::int32_t peer = -1;  // send/recv only
+  Region dst{};            // recv, copy, reduce
+  Region src{};            // send, copy, reduce
+  Region src2{};           // reduce only
+
+  [[nodiscard]] bool is_transfer() const { return kind == OpKind::send || kind == OpKind::recv; }
+  friend bool operator==(const Op&, const Op&) = default;
+};
+
+// One rank's program, stored flat: step s is ops[step_begin[s], step_begin[s + 1]).
+struct Program {
+  std::vector<Op> ops;
+  std::vector<std::uint32_t> step_begin{0};
+
+  [[nodiscard]] std::size_t num_steps() const { return step_begin.size() - 1; }
+  [[nodiscard]] const Op* step_data(std::size_t s) const { return ops.data() + step_begin[s]; }
+  [[nodiscard]] std::size_t step_size(std::size_t s) const {
+    return step_begin[s + 1] - step_begin[s];
+  }
+  friend bool operator==(const Program&, const Program&) = default;
+};
+
+struct Schedule {
+  std::string algorithm;  // e.g. "ring"; with parameters in `params` for display / cache keys
+  std::string params;     // human-readable parameter string, e.g. "segments=4"
+  Collective collective = Collective::allreduce;
+  int nranks = 1;
+  int root = 0;  // reduce / bcast only
+  bool in_place = false;
+  std::uint32_t nblocks = 1;
+  // Whether the schedule combines contributions in rank order (so non-commutative ops are honored).
+  bool preserves_order = false;
+  // Leading steps that are a preparation phase rather than the algorithm's rounds, e.g. StragglAR's
+  // reduce-scatter among the non-stragglers while the straggler is late. Counted in num_rounds();
+  // reported separately by tools and the simulator.
+  std::uint32_t prologue_steps = 0;
+  std::vector<Program> programs;  // one per rank; may hold only the ranks that were asked for
+
+  // Rounds = the number of steps of the longest program.
+  [[nodiscard]] std::size_t num_rounds() const {
+    std::size_t r = 0;
+    for (const auto& p : programs) r = p.num_steps() > r ? p.num_steps() : r;
+    return r;
+  }
+};
+
+[[nodiscard]] std::string_view to_string(Collective c);
+[[nodiscard]] std::string_view to_string(Buf b);
+[[nodiscard]] std::string_view to_string(OpKind k);
+// Throws cclx::Error for an unknown name.
+[[nodiscard]] Collective collective_from_string(std::string_view name);
+
+// Appends steps and ops to a Program; algorithms use it so they never touch the flat layout.
+class ProgramBuilder {
+ public:
+  explicit ProgramBuilder(Program& p) : p_(&p) {}
+  // Ops added since the last end_step() form one step; an empty step is a round this rank idles.
+  ProgramBuilder& end_step() {
+    p_->step_begin.push_back(static_cast<std::uint32_t>(p_->ops.size()));
+    return *this;
+  }
+  ProgramBuilder& send(int peer, Region src) {
+    p_->ops.push_back(Op{OpKind::send, peer, {}, src, {}});
+    return *this;
+  }
+  ProgramBuilder& recv(int peer, Region dst) {
+    p_->ops.push_back(Op{OpKind::recv, peer, dst, {}, {}});
+    return *this;
+  }
+  ProgramBuilder& copy(Region dst, Region src) {
+    p_->ops.push_back(Op{OpKind::copy, -1, dst, src, {}});
+    return *this;
+  }
+  ProgramBuilder& reduce(Region dst, Region left, Region right) {
+    p_->ops.push_back(Op{OpKind::reduce, -1, dst, left, right});
+    return *this;
+  }
+
+ private:
+  Program* p_;
+};
+
+// Helpers for readable generators.
+inline Region in(std::uint32_t first, std::uint32_t count = 1) {
+  return {Buf::in, first, count};
+}
+inline Region out(std::uint32_t first, std::uint32_t count = 1) {
+  return {Buf::out, first, count};
+}
+inline Region scratch(std::uint32_t first, std::uint32_t count = 1) {
+  return {Buf::scratch, first, count};
+}
+
+}  // namespace cclx::sched

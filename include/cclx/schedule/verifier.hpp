@@ -1,0 +1,40 @@
+// Symbolic verifier: runs a schedule without data, tracking for every block of every buffer which
+// ranks' contributions (and which source block) it holds, and proves the collective's
+// postcondition plus the execution rules of schedule.hpp. No MPI.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "cclx/schedule/schedule.hpp"
+
+namespace cclx::sched {
+
+struct VerifyReport {
+  bool ok = true;
+  std::vector<std::string> errors;         // first problems found, each naming rank/step/op
+  std::size_t rounds = 0;                  // steps that move data, over all ranks
+  std::vector<std::size_t> bytes_sent;     // per rank, for the verified element count and size
+  std::vector<std::size_t> messages_sent;  // per rank (non-empty transfers)
+  [[nodiscard]] std::size_t max_bytes_sent() const;
+};
+
+// `count` elements of `elem_size` bytes, split into the schedule's blocks as in partition.hpp.
+// Checks (each failure is reported with rank, step and op index):
+//  - every program exists and regions stay inside their buffer windows; no writes to In unless
+//    the schedule is in place; Out is not touched on ranks without one;
+//  - sends and receives match one to one, per (sender, receiver) pair in the same step and in
+//    order, with equal byte sizes; peers are valid and not the rank itself;
+//  - a rank sends and reduces only data it holds; reduce operands hold the same source block and
+//    disjoint contributor sets (nothing counted twice);
+//  - within a step, no receive lands on data a send of that step reads or another receive
+//    writes, and no local action writes what a send or receive of that step uses;
+//  - in-place schedules are checked on the aliased storage;
+//  - the postcondition of the collective holds on every rank (see partition.hpp for shapes).
+VerifyReport verify(const Schedule& schedule, std::size_t count, std::size_t elem_size = 1);
+
+// Throws cclx::Error listing the problems when verification fails.
+void verify_or_throw(const Schedule& schedule, std::size_t count, std::size_t elem_size = 1);
+
+}  // namespace cclx::sched

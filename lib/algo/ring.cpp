@@ -1,0 +1,123 @@
+// Ring algorithms. With n blocks, every step moves one block to the right neighbour:
+//   reduce-scatter: n-1 steps, each rank forwards a partial sum and adds its own contribution;
+//   allgather:      n-1 steps, each rank forwards the completed block it received last;
+//   allreduce:      reduce-scatter then allgather, 2(n-1) steps, 2(n-1)/n * s bytes per rank;
+//   alltoall:       pairwise shift, step k sends block r+k to rank r+k (n-1 steps).
+#include "cclx/schedule/generate.hpp"
+
+namespace cclx::sched {
+
+namespace {
+
+std::uint32_t mod(long long a, int n) {
+  return static_cast<std::uint32_t>(((a % n) + n) % n);
+}
+
+// Reduce-scatter phase on a ring, ending with rank r holding block (r + shift) mod n fully reduced
+// in `final_dst`'s buffer. Partial sums travel through `partial` (out for allreduce, scratch for
+// reduce_scatter whose Out holds a single block).
+void ring_reduce_scatter(ProgramBuilder& b, int n, int r, int shift, Buf partial, Buf final_buf) {
+  const int right = (r + 1) % n, left = (r + n - 1) % n;
+  for (int k = 0; k < n - 1; ++k) {
+    // At step k a rank sends the block it completed in step k-1 (its own input at k = 0) and
+    // receives the block its left neighbour completed, adding its own input to it.
+    const std::uint32_t s = mod(r + shift - k, n);
+    const std::uint32_t v = mod(r + shift - k - 1, n);
+    const Region src = k == 0 ? in(s) : Region{partial, s, 1};
+    const bool last = k == n - 2;
+    const Region acc{last ? final_buf : partial, v, 1};
+    b.send(right, src);
+    b.recv(left, scratch(v));
+    b.reduce(acc, scratch(v), in(v));
+    b.end_step();
+  }
+}
+
+// Allgather phase: rank r starts with block `have` (in `first_src`) and circulates it. With
+// `copy_own`, step 0 also copies In[have] to Out[have]; no transfer of step 0 touches Out[have].
+void ring_allgather(ProgramBuilder& b, int n, int r, int have, Region first_src, bool copy_own) {
+  const int right = (r + 1) % n, left = (r + n - 1) % n;
+  for (int k = 0; k < n - 1; ++k) {
+    const std::uint32_t s = mod(have - k, n);
+    const std::uint32_t v = mod(have - k - 1, n);
+    b.send(right, k == 0 ? first_src : out(s));
+    b.recv(left, out(v));
+    if (k == 0 && copy_own) b.copy(out(s), in(s));
+    b.end_step();
+  }
+}
+
+}  // namespace
+
+Schedule ring(const ScheduleRequest& req) {
+  using C = Collective;
+  require_supported(req, "ring", {C::allreduce, C::reduce_scatter, C::allgather, C::alltoall});
+  const int n = req.nranks;
+  Schedule s;
+  s.algorithm = "ring";
+  s.collective = req.collective;
+  s.nranks = n;
+  s.root = req.root;
+  s.in_place = req.in_place;
+  s.nblocks = static_cast<std::uint32_t>(n);
+  // The ring adds contributions in rotated order; only the trivial ring keeps rank order.
+  s.preserves_order = n == 1;
+  s.programs.resize(static_cast<std::size_t>(n));
+  const auto all = static_cast<std::uint32_t>(n);
+
+  for (int r = 0; r < n; ++r) {
+    if (req.only_rank >= 0 && r != req.only_rank) continue;
+    ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
+    const auto self = static_cast<std::uint32_t>(r);
+    switch (req.collective) {
+      case C::allreduce:
+        if (n == 1) {
+          if (!req.in_place) b.copy(out(0, all), in(0, all)).end_step();
+          break;
+        }
+        // Rank r completes block r + 1, then circulates it.
+        ring_reduce_scatter(b, n, r, 0, Buf::out, Buf::out);
+        ring_allgather(b, n, r, static_cast<int>(mod(r + 1, n)), out(mod(r + 1, n)), false);
+        break;
+      case C::reduce_scatter:
+        if (n == 1) {
+          if (!req.in_place) b.copy(out(0), in(0)).end_step();
+          break;
+        }
+        // Shifted by -1 so that rank r completes its own block r (into Out).
+        ring_reduce_scatter(b, n, r, -1, Buf::scratch, Buf::out);
+        break;
+      case C::allgather:
+        // Step 0 sends In[r] directly and copies it to Out[r] (in place, In aliases Out[r]).
+        if (n == 1) {
+          if (!req.in_place) b.copy(out(self), in(self)).end_step();
+          break;
+        }
+        ring_allgather(b, n, r, r, in(self), !req.in_place);
+        break;
+      case C::alltoall: {
+        // In place, In[r+k] must still be sent when Out[r-k] arrives, so land in scratch and copy
+        // back at the end.
+        const Buf land = req.in_place ? Buf::scratch : Buf::out;
+        if (!req.in_place) b.copy(out(self), in(self));
+        for (int k = 1; k < n; ++k) {
+          const std::uint32_t to = mod(r + k, n), from = mod(r - k, n);
+          b.send(static_cast<int>(to), in(to));
+          b.recv(static_cast<int>(from), Region{land, from, 1});
+          b.end_step();
+        }
+        if (req.in_place && n > 1) {
+          for (int k = 1; k < n; ++k) b.copy(out(mod(r - k, n)), scratch(mod(r - k, n)));
+          b.end_step();
+        }
+        if (n == 1 && !req.in_place) b.end_step();
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return s;
+}
+
+}  // namespace cclx::sched

@@ -1,0 +1,60 @@
+#include "cclx/schedule/generate.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "cclx/error.hpp"
+
+namespace cclx::sched {
+
+namespace {
+Schedule ring_by_name(const ScheduleRequest& r, const ParamMap&) {
+  return ring(r);
+}
+}  // namespace
+
+const std::vector<GeneratorInfo>& generators() {
+  using C = Collective;
+  static const std::vector<GeneratorInfo> all = {
+      {"ring", {C::allreduce, C::reduce_scatter, C::allgather, C::alltoall}, {}, &ring_by_name},
+  };
+  return all;
+}
+
+const GeneratorInfo& generator(std::string_view name) {
+  for (const auto& g : generators())
+    if (g.name == name) return g;
+  std::ostringstream msg;
+  msg << "unknown algorithm '" << name << "' (known:";
+  for (const auto& g : generators()) msg << ' ' << g.name;
+  msg << ')';
+  throw Error(msg.str());
+}
+
+Schedule generate_by_name(std::string_view name, const ScheduleRequest& req,
+                          const ParamMap& params) {
+  const auto& g = generator(name);
+  for (const auto& [key, value] : params) {
+    (void)value;
+    if (std::find(g.param_names.begin(), g.param_names.end(), key) == g.param_names.end())
+      throw Error("algorithm '" + g.name + "' has no parameter '" + key + "'");
+  }
+  return g.generate(req, params);
+}
+
+void require_supported(const ScheduleRequest& req, std::string_view algorithm,
+                       std::initializer_list<Collective> supported) {
+  if (req.nranks < 1) throw Error(std::string(algorithm) + ": communicator size must be >= 1");
+  if (req.only_rank >= req.nranks)
+    throw Error(std::string(algorithm) + ": rank " + std::to_string(req.only_rank) +
+                " out of range for " + std::to_string(req.nranks) + " ranks");
+  if (std::find(supported.begin(), supported.end(), req.collective) == supported.end())
+    throw Error(std::string(algorithm) + " does not implement " +
+                std::string(to_string(req.collective)));
+  const bool rooted = req.collective == Collective::reduce || req.collective == Collective::bcast;
+  if (rooted && (req.root < 0 || req.root >= req.nranks))
+    throw Error(std::string(algorithm) + ": invalid root " + std::to_string(req.root) + " for " +
+                std::to_string(req.nranks) + " ranks");
+}
+
+}  // namespace cclx::sched
