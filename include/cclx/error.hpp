@@ -12,12 +12,18 @@ class Error : public std::runtime_error {
   Error(int rank, const std::string& what)
       : std::runtime_error(rank < 0 ? "cclx: " + what
                                     : "cclx: rank " + std::to_string(rank) + ": " + what),
-        rank_(rank) {}
+        rank_(rank),
+        detail_(what) {}
   explicit Error(const std::string& what) : Error(-1, what) {}
   [[nodiscard]] int rank() const noexcept { return rank_; }
+  // The message without the "cclx: rank N: " prefix.
+  [[nodiscard]] const std::string& detail() const noexcept { return detail_; }
+  // The same error attributed to `rank` (used where a rank-less layer reports to a communicator).
+  [[nodiscard]] Error on_rank(int rank) const { return rank_ < 0 ? Error(rank, detail_) : *this; }
 
  private:
   int rank_;
+  std::string detail_;
 };
 
 }  // namespace cclx

@@ -1,0 +1,48 @@
+// Algorithms are compile-time policies. `Native` hands the call to the backend's own collective;
+// every other policy produces a schedule (through the cache) that the engine executes. Fields of
+// a policy carry its run-time settings, e.g. `algo::Ring{.segment_bytes = 1 << 20}`.
+#pragma once
+
+#include <concepts>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "cclx/engine/execution.hpp"
+#include "cclx/error.hpp"
+#include "cclx/schedule/cache.hpp"
+#include "cclx/schedule/generate.hpp"
+
+namespace cclx::algo {
+
+// The MPI library's own collective; always available, every collective and op.
+struct Native {
+  static constexpr std::string_view name = "native";
+};
+
+// A schedule-producing policy:
+//   name                      registry-style name ("ring")
+//   generate(req)             the schedule (throws cclx::Error if it cannot serve req)
+//   cache_params(req)         everything besides req's fields that changes the schedule
+//   exec_options()            engine settings (segmentation)
+template <class A>
+concept ScheduledAlgorithm = requires(const A& a, const sched::ScheduleRequest& req) {
+  { A::name } -> std::convertible_to<std::string_view>;
+  { a.generate(req) } -> std::same_as<sched::Schedule>;
+  { a.cache_params(req) } -> std::convertible_to<std::string>;
+  { a.exec_options() } -> std::same_as<engine::ExecOptions>;
+};
+
+template <class A>
+concept Algorithm = std::same_as<A, Native> || ScheduledAlgorithm<A>;
+
+// The cached schedule of `a` for `req`.
+template <ScheduledAlgorithm A>
+std::shared_ptr<const sched::Schedule> schedule_for(const A& a, const sched::ScheduleRequest& req) {
+  std::string prefix(A::name);
+  prefix += ':';
+  prefix += a.cache_params(req);
+  return sched::cached_schedule(sched::cache_key(prefix, req), [&] { return a.generate(req); });
+}
+
+}  // namespace cclx::algo

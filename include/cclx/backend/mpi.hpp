@@ -1,0 +1,76 @@
+// The MPI backend: wraps an MPI_Comm, provides point-to-point on it, the MPI library's own
+// collectives ("native"), and a transport on a private duplicate for executing schedules.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "cclx/collective_call.hpp"
+#include "cclx/engine/scratch_pool.hpp"
+#include "cclx/engine/transport.hpp"
+#include "cclx/engine/wait_policy.hpp"
+#include "cclx/request.hpp"
+#include "cclx/types.hpp"
+
+namespace cclx {
+
+enum class Ownership {
+  duplicate,  // MPI_Comm_dup the given communicator and free the duplicate on destruction
+  borrow,     // use the given communicator; the caller keeps it alive and frees it
+};
+
+[[nodiscard]] MPI_Datatype mpi_datatype(DataType t);
+// Builtin ops only; throws cclx::Error for OpId::user.
+[[nodiscard]] MPI_Op mpi_op(OpId op, DataType t);
+
+class MpiBackend {
+ public:
+  // Collective over `comm`: both modes also duplicate a private communicator for schedule traffic
+  // so that the library's messages never match the application's.
+  explicit MpiBackend(MPI_Comm comm = MPI_COMM_WORLD, Ownership own = Ownership::duplicate);
+  ~MpiBackend();
+  MpiBackend(MpiBackend&&) noexcept;
+  MpiBackend& operator=(MpiBackend&&) noexcept;
+
+  [[nodiscard]] int rank() const;
+  [[nodiscard]] int size() const;
+  [[nodiscard]] MPI_Comm native_handle() const;
+
+  // Point-to-point on the user's communicator.
+  void send(const void* data, std::size_t count, DataType t, int dest, int tag) const;
+  void recv(void* data, std::size_t count, DataType t, int source, int tag) const;
+  Request isend(const void* data, std::size_t count, DataType t, int dest, int tag) const;
+  Request irecv(void* data, std::size_t count, DataType t, int source, int tag) const;
+  void barrier() const;
+
+  // The MPI library's collective for `call` (any collective, builtin or user op).
+  void native(const CollectiveCall& call) const;
+  // Nonblocking native allreduce; `keepalive` (e.g. a user op) lives until completion.
+  Request native_iallreduce(const CollectiveCall& call, std::shared_ptr<void> keepalive) const;
+
+  // Schedule execution support.
+  engine::Transport& transport();
+  engine::ScratchPool& scratch();
+  // Channel number for the next collective; every rank calls it once per collective, in order.
+  unsigned next_channel();
+  [[nodiscard]] const engine::WaitPolicy& wait_policy() const;
+  void set_wait_policy(const engine::WaitPolicy& p);
+
+  // CCLX_VALIDATE=1 (read at construction) or set_validation(true).
+  [[nodiscard]] bool validation() const;
+  void set_validation(bool on);
+  // Collective check that every rank passes the same call and that no rank found an error in its
+  // arguments (`local_error` non-empty). Throws cclx::Error on every rank, naming the ranks.
+  void agree(const CollectiveCall& call, std::string_view algorithm,
+             const std::string& local_error) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace cclx

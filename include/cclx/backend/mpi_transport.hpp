@@ -1,0 +1,23 @@
+// engine::Transport over an MPI communicator: nonblocking byte messages, one tag per channel.
+#pragma once
+
+#include <mpi.h>
+
+#include "cclx/engine/transport.hpp"
+
+namespace cclx {
+
+class MpiTransport final : public engine::Transport {
+ public:
+  // `comm` must be private to the library (no other traffic) and outlive the transport.
+  explicit MpiTransport(MPI_Comm comm);
+  [[nodiscard]] int rank() const override { return rank_; }
+  [[nodiscard]] int size() const override { return size_; }
+  std::unique_ptr<engine::Channel> open_channel(unsigned number) override;
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1, tag_ub_ = 32767;
+};
+
+}  // namespace cclx

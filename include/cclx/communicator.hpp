@@ -1,0 +1,317 @@
+// cclx::Communicator<Backend>: the API edge. Typed ranges, ops and algorithm policies come in
+// here; below it everything is bytes, a type-erased kernel and a schedule.
+//
+//   cclx::Communicator comm(MPI_COMM_WORLD);
+//   comm.allreduce(grad, cclx::sum, cclx::algo::Ring{});         // in place
+//   comm.allreduce(in, out, cclx::max);                            // out of place, native MPI
+//
+// One buffer means in place, two mean out of place; results go only where the caller said.
+// Collectives are called by every rank in the same order with matching arguments (as in MPI);
+// CCLX_VALIDATE=1 checks that before each call.
+#pragma once
+
+#include <mpi.h>
+
+#include <concepts>
+#include <memory>
+#include <ranges>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include "cclx/algo/algorithm.hpp"
+#include "cclx/backend/mpi.hpp"
+#include "cclx/collective_call.hpp"
+#include "cclx/detail/call_support.hpp"
+#include "cclx/engine/execution.hpp"
+#include "cclx/error.hpp"
+#include "cclx/ops.hpp"
+#include "cclx/request.hpp"
+#include "cclx/types.hpp"
+
+namespace cclx {
+
+template <class R>
+concept ContiguousRange = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
+    Element<std::remove_cv_t<std::ranges::range_value_t<R>>>;
+
+template <class R>
+concept MutableRange = ContiguousRange<R> &&
+    !std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>;
+
+template <class R>
+using element_t = std::remove_cv_t<std::ranges::range_value_t<R>>;
+
+namespace detail {
+// A scheduled execution behind a Request; keeps the op (and thus the kernel's state) alive.
+struct ExecutionPending final : PendingOp {
+  std::unique_ptr<engine::Execution> exec;
+  std::shared_ptr<void> keepalive;
+  bool test() override { return exec->test(); }
+  void wait() override { exec->wait(); }
+};
+
+template <class T, class Op>
+ReduceKernel kernel_for(const Op& op) {
+  static_assert(op_supported<T, Op::id>,
+                "cclx: this op is not defined for this element type (bitwise ops need integers; "
+                "bool supports min/max/band/bor/bxor)");
+  return make_kernel<T>(op);
+}
+}  // namespace detail
+
+template <class Backend = MpiBackend>
+class Communicator {
+ public:
+  // Collective over `comm` (it duplicates communicators, see MpiBackend).
+  explicit Communicator(MPI_Comm comm = MPI_COMM_WORLD, Ownership own = Ownership::duplicate)
+      : b_(comm, own) {}
+
+  [[nodiscard]] int rank() const { return b_.rank(); }
+  [[nodiscard]] int size() const { return b_.size(); }
+  [[nodiscard]] auto native_handle() const { return b_.native_handle(); }
+  [[nodiscard]] Backend& backend() { return b_; }
+
+  // ---- point-to-point (on the user's communicator; tags are the application's) ----
+  template <ContiguousRange R>
+  void send(const R& data, int dest, int tag = 0) const {
+    b_.send(std::ranges::data(data), std::ranges::size(data), data_type_of<element_t<R>>(), dest,
+            tag);
+  }
+  template <MutableRange R>
+  void recv(R&& data, int source, int tag = 0) const {
+    b_.recv(std::ranges::data(data), std::ranges::size(data), data_type_of<element_t<R>>(), source,
+            tag);
+  }
+  template <ContiguousRange R>
+  Request isend(const R& data, int dest, int tag = 0) const {
+    return b_.isend(std::ranges::data(data), std::ranges::size(data), data_type_of<element_t<R>>(),
+                    dest, tag);
+  }
+  template <MutableRange R>
+  Request irecv(R&& data, int source, int tag = 0) const {
+    return b_.irecv(std::ranges::data(data), std::ranges::size(data), data_type_of<element_t<R>>(),
+                    source, tag);
+  }
+  void barrier() const { b_.barrier(); }
+
+  // ---- allreduce ----
+  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
+  void allreduce(R&& buf, const Op& op, const A& algorithm = {}) {
+    auto c = in_place_call<R>(sched::Collective::allreduce, buf, op);
+    run(c, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
+  void allreduce(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
+    auto c = out_of_place_call<In, Out>(sched::Collective::allreduce, in, out, op);
+    run(c, algorithm);
+  }
+
+  // Nonblocking allreduce; the buffers must stay untouched until the request completes, and the
+  // Communicator must outlive it.
+  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
+  Request iallreduce(R&& buf, const Op& op, const A& algorithm = {}) {
+    auto keep = std::make_shared<Op>(op);
+    auto c = in_place_call<R>(sched::Collective::allreduce, buf, *keep);
+    return start(c, algorithm, keep);
+  }
+  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
+  Request iallreduce(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
+    auto keep = std::make_shared<Op>(op);
+    auto c = out_of_place_call<In, Out>(sched::Collective::allreduce, in, out, *keep);
+    return start(c, algorithm, keep);
+  }
+
+  // ---- reduce: the result lands on `root`; non-roots' buffers are only read ----
+  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
+  void reduce(R&& buf, const Op& op, int root, const A& algorithm = {}) {
+    auto c = in_place_call<R>(sched::Collective::reduce, buf, op);
+    c.root = root;
+    run(c, algorithm);
+  }
+  // `out` matters on the root only (it may be empty elsewhere).
+  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
+  void reduce(const In& in, Out&& out, const Op& op, int root, const A& algorithm = {}) {
+    auto c = out_of_place_call<In, Out>(sched::Collective::reduce, in, out, op);
+    c.root = root;
+    run(c, algorithm);
+  }
+
+  // ---- bcast: root's buffer to everyone ----
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  void bcast(R&& buf, int root, const A& algorithm = {}) {
+    using T = element_t<R>;
+    CollectiveCall c = base_call<T>(sched::Collective::bcast);
+    c.out = std::ranges::data(buf);
+    c.in = c.out;
+    c.in_place = true;
+    c.count = c.in_size = c.out_size = std::ranges::size(buf);
+    c.root = root;
+    run(c, algorithm);
+  }
+
+  // ---- reduce_scatter (equal blocks): rank r gets block r of the reduction ----
+  // In place: `buf` holds n blocks; the result goes to its first block (as MPI_IN_PLACE does).
+  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
+  void reduce_scatter(R&& buf, const Op& op, const A& algorithm = {}) {
+    auto c = in_place_call<R>(sched::Collective::reduce_scatter, buf, op);
+    c.count = c.out_size / static_cast<std::size_t>(size());
+    run(c, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
+  void reduce_scatter(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
+    auto c = out_of_place_call<In, Out>(sched::Collective::reduce_scatter, in, out, op);
+    c.count = c.out_size;
+    run(c, algorithm);
+  }
+
+  // ---- allgather: block r of the output comes from rank r ----
+  // In place: `buf` holds n blocks and this rank's contribution is already at block rank().
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  void allgather(R&& buf, const A& algorithm = {}) {
+    auto c = in_place_data_call<R>(sched::Collective::allgather, buf);
+    run(c, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
+  void allgather(const In& in, Out&& out, const A& algorithm = {}) {
+    auto c = out_of_place_data_call<In, Out>(sched::Collective::allgather, in, out);
+    c.count = c.in_size;
+    run(c, algorithm);
+  }
+
+  // ---- alltoall: block i of the input goes to rank i; block i of the output came from rank i --
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  void alltoall(R&& buf, const A& algorithm = {}) {
+    auto c = in_place_data_call<R>(sched::Collective::alltoall, buf);
+    run(c, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
+  void alltoall(const In& in, Out&& out, const A& algorithm = {}) {
+    auto c = out_of_place_data_call<In, Out>(sched::Collective::alltoall, in, out);
+    c.count = c.in_size / static_cast<std::size_t>(size());
+    run(c, algorithm);
+  }
+
+ private:
+  template <class T>
+  static CollectiveCall base_call(sched::Collective coll) {
+    CollectiveCall c;
+    c.collective = coll;
+    c.type = data_type_of<T>();
+    c.kernel.elem_size = sizeof(T);
+    return c;
+  }
+
+  template <class R, class Op>
+  CollectiveCall in_place_call(sched::Collective coll, R& buf, const Op& op) const {
+    using T = element_t<R>;
+    CollectiveCall c = base_call<T>(coll);
+    c.kernel = detail::kernel_for<T>(op);
+    c.has_op = true;
+    c.out = std::ranges::data(buf);
+    c.in = c.out;
+    c.in_place = true;
+    c.count = c.in_size = c.out_size = std::ranges::size(buf);
+    return c;
+  }
+
+  template <class In, class Out, class Op>
+  CollectiveCall out_of_place_call(sched::Collective coll, const In& in, Out& out,
+                                   const Op& op) const {
+    static_assert(std::same_as<element_t<In>, element_t<Out>>,
+                  "cclx: input and output element types differ");
+    using T = element_t<In>;
+    CollectiveCall c = base_call<T>(coll);
+    c.kernel = detail::kernel_for<T>(op);
+    c.has_op = true;
+    c.in = std::ranges::data(in);
+    c.out = std::ranges::data(out);
+    c.count = c.in_size = std::ranges::size(in);
+    c.out_size = std::ranges::size(out);
+    return c;
+  }
+
+  // Data-movement collectives (no op).
+  template <class R>
+  CollectiveCall in_place_data_call(sched::Collective coll, R& buf) const {
+    using T = element_t<R>;
+    CollectiveCall c = base_call<T>(coll);
+    c.out = std::ranges::data(buf);
+    c.in = c.out;
+    c.in_place = true;
+    c.in_size = c.out_size = std::ranges::size(buf);
+    c.count = c.out_size / static_cast<std::size_t>(size());
+    return c;
+  }
+  template <class In, class Out>
+  CollectiveCall out_of_place_data_call(sched::Collective coll, const In& in, Out& out) const {
+    static_assert(std::same_as<element_t<In>, element_t<Out>>,
+                  "cclx: input and output element types differ");
+    using T = element_t<In>;
+    CollectiveCall c = base_call<T>(coll);
+    c.in = std::ranges::data(in);
+    c.out = std::ranges::data(out);
+    c.in_size = std::ranges::size(in);
+    c.out_size = std::ranges::size(out);
+    return c;
+  }
+
+  // Argument checks, then (with validation) agreement across ranks; throws on bad input.
+  template <algo::Algorithm A>
+  void prepare(const CollectiveCall& c) {
+    const std::string err = detail::check_call(c, rank(), size());
+    if (b_.validation())
+      b_.agree(c, A::name, err);
+    else if (!err.empty())
+      throw Error(rank(), err);
+  }
+
+  template <algo::ScheduledAlgorithm A>
+  std::unique_ptr<engine::Execution> execution(const CollectiveCall& c, const A& algorithm) {
+    const int r = rank();
+    std::shared_ptr<const sched::Schedule> s;
+    try {
+      s = algo::schedule_for(algorithm, detail::schedule_request(c, r, size()));
+    } catch (const Error& e) {
+      throw e.on_rank(r);
+    }
+    detail::check_schedule(c, *s, r);
+    engine::ExecOptions opts = algorithm.exec_options();
+    opts.wait = b_.wait_policy();
+    return std::make_unique<engine::Execution>(s, detail::engine_buffers(c, *s, r), c.kernel,
+                                               b_.transport(), b_.next_channel(), b_.scratch(),
+                                               opts);
+  }
+
+  template <algo::Algorithm A>
+  void run(const CollectiveCall& c, const A& algorithm) {
+    prepare<A>(c);
+    if constexpr (std::same_as<A, algo::Native>) {
+      b_.next_channel();  // keep channel numbers aligned however algorithms are mixed
+      b_.native(c);
+    } else {
+      execution(c, algorithm)->wait();
+    }
+  }
+
+  template <algo::Algorithm A>
+  Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
+    prepare<A>(c);
+    if constexpr (std::same_as<A, algo::Native>) {
+      b_.next_channel();
+      return b_.native_iallreduce(c, std::move(keepalive));
+    } else {
+      auto p = std::make_unique<detail::ExecutionPending>();
+      p->exec = execution(c, algorithm);
+      p->keepalive = std::move(keepalive);
+      return Request(std::move(p));
+    }
+  }
+
+  Backend b_;
+};
+
+Communicator(MPI_Comm)->Communicator<MpiBackend>;
+Communicator(MPI_Comm, Ownership)->Communicator<MpiBackend>;
+
+}  // namespace cclx

@@ -1,0 +1,61 @@
+// Handle of a nonblocking operation (iallreduce, isend, irecv). Move-only; must be completed with
+// wait() or test() returning true. A request dropped while pending is waited for in its
+// destructor (unless an exception is unwinding), so buffers are never written after it is gone.
+#pragma once
+
+#include <exception>
+#include <memory>
+
+namespace cclx {
+
+namespace detail {
+// What a backend's pending operation must do.
+struct PendingOp {
+  virtual ~PendingOp() = default;
+  virtual bool test() = 0;
+  virtual void wait() = 0;
+};
+}  // namespace detail
+
+class [[nodiscard]] Request {
+ public:
+  Request() = default;
+  explicit Request(std::unique_ptr<detail::PendingOp> op) : op_(std::move(op)) {}
+  Request(Request&&) noexcept = default;
+  Request& operator=(Request&& o) noexcept {
+    if (this != &o) {
+      finish_quietly();
+      op_ = std::move(o.op_);
+    }
+    return *this;
+  }
+  ~Request() { finish_quietly(); }
+
+  // True once complete; the buffers may then be used.
+  bool test() {
+    if (op_ && op_->test()) op_.reset();
+    return !op_;
+  }
+  void wait() {
+    if (op_) {
+      op_->wait();
+      op_.reset();
+    }
+  }
+  [[nodiscard]] bool pending() const { return static_cast<bool>(op_); }
+
+ private:
+  void finish_quietly() noexcept {
+    if (!op_) return;
+    if (std::uncaught_exceptions() == 0) {
+      try {
+        op_->wait();
+      } catch (...) {
+      }
+    }
+    op_.reset();
+  }
+  std::unique_ptr<detail::PendingOp> op_;
+};
+
+}  // namespace cclx

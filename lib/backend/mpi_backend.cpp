@@ -1,0 +1,400 @@
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+#include "cclx/backend/mpi.hpp"
+#include "cclx/backend/mpi_transport.hpp"
+#include "cclx/error.hpp"
+#include "cclx/schedule/schedule.hpp"
+
+namespace cclx {
+
+using sched::Collective;
+
+namespace {
+
+void check(int rc, int rank, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  throw Error(rank,
+              std::string(what) + " failed: " + std::string(msg, static_cast<std::size_t>(len)));
+}
+
+// User-defined ops reach MPI through one trampoline; the kernel of the call in progress is
+// published in a thread-local (blocking native calls only run one op at a time per thread).
+thread_local const ReduceKernel* current_user_kernel = nullptr;
+
+void user_op_trampoline(void* invec, void* inoutvec, int* len, MPI_Datatype*) {
+  // MPI: inoutvec = invec (+) inoutvec, invec holding the lower ranks' contribution.
+  (*current_user_kernel)(inoutvec, invec, inoutvec, static_cast<std::size_t>(*len));
+}
+
+struct MpiPending final : detail::PendingOp {
+  MPI_Request req = MPI_REQUEST_NULL;
+  std::shared_ptr<void> keepalive;
+  int rank = 0;
+  bool test() override {
+    int flag = 0;
+    check(MPI_Test(&req, &flag, MPI_STATUS_IGNORE), rank, "MPI_Test");
+    return flag != 0;
+  }
+  void wait() override { check(MPI_Wait(&req, MPI_STATUS_IGNORE), rank, "MPI_Wait"); }
+};
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+}  // namespace
+
+MPI_Datatype mpi_datatype(DataType t) {
+  switch (t) {
+    case DataType::i8:
+      return MPI_INT8_T;
+    case DataType::u8:
+      return MPI_UINT8_T;
+    case DataType::i16:
+      return MPI_INT16_T;
+    case DataType::u16:
+      return MPI_UINT16_T;
+    case DataType::i32:
+      return MPI_INT32_T;
+    case DataType::u32:
+      return MPI_UINT32_T;
+    case DataType::i64:
+      return MPI_INT64_T;
+    case DataType::u64:
+      return MPI_UINT64_T;
+    case DataType::f32:
+      return MPI_FLOAT;
+    case DataType::f64:
+      return MPI_DOUBLE;
+    case DataType::f80:
+      return MPI_LONG_DOUBLE;
+    case DataType::boolean:
+      return MPI_C_BOOL;
+  }
+  return MPI_DATATYPE_NULL;
+}
+
+MPI_Op mpi_op(OpId op, DataType t) {
+  const bool logical = t == DataType::boolean;  // MPI defines only logical ops on C bool
+  switch (op) {
+    case OpId::sum:
+      return MPI_SUM;
+    case OpId::prod:
+      return MPI_PROD;
+    case OpId::min:
+      return logical ? MPI_LAND : MPI_MIN;
+    case OpId::max:
+      return logical ? MPI_LOR : MPI_MAX;
+    case OpId::band:
+      return logical ? MPI_LAND : MPI_BAND;
+    case OpId::bor:
+      return logical ? MPI_LOR : MPI_BOR;
+    case OpId::bxor:
+      return logical ? MPI_LXOR : MPI_BXOR;
+    case OpId::user:
+      break;
+  }
+  throw Error("mpi_op: user-defined ops have no builtin MPI_Op");
+}
+
+struct MpiBackend::State {
+  MPI_Comm user = MPI_COMM_NULL;
+  bool owns_user = false;
+  MPI_Comm internal = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+  std::unique_ptr<MpiTransport> transport;
+  engine::ScratchPool scratch;
+  unsigned channel = 0;
+  engine::WaitPolicy wait;
+  bool validate = false;
+  MPI_Op user_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};  // [commutative]
+
+  MPI_Op user_op(bool commutative) {
+    MPI_Op& op = user_ops[commutative ? 1 : 0];
+    if (op == MPI_OP_NULL)
+      check(MPI_Op_create(&user_op_trampoline, commutative ? 1 : 0, &op), rank, "MPI_Op_create");
+    return op;
+  }
+  ~State() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;  // too late to free anything; MPI has released it
+    for (auto& op : user_ops)
+      if (op != MPI_OP_NULL) MPI_Op_free(&op);
+    if (internal != MPI_COMM_NULL) MPI_Comm_free(&internal);
+    if (owns_user && user != MPI_COMM_NULL) MPI_Comm_free(&user);
+  }
+};
+
+MpiBackend::MpiBackend(MPI_Comm comm, Ownership own) : s_(std::make_unique<State>()) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) throw Error("MpiBackend: MPI is not initialized (call MPI_Init first)");
+  if (comm == MPI_COMM_NULL) throw Error("MpiBackend: communicator is MPI_COMM_NULL");
+  if (own == Ownership::duplicate) {
+    check(MPI_Comm_dup(comm, &s_->user), -1, "MPI_Comm_dup");
+    s_->owns_user = true;
+  } else {
+    s_->user = comm;
+  }
+  check(MPI_Comm_dup(comm, &s_->internal), -1, "MPI_Comm_dup");
+  MPI_Comm_rank(s_->user, &s_->rank);
+  MPI_Comm_size(s_->user, &s_->size);
+  s_->transport = std::make_unique<MpiTransport>(s_->internal);
+  s_->wait = engine::WaitPolicy::from_env();
+  s_->validate = env_flag("CCLX_VALIDATE");
+}
+
+MpiBackend::~MpiBackend() = default;
+MpiBackend::MpiBackend(MpiBackend&&) noexcept = default;
+MpiBackend& MpiBackend::operator=(MpiBackend&&) noexcept = default;
+
+int MpiBackend::rank() const {
+  return s_->rank;
+}
+int MpiBackend::size() const {
+  return s_->size;
+}
+MPI_Comm MpiBackend::native_handle() const {
+  return s_->user;
+}
+engine::Transport& MpiBackend::transport() {
+  return *s_->transport;
+}
+engine::ScratchPool& MpiBackend::scratch() {
+  return s_->scratch;
+}
+unsigned MpiBackend::next_channel() {
+  return s_->channel++;
+}
+const engine::WaitPolicy& MpiBackend::wait_policy() const {
+  return s_->wait;
+}
+void MpiBackend::set_wait_policy(const engine::WaitPolicy& p) {
+  s_->wait = p;
+}
+bool MpiBackend::validation() const {
+  return s_->validate;
+}
+void MpiBackend::set_validation(bool on) {
+  s_->validate = on;
+}
+
+void MpiBackend::send(const void* data, std::size_t count, DataType t, int dest, int tag) const {
+  if (count <= INT_MAX)
+    check(MPI_Send(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user), s_->rank,
+          "MPI_Send");
+  else
+    check(MPI_Send_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), dest, tag, s_->user),
+          s_->rank, "MPI_Send_c");
+}
+
+void MpiBackend::recv(void* data, std::size_t count, DataType t, int source, int tag) const {
+  if (count <= INT_MAX)
+    check(MPI_Recv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user,
+                   MPI_STATUS_IGNORE),
+          s_->rank, "MPI_Recv");
+  else
+    check(MPI_Recv_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), source, tag, s_->user,
+                     MPI_STATUS_IGNORE),
+          s_->rank, "MPI_Recv_c");
+}
+
+Request MpiBackend::isend(const void* data, std::size_t count, DataType t, int dest,
+                          int tag) const {
+  auto p = std::make_unique<MpiPending>();
+  p->rank = s_->rank;
+  if (count <= INT_MAX)
+    check(MPI_Isend(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user, &p->req),
+          s_->rank, "MPI_Isend");
+  else
+    check(MPI_Isend_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), dest, tag, s_->user,
+                      &p->req),
+          s_->rank, "MPI_Isend_c");
+  return Request(std::move(p));
+}
+
+Request MpiBackend::irecv(void* data, std::size_t count, DataType t, int source, int tag) const {
+  auto p = std::make_unique<MpiPending>();
+  p->rank = s_->rank;
+  if (count <= INT_MAX)
+    check(MPI_Irecv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user, &p->req),
+          s_->rank, "MPI_Irecv");
+  else
+    check(MPI_Irecv_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), source, tag, s_->user,
+                      &p->req),
+          s_->rank, "MPI_Irecv_c");
+  return Request(std::move(p));
+}
+
+void MpiBackend::barrier() const {
+  check(MPI_Barrier(s_->user), s_->rank, "MPI_Barrier");
+}
+
+void MpiBackend::native(const CollectiveCall& c) const {
+  const MPI_Datatype dt = mpi_datatype(c.type);
+  MPI_Op op = MPI_OP_NULL;
+  if (c.has_op)
+    op =
+        c.kernel.op == OpId::user ? s_->user_op(c.kernel.commutative) : mpi_op(c.kernel.op, c.type);
+  const ReduceKernel* previous = current_user_kernel;
+  current_user_kernel = &c.kernel;
+  struct Restore {
+    const ReduceKernel* p;
+    ~Restore() { current_user_kernel = p; }
+  } restore{previous};
+
+  const void* sendbuf = c.in_place ? MPI_IN_PLACE : c.in;
+  const MPI_Comm comm = s_->user;
+  const int r = s_->rank;
+  // MPI's int-count functions where they suffice (they are what applications call), the MPI-4
+  // large-count ones beyond.
+  const bool small = c.count <= INT_MAX;
+  const int n = static_cast<int>(c.count);
+  const auto nc = static_cast<MPI_Count>(c.count);
+  switch (c.collective) {
+    case Collective::allreduce:
+      check(small ? MPI_Allreduce(sendbuf, c.out, n, dt, op, comm)
+                  : MPI_Allreduce_c(sendbuf, c.out, nc, dt, op, comm),
+            r, "MPI_Allreduce");
+      break;
+    case Collective::reduce: {
+      // Non-roots pass their buffer as input even in place (MPI_IN_PLACE is for the root only).
+      const void* sb = c.in_place && r != c.root ? c.in : sendbuf;
+      check(small ? MPI_Reduce(sb, c.out, n, dt, op, c.root, comm)
+                  : MPI_Reduce_c(sb, c.out, nc, dt, op, c.root, comm),
+            r, "MPI_Reduce");
+      break;
+    }
+    case Collective::bcast:
+      check(
+          small ? MPI_Bcast(c.out, n, dt, c.root, comm) : MPI_Bcast_c(c.out, nc, dt, c.root, comm),
+          r, "MPI_Bcast");
+      break;
+    case Collective::reduce_scatter:
+      check(small ? MPI_Reduce_scatter_block(sendbuf, c.out, n, dt, op, comm)
+                  : MPI_Reduce_scatter_block_c(sendbuf, c.out, nc, dt, op, comm),
+            r, "MPI_Reduce_scatter_block");
+      break;
+    case Collective::allgather:
+      check(small ? MPI_Allgather(sendbuf, n, dt, c.out, n, dt, comm)
+                  : MPI_Allgather_c(sendbuf, nc, dt, c.out, nc, dt, comm),
+            r, "MPI_Allgather");
+      break;
+    case Collective::alltoall:
+      check(small ? MPI_Alltoall(sendbuf, n, dt, c.out, n, dt, comm)
+                  : MPI_Alltoall_c(sendbuf, nc, dt, c.out, nc, dt, comm),
+            r, "MPI_Alltoall");
+      break;
+  }
+}
+
+Request MpiBackend::native_iallreduce(const CollectiveCall& c,
+                                      std::shared_ptr<void> keepalive) const {
+  if (c.kernel.op == OpId::user)
+    throw Error(s_->rank,
+                "native iallreduce does not support user-defined ops (MPI would call the op "
+                "during later progress); use a scheduled algorithm such as algo::Ring");
+  auto p = std::make_unique<MpiPending>();
+  p->rank = s_->rank;
+  p->keepalive = std::move(keepalive);
+  const void* sendbuf = c.in_place ? MPI_IN_PLACE : c.in;
+  const MPI_Datatype dt = mpi_datatype(c.type);
+  const MPI_Op op = mpi_op(c.kernel.op, c.type);
+  check(c.count <= INT_MAX
+            ? MPI_Iallreduce(sendbuf, c.out, static_cast<int>(c.count), dt, op, s_->user, &p->req)
+            : MPI_Iallreduce_c(sendbuf, c.out, static_cast<MPI_Count>(c.count), dt, op, s_->user,
+                               &p->req),
+        s_->rank, "MPI_Iallreduce");
+  return Request(std::move(p));
+}
+
+namespace {
+// What every rank must agree on; exchanged as bytes.
+struct CallRecord {
+  std::int64_t collective, count, type, op, commutative, root, in_place, has_error;
+  char algorithm[48];
+};
+
+std::string list_ranks(const std::vector<int>& ranks) {
+  std::ostringstream s;
+  for (std::size_t i = 0; i < ranks.size(); ++i) s << (i ? ", " : "") << ranks[i];
+  return s.str();
+}
+}  // namespace
+
+void MpiBackend::agree(const CollectiveCall& c, std::string_view algorithm,
+                       const std::string& local_error) const {
+  const bool rooted = c.collective == Collective::reduce || c.collective == Collective::bcast;
+  CallRecord mine{};
+  mine.collective = static_cast<std::int64_t>(c.collective);
+  mine.count = static_cast<std::int64_t>(c.count);
+  mine.type = static_cast<std::int64_t>(c.type);
+  mine.op = c.has_op ? static_cast<std::int64_t>(c.kernel.op) : -1;
+  mine.commutative = c.has_op ? c.kernel.commutative : -1;
+  mine.root = rooted ? c.root : -1;
+  mine.in_place = 0;  // in-place is a per-rank choice in MPI (e.g. reduce's root only)
+  mine.has_error = local_error.empty() ? 0 : 1;
+  std::strncpy(mine.algorithm, std::string(algorithm).c_str(), sizeof mine.algorithm - 1);
+
+  std::vector<CallRecord> all(static_cast<std::size_t>(s_->size));
+  check(
+      MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, s_->internal),
+      s_->rank, "MPI_Allgather (validation)");
+
+  std::vector<int> failed;
+  for (int i = 0; i < s_->size; ++i)
+    if (all[static_cast<std::size_t>(i)].has_error) failed.push_back(i);
+  const std::string what(sched::to_string(c.collective));
+  if (!local_error.empty()) throw Error(s_->rank, local_error);
+  if (!failed.empty())
+    throw Error(s_->rank,
+                what + ": invalid arguments on rank(s) " + list_ranks(failed) + " (CCLX_VALIDATE)");
+
+  std::ostringstream diff;
+  auto field = [&](const char* name, auto get, auto show) {
+    std::vector<int> differ;
+    for (int i = 1; i < s_->size; ++i)
+      if (get(all[static_cast<std::size_t>(i)]) != get(all[0])) differ.push_back(i);
+    if (differ.empty()) return;
+    diff << "; " << name << ": rank 0 has " << show(all[0]);
+    for (int i : differ)
+      diff << ", rank " << i << " has " << show(all[static_cast<std::size_t>(i)]);
+  };
+  auto num = [](auto v) { return std::to_string(v); };
+  field(
+      "collective", [](const CallRecord& r) { return r.collective; },
+      [](const CallRecord& r) {
+        return std::string(sched::to_string(static_cast<Collective>(r.collective)));
+      });
+  field(
+      "count", [](const CallRecord& r) { return r.count; },
+      [&](const CallRecord& r) { return num(r.count); });
+  field(
+      "element type", [](const CallRecord& r) { return r.type; },
+      [](const CallRecord& r) { return std::string(to_string(static_cast<DataType>(r.type))); });
+  field(
+      "op", [](const CallRecord& r) { return r.op * 2 + r.commutative; },
+      [](const CallRecord& r) {
+        return r.op < 0 ? std::string("none") : std::string(to_string(static_cast<OpId>(r.op)));
+      });
+  field(
+      "root", [](const CallRecord& r) { return r.root; },
+      [&](const CallRecord& r) { return num(r.root); });
+  field(
+      "algorithm", [](const CallRecord& r) { return std::string(r.algorithm); },
+      [](const CallRecord& r) { return std::string(r.algorithm); });
+  const std::string d = diff.str();
+  if (!d.empty()) throw Error(s_->rank, what + ": ranks disagree (CCLX_VALIDATE)" + d.substr(1));
+}
+
+}  // namespace cclx

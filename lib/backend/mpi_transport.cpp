@@ -1,0 +1,94 @@
+#include "cclx/backend/mpi_transport.hpp"
+
+#include <climits>
+
+#include "cclx/error.hpp"
+
+namespace cclx {
+
+namespace {
+
+void check(int rc, int rank, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  throw Error(rank,
+              std::string(what) + " failed: " + std::string(msg, static_cast<std::size_t>(len)));
+}
+
+// The transfers of one execution, on the private communicator with one tag per channel.
+class MpiChannel final : public engine::Channel {
+ public:
+  MpiChannel(MPI_Comm comm, int tag, int rank) : comm_(comm), tag_(tag), rank_(rank) {}
+  ~MpiChannel() override {
+    // Only reached with pending requests when an execution is abandoned by an exception.
+    for (auto& r : reqs_) {
+      if (r == MPI_REQUEST_NULL) continue;
+      MPI_Cancel(&r);
+      MPI_Request_free(&r);
+    }
+  }
+
+  std::size_t post_send(const void* data, std::size_t bytes, int peer) override {
+    reqs_.push_back(MPI_REQUEST_NULL);
+    if (bytes <= INT_MAX)
+      check(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_, comm_, &reqs_.back()),
+            rank_, "MPI_Isend");
+    else
+      check(MPI_Isend_c(data, static_cast<MPI_Count>(bytes), MPI_BYTE, peer, tag_, comm_,
+                        &reqs_.back()),
+            rank_, "MPI_Isend_c");
+    return reqs_.size() - 1;
+  }
+
+  std::size_t post_recv(void* data, std::size_t bytes, int peer) override {
+    reqs_.push_back(MPI_REQUEST_NULL);
+    if (bytes <= INT_MAX)
+      check(MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_, comm_, &reqs_.back()),
+            rank_, "MPI_Irecv");
+    else
+      check(MPI_Irecv_c(data, static_cast<MPI_Count>(bytes), MPI_BYTE, peer, tag_, comm_,
+                        &reqs_.back()),
+            rank_, "MPI_Irecv_c");
+    return reqs_.size() - 1;
+  }
+
+  void poll(std::vector<std::size_t>& completed) override {
+    if (reqs_.empty()) return;
+    idx_.resize(reqs_.size());
+    int n = 0;
+    check(MPI_Testsome(static_cast<int>(reqs_.size()), reqs_.data(), &n, idx_.data(),
+                       MPI_STATUSES_IGNORE),
+          rank_, "MPI_Testsome");
+    if (n == MPI_UNDEFINED) return;
+    for (int i = 0; i < n; ++i) completed.push_back(static_cast<std::size_t>(idx_[i]));
+  }
+
+  void clear() override { reqs_.clear(); }
+
+ private:
+  MPI_Comm comm_;
+  int tag_;
+  int rank_;
+  std::vector<MPI_Request> reqs_;
+  std::vector<int> idx_;
+};
+
+}  // namespace
+
+MpiTransport::MpiTransport(MPI_Comm comm) : comm_(comm) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  int* ub = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(comm_, MPI_TAG_UB, &ub, &flag);
+  tag_ub_ = flag && ub ? *ub : 32767;
+}
+
+std::unique_ptr<engine::Channel> MpiTransport::open_channel(unsigned number) {
+  const int tag = static_cast<int>(number % (static_cast<unsigned>(tag_ub_) + 1u));
+  return std::make_unique<MpiChannel>(comm_, tag, rank_);
+}
+
+}  // namespace cclx

@@ -1,0 +1,219 @@
+#include "cclx/engine/execution.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "cclx/error.hpp"
+
+namespace cclx::engine {
+
+using sched::Buf;
+using sched::Op;
+using sched::OpKind;
+using sched::Region;
+
+// A posted transfer segment: which op of the step it belongs to and its byte range in the region.
+struct Execution::Pending {
+  std::uint32_t op;
+  std::size_t begin, end;
+};
+
+namespace {
+struct ByteRange {
+  const std::byte* lo;
+  const std::byte* hi;
+  [[nodiscard]] bool overlaps(const ByteRange& o) const { return lo < o.hi && o.lo < hi; }
+};
+}  // namespace
+
+Execution::Execution(std::shared_ptr<const sched::Schedule> schedule, const Buffers& buffers,
+                     const ReduceKernel& kernel, Transport& transport, unsigned channel,
+                     ScratchPool& scratch, const ExecOptions& options)
+    : schedule_(std::move(schedule)),
+      part_{buffers.count, schedule_->nblocks},
+      in_(static_cast<const std::byte*>(buffers.in)),
+      out_(static_cast<std::byte*>(buffers.out)),
+      kernel_(kernel),
+      options_(options),
+      rank_(transport.rank()) {
+  const auto& s = *schedule_;
+  if (s.nranks != transport.size() || static_cast<int>(s.programs.size()) != s.nranks)
+    throw Error(rank_, "schedule '" + s.algorithm + "' is for " + std::to_string(s.nranks) +
+                           " ranks, communicator has " + std::to_string(transport.size()));
+  program_ = &s.programs[static_cast<std::size_t>(rank_)];
+  windows_ = sched::windows_of(s.collective, s.nranks, rank_, s.root, s.nblocks);
+
+  // Scratch is laid out like the partition; only the prefix the program touches is allocated.
+  std::uint32_t scratch_end = 0;
+  for (const Op& op : program_->ops)
+    for (const Region* g : {&op.dst, &op.src, &op.src2})
+      if (g->buf == Buf::scratch && g->count) scratch_end = std::max(scratch_end, g->end());
+  if (scratch_end) {
+    scratch_lease_ = scratch.acquire(part_.block_offset(scratch_end) * kernel_.elem_size);
+    scratch_ = scratch_lease_.data();
+  }
+  if (options_.segment_bytes) {
+    // Segments hold whole elements.
+    const std::size_t es = kernel_.elem_size;
+    options_.segment_bytes = std::max(es, options_.segment_bytes / es * es);
+  }
+  channel_ = transport.open_channel(channel);
+  start_step();
+}
+
+Execution::~Execution() = default;
+
+std::byte* Execution::address(const Region& g) const {
+  const std::size_t es = kernel_.elem_size;
+  switch (g.buf) {
+    case Buf::in:
+      return const_cast<std::byte*>(in_) +
+             (part_.block_offset(g.first) - part_.block_offset(windows_.in.first)) * es;
+    case Buf::out:
+      return out_ + (part_.block_offset(g.first) - part_.block_offset(windows_.out.first)) * es;
+    case Buf::scratch:
+      return scratch_ + part_.block_offset(g.first) * es;
+  }
+  return nullptr;
+}
+
+std::size_t Execution::bytes(const Region& g) const {
+  return part_.region_size(g) * kernel_.elem_size;
+}
+
+void Execution::run_local(const Op& op, std::size_t elem_begin, std::size_t elem_end) {
+  if (elem_end <= elem_begin) return;
+  const std::size_t es = kernel_.elem_size;
+  const std::size_t off = elem_begin * es;
+  if (op.kind == OpKind::copy) {
+    std::memmove(address(op.dst) + off, address(op.src) + off, (elem_end - elem_begin) * es);
+  } else {
+    kernel_(address(op.dst) + off, address(op.src) + off, address(op.src2) + off,
+            elem_end - elem_begin);
+  }
+}
+
+void Execution::start_step() {
+  while (step_ < program_->num_steps()) {
+    const Op* ops = program_->step_data(step_);
+    const std::size_t nops = program_->step_size(step_);
+    channel_->clear();
+    pending_.clear();
+    attached_.assign(nops, -1);
+    local_done_.assign(nops, 0);
+
+    auto range = [&](const Region& g) {
+      const std::byte* p = address(g);
+      return ByteRange{p, p + bytes(g)};
+    };
+    // Pipelining: a local that consumes exactly one receive's landing region may run segment by
+    // segment as the data lands, if running it early cannot change the result: nothing else of
+    // the step writes what it reads or reads/writes what it writes.
+    for (std::size_t j = 0; j < nops; ++j) {
+      const Op& l = ops[j];
+      if (l.is_transfer() || bytes(l.dst) == 0) continue;
+      std::int32_t recv = -1;
+      for (std::size_t i = 0; i < nops && recv < 0; ++i)
+        if (ops[i].kind == OpKind::recv && attached_[i] < 0 &&
+            (ops[i].dst == l.src || (l.kind == OpKind::reduce && ops[i].dst == l.src2)))
+          recv = static_cast<std::int32_t>(i);
+      if (recv < 0) continue;
+      const Region& landed = ops[recv].dst;
+      if (bytes(landed) != bytes(l.dst)) continue;
+      const Region& other = (l.kind == OpKind::reduce && landed == l.src) ? l.src2 : l.src;
+      bool safe = true;
+      for (std::size_t i = 0; i < nops && safe; ++i) {
+        const Op& o = ops[i];
+        if (i == j || static_cast<std::int32_t>(i) == recv) continue;
+        if (o.kind == OpKind::recv) {
+          safe = !range(o.dst).overlaps(range(other)) && !range(o.dst).overlaps(range(l.dst));
+        } else if (o.kind == OpKind::send) {
+          safe = !range(o.src).overlaps(range(l.dst));
+        } else if (i < j) {
+          safe = !range(o.dst).overlaps(range(l.src)) && !range(o.dst).overlaps(range(l.dst)) &&
+                 !range(l.dst).overlaps(range(o.src)) &&
+                 (o.kind != OpKind::reduce || !range(l.dst).overlaps(range(o.src2))) &&
+                 (l.kind != OpKind::reduce || !range(o.dst).overlaps(range(l.src2)));
+        }
+      }
+      if (safe) attached_[static_cast<std::size_t>(recv)] = static_cast<std::int32_t>(j);
+    }
+
+    // Post receives first so that sends find them, then sends; both segmented.
+    auto post = [&](OpKind kind) {
+      for (std::size_t i = 0; i < nops; ++i) {
+        const Op& o = ops[i];
+        if (o.kind != kind) continue;
+        const Region& g = kind == OpKind::recv ? o.dst : o.src;
+        const std::size_t total = bytes(g);
+        const std::size_t seg = options_.segment_bytes ? options_.segment_bytes : total;
+        std::byte* base = address(g);
+        for (std::size_t b = 0; b < total; b += seg) {
+          const std::size_t e = std::min(total, b + seg);
+          const std::size_t id = kind == OpKind::recv
+                                     ? channel_->post_recv(base + b, e - b, o.peer)
+                                     : channel_->post_send(base + b, e - b, o.peer);
+          if (id != pending_.size())
+            throw Error(rank_, "engine: transport returned transfer ids out of order");
+          pending_.push_back({static_cast<std::uint32_t>(i), b, e});
+        }
+      }
+    };
+    post(OpKind::recv);
+    post(OpKind::send);
+    outstanding_ = pending_.size();
+    if (outstanding_) return;
+    finish_step();
+  }
+  done_ = true;
+}
+
+void Execution::finish_step() {
+  const Op* ops = program_->step_data(step_);
+  const std::size_t nops = program_->step_size(step_);
+  for (std::size_t j = 0; j < nops; ++j) {
+    const Op& l = ops[j];
+    if (l.is_transfer() || local_done_[j]) continue;
+    run_local(l, 0, part_.region_size(l.dst));
+  }
+  ++step_;
+}
+
+bool Execution::test() {
+  if (done_) return true;
+  const std::size_t es = kernel_.elem_size;
+  for (;;) {
+    completed_.clear();
+    channel_->poll(completed_);
+    if (completed_.empty()) return false;
+    const Op* ops = program_->step_data(step_);
+    for (std::size_t id : completed_) {
+      const Pending& p = pending_[id];
+      --outstanding_;
+      const std::int32_t a = attached_[p.op];
+      if (ops[p.op].kind == OpKind::recv && a >= 0) {
+        run_local(ops[a], p.begin / es, p.end / es);
+        local_done_[static_cast<std::size_t>(a)] = 1;  // complete once all segments landed
+      }
+    }
+    if (outstanding_) continue;
+    finish_step();
+    start_step();
+    if (done_) return true;
+  }
+}
+
+void Execution::wait() {
+  Backoff backoff(options_.wait);
+  while (!done_) {
+    const std::size_t before = outstanding_;
+    const std::size_t step = step_;
+    if (test()) return;
+    if (outstanding_ != before || step_ != step)
+      backoff.reset();
+    else
+      backoff.idle();
+  }
+}
+
+}  // namespace cclx::engine

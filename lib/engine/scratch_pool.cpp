@@ -1,0 +1,40 @@
+#include "cclx/engine/scratch_pool.hpp"
+
+#include <new>
+
+namespace cclx::engine {
+
+ScratchPool::Lease ScratchPool::acquire(std::size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  {
+    std::lock_guard lock(mu_);
+    // Smallest free buffer that fits, so a large one is not tied up by a small call.
+    std::size_t best = free_.size();
+    for (std::size_t i = 0; i < free_.size(); ++i)
+      if (free_[i].size >= bytes && (best == free_.size() || free_[i].size < free_[best].size))
+        best = i;
+    if (best != free_.size()) {
+      Entry e = std::move(free_[best]);
+      free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(best));
+      return Lease(this, std::move(e.mem), e.size);
+    }
+  }
+  // new[] of std::byte is aligned to __STDCPP_DEFAULT_NEW_ALIGNMENT__ (16); glibc's large
+  // allocations are page aligned, which is what matters for bandwidth.
+  return Lease(this, std::unique_ptr<std::byte[]>(new std::byte[bytes]), bytes);
+}
+
+void ScratchPool::give_back(std::unique_ptr<std::byte[]> mem, std::size_t size) {
+  std::lock_guard lock(mu_);
+  // Keep a few buffers; drop the smallest when over the limit.
+  free_.push_back({std::move(mem), size});
+  constexpr std::size_t kKeep = 4;
+  if (free_.size() > kKeep) {
+    std::size_t smallest = 0;
+    for (std::size_t i = 1; i < free_.size(); ++i)
+      if (free_[i].size < free_[smallest].size) smallest = i;
+    free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(smallest));
+  }
+}
+
+}  // namespace cclx::engine
