@@ -1,0 +1,35 @@
+#!/bin/bash
+# smoke-test.sh: opt-in ctest smoke test of the emulated testbed (ctest -R testbed_smoke).
+# Brings up 2 emulated hosts (own prefix cclxtbsmoke), runs a tiny MPI job (shm check +
+# 1 MiB transfer) and tears everything down. Exit 77 (ctest SKIP_RETURN_CODE) with a
+# message when not enabled (CCLX_TESTBED_TESTS=1) or unavailable (not root, no network
+# namespaces, no mpicc/mpiexec).
+set -euo pipefail
+HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
+skip() { echo "SKIPPED: $*"; exit 77; }
+
+[[ ${CCLX_TESTBED_TESTS:-0} == 1 ]] ||
+  skip "testbed smoke test is opt-in: set CCLX_TESTBED_TESTS=1 to run it (needs root and network namespaces)"
+[[ $(id -u) -eq 0 ]] || skip "testbed smoke test needs root (network namespaces, veth, tc)"
+if ! command -v mpicc >/dev/null || ! command -v mpiexec >/dev/null; then
+  skip "testbed smoke test needs mpicc and mpiexec"
+fi
+
+export CCLX_TESTBED_PREFIX=cclxtbsmoke
+TB=$HERE/cclx-testbed
+trap '"$TB" down >/dev/null 2>&1 || true' EXIT
+"$TB" down >/dev/null 2>&1 || true
+
+rc=0
+"$TB" up --hosts 2 --rate 200mbit || rc=$?
+[[ $rc -ne 77 ]] || skip "network namespaces (or veth/bridge/tbf) are unavailable here"
+[[ $rc -eq 0 ]] || { echo "FAIL: cclx-testbed up (rc=$rc)"; exit 1; }
+T=$("$TB" build | head -1)
+"$TB" run --timeout 60 -- "$T" shm || { echo "FAIL: shm check"; exit 1; }
+out=$("$TB" run --timeout 60 -- "$T" bw -s 1M -i 3 -w 1) || { echo "FAIL: bw job"; exit 1; }
+echo "$out"
+grep -q 'rate_mbit=' <<<"$out" || { echo "FAIL: no rate reported"; exit 1; }
+"$TB" down
+left=$(ip netns list | awk '{print $1}' | grep -E "^${CCLX_TESTBED_PREFIX}-" || true)
+[[ -z $left ]] || { echo "FAIL: namespaces left behind: $left"; exit 1; }
+echo "PASS: testbed smoke test (2 hosts up, MPI job, down, nothing left)"

@@ -1,0 +1,212 @@
+/* tbcheck: small MPI checks for the cclx emulated testbed (benchmarks/testbed).
+ *
+ * Usage: tbcheck MODE [options]
+ *   shm                 every rank's MPI_COMM_TYPE_SHARED sub-communicator must
+ *                       have size 1 (no shared memory between emulated hosts);
+ *                       exits 1 otherwise
+ *   bw   -s BYTES       one-way transfer rank 0 -> rank 1, timed on rank 0 until
+ *                       a 1-byte ack returns; prints per-iteration times, median,
+ *                       and the achieved rate in Mbit/s
+ *   xchg -s BYTES       ranks 0 and 1 exchange BYTES simultaneously (MPI_Sendrecv)
+ *   lat  -s BYTES       ping-pong 0 <-> 1; every other rank waits in MPI_Barrier
+ *                       (so idle ranks poll); prints median one-way latency (us)
+ *   fin                 finalize stress: an allreduce, then rank r sleeps r*D ms
+ *                       (-d D, default 50) so ranks reach MPI_Finalize at
+ *                       different times
+ * Options: -i ITERS (default 10), -w WARMUP (default 2), -d STAGGER_MS,
+ *          -B  no MPI_Barrier before MPI_Finalize (default: barrier)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+#include <sys/resource.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+static double cpu_seconds(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+static long parse_size(const char *s) {
+  char *end = NULL;
+  double v = strtod(s, &end);
+  if (end && (*end == 'k' || *end == 'K')) v *= 1024;
+  if (end && (*end == 'm' || *end == 'M')) v *= 1024 * 1024;
+  if (end && (*end == 'g' || *end == 'G')) v *= 1024.0 * 1024 * 1024;
+  return (long)v;
+}
+
+static void print_times(const char *what, long bytes, double *t, int n) {
+  printf("%s bytes=%ld times_s=", what, bytes);
+  for (int i = 0; i < n; ++i) printf("%s%.4f", i ? "," : "", t[i]);
+  double tmin = t[0], tmax = t[0];
+  for (int i = 1; i < n; ++i) {
+    if (t[i] < tmin) tmin = t[i];
+    if (t[i] > tmax) tmax = t[i];
+  }
+  double med = median(t, n);
+  printf(" min=%.4f median=%.4f max=%.4f", tmin, med, tmax);
+  if (bytes >= 65536) printf(" rate_mbit=%.1f", bytes * 8.0 / med / 1e6);
+  printf("\n");
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const char *mode = argc > 1 ? argv[1] : "shm";
+  long bytes = 16L * 1024 * 1024;
+  int iters = 10, warmup = 2, barrier_before_finalize = 1;
+  long stagger_ms = 50;
+  for (int i = 2; i < argc; ++i) {
+    if (!strcmp(argv[i], "-s") && i + 1 < argc) bytes = parse_size(argv[++i]);
+    else if (!strcmp(argv[i], "-i") && i + 1 < argc) iters = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "-w") && i + 1 < argc) warmup = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "-d") && i + 1 < argc) stagger_ms = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-B")) barrier_before_finalize = 0;
+    else {
+      if (rank == 0) fprintf(stderr, "tbcheck: unknown option %s\n", argv[i]);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
+  if (iters < 1) iters = 1;
+  int rc = 0;
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int name_len = 0;
+  MPI_Get_processor_name(name, &name_len);
+
+  if (!strcmp(mode, "shm")) {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    int nsize = 0;
+    MPI_Comm_size(node, &nsize);
+    int maxsize = 0;
+    MPI_Allreduce(&nsize, &maxsize, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0) {
+      printf("shm-check: ranks=%d max_shared_comm_size=%d %s\n", size, maxsize,
+             maxsize == 1 ? "OK (no shared memory between hosts)"
+                          : "FAIL (ranks share memory: traffic bypasses the shaped links)");
+    }
+    rc = maxsize == 1 ? 0 : 1;
+    MPI_Comm_free(&node);
+  } else if (!strcmp(mode, "bw") || !strcmp(mode, "xchg") || !strcmp(mode, "lat")) {
+    if (size < 2) {
+      if (rank == 0) fprintf(stderr, "tbcheck %s needs at least 2 ranks\n", mode);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    char *sbuf = malloc((size_t)bytes + 1), *rbuf = malloc((size_t)bytes + 1);
+    memset(sbuf, rank + 1, (size_t)bytes + 1);
+    memset(rbuf, 0, (size_t)bytes + 1);
+    double *t = calloc((size_t)iters, sizeof *t);
+    double cpu0 = 0, wall0 = 0;
+    for (int it = -warmup; it < iters; ++it) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (it == 0) {
+        cpu0 = cpu_seconds();
+        wall0 = MPI_Wtime();
+      }
+      double t0 = MPI_Wtime(), dt = 0;
+      if (!strcmp(mode, "bw")) {
+        char ack = 0;
+        if (rank == 0) {
+          MPI_Send(sbuf, (int)bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+          MPI_Recv(&ack, 1, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+          MPI_Recv(rbuf, (int)bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          MPI_Send(&ack, 1, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+        }
+        dt = MPI_Wtime() - t0;
+      } else if (!strcmp(mode, "xchg")) {
+        if (rank < 2) {
+          int peer = 1 - rank;
+          MPI_Sendrecv(sbuf, (int)bytes, MPI_BYTE, peer, 3, rbuf, (int)bytes, MPI_BYTE, peer, 3,
+                       MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        dt = MPI_Wtime() - t0;
+        double dmax = 0;
+        MPI_Reduce(&dt, &dmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        dt = dmax;
+      } else { /* lat: 100 round trips per iteration */
+        const int reps = 100;
+        if (rank < 2) {
+          for (int r = 0; r < reps; ++r) {
+            if (rank == 0) {
+              MPI_Send(sbuf, (int)bytes, MPI_BYTE, 1, 4, MPI_COMM_WORLD);
+              MPI_Recv(rbuf, (int)bytes, MPI_BYTE, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            } else {
+              MPI_Recv(rbuf, (int)bytes, MPI_BYTE, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+              MPI_Send(sbuf, (int)bytes, MPI_BYTE, 0, 4, MPI_COMM_WORLD);
+            }
+          }
+        }
+        dt = (MPI_Wtime() - t0) / (2.0 * reps);
+      }
+      if (it >= 0) t[it] = dt;
+    }
+    /* CPU use of all ranks during the measured iterations, in cores */
+    double cpu = cpu_seconds() - cpu0, wall = MPI_Wtime() - wall0, cpu_sum = 0, wall_max = 0;
+    MPI_Reduce(&cpu, &cpu_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&wall, &wall_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 1 && strcmp(mode, "lat") && bytes > 0 && rbuf[bytes - 1] != 1) {
+      fprintf(stderr, "tbcheck: data check failed on rank 1\n");
+      rc = 1;
+    }
+    if (rank == 0) {
+      if (!strcmp(mode, "lat")) {
+        for (int i = 0; i < iters; ++i) t[i] *= 1e6;
+        double m = median(t, iters);
+        printf("lat bytes=%ld ranks=%d median_oneway_us=%.1f min_us=%.1f max_us=%.1f", bytes,
+               size, m, t[0], t[iters - 1]);
+      } else {
+        print_times(mode, bytes, t, iters);
+      }
+      printf("%scpu_cores_used=%.2f (all %d ranks, %.2f s wall)\n", strcmp(mode, "lat") ? "" : " ",
+             cpu_sum / wall_max, size, wall_max);
+    }
+    free(t);
+    free(sbuf);
+    free(rbuf);
+  } else if (!strcmp(mode, "fin")) {
+    double x = rank, sum = 0;
+    MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    /* some point-to-point traffic with every peer so every endpoint is connected */
+    char *buf = calloc(65536, 1), *rbuf = calloc(65536, 1);
+    for (int d = 1; d < size; ++d) {
+      MPI_Sendrecv(buf, 65536, MPI_BYTE, (rank + d) % size, 5, rbuf, 65536, MPI_BYTE,
+                   (rank - d + size) % size, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    free(buf);
+    free(rbuf);
+    sleep_ms(rank * stagger_ms);
+    if (rank == 0) printf("fin: ranks=%d sum=%.0f stagger_ms=%ld barrier=%d\n", size, sum,
+                          stagger_ms, barrier_before_finalize);
+  } else {
+    if (rank == 0) fprintf(stderr, "tbcheck: unknown mode %s\n", mode);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  fflush(stdout);
+  if (barrier_before_finalize) MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Finalize();
+  return rc;
+}
