@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# One-command set-up: install what is missing (Debian packages, as root), build, and run the main
+# job - the allreduce benchmark comparing native MPI with cclx's algorithms side by side.
+#   bash cmake/setup.sh            install + build + benchmark
+#   bash cmake/setup.sh --no-bench install + build only (used by cmake/test.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake mpich libmpich-dev libboost-graph-dev libeigen3-dev doctest-dev
+          libbenchmark-dev nlohmann-json3-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "cclx setup: installing ${missing[*]}"
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "cclx setup: need root to apt-get install (re-run with sudo)" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cmake --preset release >/dev/null
+cmake --build --preset release
+
+[[ "${1:-}" == "--no-bench" ]] && exit 0
+# The main job: 2 ranks (one per core on this 2-core machine; never oversubscribe for timings).
+mpiexec -n 2 build/benchmarks/cclx-bench allreduce -m 8:64M --algos native,ring,rhd

@@ -1,0 +1,20 @@
+# ctest driver: install cclx from the build tree into a scratch prefix, configure and build the
+# consumer against it, and run it on 2 ranks.
+foreach(var BUILD_DIR WORK_DIR SOURCE_DIR MPIEXEC)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "check.cmake needs -D${var}=...")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${WORK_DIR})
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  message(STATUS "${out}")
+endfunction()
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
+    -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+run(${MPIEXEC} -n 2 ${WORK_DIR}/build/consumer)
