@@ -1,0 +1,90 @@
+// α-β simulator: executes a cclx Schedule (the same object the MPI engine runs) over a Topology and
+// predicts when every rank finishes.
+//
+// Cost of one message of s bytes from rank a to rank b over route P (routes.hpp):
+//   it starts when a and b have both reached the step that holds it and a has a free send port and
+//   b a free receive port (ports per rank from the topology, 1 by default: single-port);
+//   it then spends alpha_P = Σ_{l∈P} α_l in flight without using bandwidth,
+//   then moves its s bytes as a fluid flow whose rate is the max-min fair share of every link of
+//   P (capacity 1/β_l), recomputed whenever a flow starts or ends on a link it shares.
+//   Alone on its links it takes s·beta_P with beta_P = max_{l∈P} β_l: alpha_P + s·beta_P in all.
+// Steps: a rank runs its steps in order, independently of the others; its step ends when all its
+// transfers (as sender and as receiver) and local ops are done. A rank's sends within one step
+// wait for its send port in program order (likewise receives), so with one port they serialize.
+// Local ops run one at a time in program order, each as soon as the receives of the step it reads
+// (and the sends of the step that read what it overwrites) are done; a reduce costs gamma·bytes,
+// a copy copy_gamma·bytes (both 0 by default).
+// The first event of rank r is its start time (0 by default): a late rank models a straggler.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "cclx/schedule/schedule.hpp"
+#include "cclx/topology/routes.hpp"
+#include "cclx/topology/topology.hpp"
+
+namespace cclx::sim {
+
+enum class Sharing : std::uint8_t {
+  max_min,  // progressive filling: max-min fair rates
+  equal,    // each flow gets min over its links of capacity / number of flows on the link
+};
+
+struct SimOptions {
+  std::size_t bytes = 0;      // size of the collective's data (what the partition cuts)
+  std::size_t elem_size = 1;  // blocks are cut at multiples of this (bytes / elem_size elements)
+  double gamma = 0;           // seconds per byte of a reduce op's output
+  double copy_gamma = 0;      // seconds per byte of a copy op
+  std::vector<double> start_time;  // per rank; empty: every rank starts at 0
+  int ports = -1;                  // >= 0: overrides every rank's port count (0 = unlimited)
+  Sharing sharing = Sharing::max_min;
+  bool critical_path = true;  // record activities to report the critical path (memory: 40 B each)
+};
+
+// One link of the critical path.
+struct PathItem {
+  enum class Kind : std::uint8_t { start, transfer, local };
+  Kind kind = Kind::start;
+  int rank = -1;  // transfer: the sender
+  int peer = -1;  // transfer: the receiver
+  std::uint32_t step = 0;
+  double start = 0, end = 0;
+  std::size_t bytes = 0;
+};
+
+struct SimResult {
+  double time = 0;               // when the last rank finished
+  std::vector<double> rank_end;  // per rank
+  std::uint32_t prologue_steps = 0;
+  // When each rank left the prologue (entered step prologue_steps), and the latest of those over
+  // the ranks that have work in the prologue; 0 without a prologue.
+  std::vector<double> rank_prologue_end;
+  double prologue_end = 0;
+  // The chain of activities that determined `time`, first to last: each item started when the one
+  // before it ended (a step boundary on one rank, a peer reaching the step, or a port freeing).
+  std::vector<PathItem> critical_path;
+  std::size_t rounds = 0;
+  std::uint64_t transfers = 0, events = 0, rate_updates = 0;
+};
+
+// Holds the route table so that one topology serves many runs.
+class Simulator {
+ public:
+  explicit Simulator(const topo::Topology& t);
+  // Schedule rank r runs on topology rank r; the topology needs at least s.nranks ranks and every
+  // program must be present. Throws cclx::Error on schedules whose sends and receives do not match
+  // (naming the rank and step).
+  [[nodiscard]] SimResult run(const sched::Schedule& s, const SimOptions& o) const;
+  [[nodiscard]] const topo::Topology& topology() const { return *t_; }
+
+ private:
+  const topo::Topology* t_;
+  topo::RouteTable routes_;
+};
+
+[[nodiscard]] SimResult simulate(const sched::Schedule& s, const topo::Topology& t,
+                                 const SimOptions& o);
+
+}  // namespace cclx::sim

@@ -1,0 +1,49 @@
+// Link profiler: measures α and β for every pair of ranks with ping-pongs in interference-free
+// rounds (rounds.hpp), several message sizes, repeated, and fits them by least squares (fit.hpp).
+//
+// Time bound: what is left of the budget is split evenly over the remaining rounds. Each round
+// first times a warm-up and one ping-pong of every size on every pair (the slowest pair, via
+// MPI_Allreduce, sets the cost of a repetition), then runs as many more repetitions as fit its
+// share, at most max_reps and at least min_reps when they fit. Only the calibration repetition
+// itself can exceed the budget (very slow links or a huge max size: lower --max-bytes).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "cclx/topology/detect.hpp"
+#include "cclx/topology/fit.hpp"
+
+namespace cclx::topo {
+
+struct ProfileOptions {
+  double budget_s = 2.0;
+  std::vector<std::size_t> sizes = {8, 1 << 10, 16 << 10, 128 << 10, 1 << 20, 4 << 20};
+  int min_reps = 3;
+  int max_reps = 200;
+};
+
+struct PairProfile {
+  int a = 0, b = 0;  // a < b
+  AlphaBetaFit fit;  // fitted to the median one-way time (round trip / 2) of each size
+  int reps = 0;      // repetitions per size
+};
+
+struct Profile {
+  int nranks = 0;
+  int rounds = 0;
+  double elapsed_s = 0;            // slowest rank's wall time for the whole profile
+  std::vector<PairProfile> pairs;  // sorted by (a, b); complete on rank 0 only
+};
+
+// Collective over `comm`.
+[[nodiscard]] Profile profile_links(MPI_Comm comm, const ProfileOptions& opt = {});
+
+// Every measured pair as a duplex rank-to-rank link (intra_host within a host, direct across).
+// Pairwise probes are interference-free by design, so they cannot reveal shared NICs: the result
+// says what each pair achieves alone.
+[[nodiscard]] Topology topology_from_profile(const HostMap& hosts, const Profile& p);
+
+}  // namespace cclx::topo

@@ -1,0 +1,108 @@
+// The machine as a graph: ranks, NICs and switches are vertices, directed links are edges with an
+// α-β cost (sending s bytes over one link alone costs α + s·β). A full-duplex cable is two edges.
+// The simulator routes messages over it (routes.hpp); builders.hpp, topology_json.hpp, detect.hpp
+// and profiler.hpp make one.
+#pragma once
+
+#include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cclx::topo {
+
+enum class VertexKind : std::uint8_t { rank, nic, switch_node };
+// What a link is made of; informational except for display (GraphViz, tables).
+enum class LinkKind : std::uint8_t {
+  direct,      // a dedicated rank-to-rank link (full mesh)
+  intra_host,  // shared memory / NVLink between ranks of one host
+  pcie,        // rank to its host's NIC
+  network,     // NIC to switch (or NIC to NIC)
+};
+
+[[nodiscard]] std::string_view to_string(VertexKind k);
+[[nodiscard]] std::string_view to_string(LinkKind k);
+// Throw cclx::Error for unknown names.
+[[nodiscard]] VertexKind vertex_kind_from_string(std::string_view s);
+[[nodiscard]] LinkKind link_kind_from_string(std::string_view s);
+
+struct Vertex {
+  VertexKind kind = VertexKind::rank;
+  std::string name;
+  int rank = -1;  // rank vertices only
+  int host = -1;  // index into Topology::host_names(); -1 = not tied to a host
+  // Rank vertices: how many messages the rank may send at once and, separately, receive at once.
+  // 1 = single-port (the α-β model of StragglAR); 0 = unlimited.
+  int ports = 1;
+};
+
+// Cost of one directed link. beta = 0 means the link never limits bandwidth.
+struct LinkCost {
+  double alpha = 0;  // seconds
+  double beta = 0;   // seconds per byte (1 / bandwidth)
+  [[nodiscard]] static LinkCost from_bandwidth(double alpha_s, double bytes_per_s) {
+    return {alpha_s, bytes_per_s > 0 ? 1.0 / bytes_per_s : 0.0};
+  }
+  friend bool operator==(const LinkCost&, const LinkCost&) = default;
+};
+
+struct Link {
+  double alpha = 0;
+  double beta = 0;
+  LinkKind kind = LinkKind::direct;
+  std::uint32_t id = 0;  // dense index in [0, num_links()), assigned by Topology::add_link
+};
+
+// bidirectionalS: routing walks out-edges, tools also want in-edges; listS edge storage (Boost's
+// default for bidirectional graphs) keeps edge descriptors valid while links are added.
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Vertex, Link>;
+using VertexId = Graph::vertex_descriptor;
+using EdgeId = Graph::edge_descriptor;
+
+class Topology {
+ public:
+  Topology() = default;
+  // Edge descriptors point into the graph's own edge storage, so copies re-derive them.
+  Topology(const Topology& o);
+  Topology(Topology&& o) noexcept;
+  Topology& operator=(const Topology& o);
+  Topology& operator=(Topology&& o) noexcept;
+  ~Topology() = default;
+
+  // Hosts first, then ranks in order 0, 1, ... (rank r is the r-th rank vertex added).
+  int add_host(std::string name);
+  VertexId add_rank(int host, int ports = 1);
+  VertexId add_nic(int host, std::string name);
+  VertexId add_switch(std::string name);
+  // One direction; returns the link id.
+  std::uint32_t add_link(VertexId from, VertexId to, LinkCost cost, LinkKind kind);
+  // Both directions with the same cost.
+  void add_duplex(VertexId a, VertexId b, LinkCost cost, LinkKind kind);
+
+  [[nodiscard]] int nranks() const { return static_cast<int>(rank_v_.size()); }
+  [[nodiscard]] int nhosts() const { return static_cast<int>(hosts_.size()); }
+  [[nodiscard]] std::size_t num_links() const { return links_.size(); }
+  [[nodiscard]] VertexId rank_vertex(int rank) const;
+  [[nodiscard]] int host_of(int rank) const { return g_[rank_vertex(rank)].host; }
+  [[nodiscard]] const std::string& host_name(int host) const;
+  [[nodiscard]] const std::vector<std::string>& host_names() const { return hosts_; }
+  [[nodiscard]] const Graph& graph() const { return g_; }
+
+  [[nodiscard]] const Link& link(std::uint32_t id) const { return g_[links_.at(id)]; }
+  [[nodiscard]] EdgeId edge(std::uint32_t id) const { return links_.at(id); }
+  [[nodiscard]] std::optional<std::uint32_t> find_link(VertexId from, VertexId to) const;
+  void set_link_cost(std::uint32_t id, LinkCost cost);
+  void set_ports(int rank, int ports);
+
+ private:
+  Graph g_;
+  std::vector<VertexId> rank_v_;
+  std::vector<std::string> hosts_;
+  std::vector<EdgeId> links_;  // by link id
+
+  void reindex();
+};
+
+}  // namespace cclx::topo

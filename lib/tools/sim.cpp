@@ -1,0 +1,415 @@
+// cclx-sim: predicts a collective's time with the α-β simulator, for one or many algorithms and
+// rank counts, on a full mesh, a two-level machine or a topology from JSON.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cclx/error.hpp"
+#include "cclx/schedule/generate.hpp"
+#include "cclx/sim/prologue.hpp"
+#include "cclx/sim/simulator.hpp"
+#include "cclx/topology/builders.hpp"
+#include "cclx/topology/topology_json.hpp"
+
+namespace {
+
+using cclx::Error;
+namespace sched = cclx::sched;
+namespace sim = cclx::sim;
+namespace topo = cclx::topo;
+
+constexpr const char* kUsage =
+    R"(usage: cclx-sim --algo NAME[,NAME...] --n N[,N...] --bytes SIZE [options]
+
+  --algo NAMES          generators (sched::generators()), comma-separated
+  --n COUNTS            rank counts, comma-separated (ignored with --topology: its rank count)
+  --bytes SIZE          message size; K, M, G suffixes are binary (1G = 2^30), plain numbers may
+                        use exponents (1e9)
+  --collective C        allreduce (default), reduce, bcast, reduce_scatter, allgather, alltoall
+  --root R              root of reduce / bcast (default 0)
+  --param KEY=VALUE     generator parameter (repeatable)
+  --elem-size B         element size; blocks are cut at element boundaries (default 1)
+topology (default: full mesh with --alpha / --bw on every link):
+  --alpha S             link latency in seconds (default 3e-6)
+  --bw BYTES_PER_S      link bandwidth (default 450e9)
+  --ranks-per-host K    two-level machine: hosts of K ranks linked by --alpha/--bw inside, and
+  --inter-alpha S       a NIC per host (--nics-per-host) with this latency and
+  --inter-bw B          this bandwidth to a non-blocking switch
+  --nics-per-host M     (default 1)
+  --topology FILE       topology JSON (see include/cclx/topology/topology_json.hpp)
+model:
+  --gamma S_PER_BYTE    cost of reductions (default 0); --copy-gamma likewise for copies
+  --ports P             messages a rank may send (and receive) at once; 0 = unlimited
+  --sharing maxmin|equal   bandwidth sharing on shared links (default maxmin)
+  --start R:S[,R:S...]  rank R starts at time S (a straggler)
+  --hide-prologue       ranks idle in the prologue (StragglAR's straggler) arrive exactly when it
+                        ends; report the time after it
+output:
+  --json                one JSON document (array of runs) on stdout
+  --critical K          print the first and last K critical-path items (text; default 3); JSON
+                        holds the whole path unless --no-critical-path
+  --no-critical-path    do not record the critical path (saves memory at large scale)
+)";
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+double parse_double(const std::string& s, const char* what) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0') throw Error(std::string("bad ") + what + ": '" + s + "'");
+  return v;
+}
+
+std::size_t parse_size(const std::string& s) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str()) throw Error("bad size '" + s + "'");
+  const std::string suffix(end);
+  double mult = 1;
+  if (suffix == "K" || suffix == "KiB" || suffix == "k")
+    mult = 1024.0;
+  else if (suffix == "M" || suffix == "MiB")
+    mult = 1024.0 * 1024;
+  else if (suffix == "G" || suffix == "GiB")
+    mult = 1024.0 * 1024 * 1024;
+  else if (!suffix.empty() && suffix != "B")
+    throw Error("bad size suffix in '" + s + "'");
+  const double bytes = v * mult;
+  if (!(bytes >= 0) || bytes != std::floor(bytes)) throw Error("size must be whole bytes: " + s);
+  return static_cast<std::size_t>(bytes);
+}
+
+struct Args {
+  std::vector<std::string> algos;
+  std::vector<int> ns;
+  std::size_t bytes = 0;
+  bool have_bytes = false;
+  sched::Collective collective = sched::Collective::allreduce;
+  int root = 0;
+  sched::ParamMap params;
+  std::size_t elem_size = 1;
+  double alpha = 3e-6, bw = 450e9;
+  int ranks_per_host = 0;
+  double inter_alpha = 3e-6, inter_bw = 450e9;
+  int nics_per_host = 1;
+  std::string topology;
+  double gamma = 0, copy_gamma = 0;
+  int ports = -1;
+  sim::Sharing sharing = sim::Sharing::max_min;
+  std::vector<std::pair<int, double>> starts;
+  bool hide_prologue = false;
+  bool json = false;
+  int critical = 3;
+  bool critical_path = true;
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) throw Error("missing value after " + k);
+      return argv[++i];
+    };
+    if (k == "-h" || k == "--help") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (k == "--algo") {
+      a.algos = split(val(), ',');
+    } else if (k == "--n") {
+      for (const auto& s : split(val(), ','))
+        a.ns.push_back(static_cast<int>(parse_double(s, "--n")));
+    } else if (k == "--bytes") {
+      a.bytes = parse_size(val());
+      a.have_bytes = true;
+    } else if (k == "--collective") {
+      a.collective = sched::collective_from_string(val());
+    } else if (k == "--root") {
+      a.root = static_cast<int>(parse_double(val(), "--root"));
+    } else if (k == "--param") {
+      const auto kv = val();
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos) throw Error("--param wants KEY=VALUE");
+      a.params[kv.substr(0, eq)] = std::stoll(kv.substr(eq + 1));
+    } else if (k == "--elem-size") {
+      a.elem_size = parse_size(val());
+    } else if (k == "--alpha") {
+      a.alpha = parse_double(val(), "--alpha");
+    } else if (k == "--bw") {
+      a.bw = parse_double(val(), "--bw");
+    } else if (k == "--ranks-per-host") {
+      a.ranks_per_host = static_cast<int>(parse_double(val(), "--ranks-per-host"));
+    } else if (k == "--inter-alpha") {
+      a.inter_alpha = parse_double(val(), "--inter-alpha");
+    } else if (k == "--inter-bw") {
+      a.inter_bw = parse_double(val(), "--inter-bw");
+    } else if (k == "--nics-per-host") {
+      a.nics_per_host = static_cast<int>(parse_double(val(), "--nics-per-host"));
+    } else if (k == "--topology") {
+      a.topology = val();
+    } else if (k == "--gamma") {
+      a.gamma = parse_double(val(), "--gamma");
+    } else if (k == "--copy-gamma") {
+      a.copy_gamma = parse_double(val(), "--copy-gamma");
+    } else if (k == "--ports") {
+      a.ports = static_cast<int>(parse_double(val(), "--ports"));
+    } else if (k == "--sharing") {
+      const auto s = val();
+      if (s == "maxmin")
+        a.sharing = sim::Sharing::max_min;
+      else if (s == "equal")
+        a.sharing = sim::Sharing::equal;
+      else
+        throw Error("--sharing wants maxmin or equal");
+    } else if (k == "--start") {
+      for (const auto& item : split(val(), ',')) {
+        const auto c = item.find(':');
+        if (c == std::string::npos) throw Error("--start wants RANK:SECONDS");
+        a.starts.emplace_back(std::stoi(item.substr(0, c)),
+                              parse_double(item.substr(c + 1), "--start"));
+      }
+    } else if (k == "--hide-prologue") {
+      a.hide_prologue = true;
+    } else if (k == "--json") {
+      a.json = true;
+    } else if (k == "--critical") {
+      a.critical = static_cast<int>(parse_double(val(), "--critical"));
+    } else if (k == "--no-critical-path") {
+      a.critical_path = false;
+    } else {
+      throw Error("unknown option '" + k + "' (see --help)");
+    }
+  }
+  if (a.algos.empty()) throw Error("--algo is required (see --help)");
+  if (!a.have_bytes) throw Error("--bytes is required");
+  if (a.topology.empty() && a.ns.empty()) throw Error("--n is required without --topology");
+  return a;
+}
+
+std::string_view kind_name(sim::PathItem::Kind k) {
+  switch (k) {
+    case sim::PathItem::Kind::start:
+      return "start";
+    case sim::PathItem::Kind::transfer:
+      return "transfer";
+    case sim::PathItem::Kind::local:
+      return "local";
+  }
+  return "?";
+}
+
+std::string describe(const sim::PathItem& p) {
+  char buf[160];
+  if (p.kind == sim::PathItem::Kind::transfer)
+    std::snprintf(buf, sizeof buf, "step %u: r%d -> r%d %zu B  [%.6g, %.6g] ms", p.step, p.rank,
+                  p.peer, p.bytes, p.start * 1e3, p.end * 1e3);
+  else if (p.kind == sim::PathItem::Kind::local)
+    std::snprintf(buf, sizeof buf, "step %u: r%d local op %zu B  [%.6g, %.6g] ms", p.step, p.rank,
+                  p.bytes, p.start * 1e3, p.end * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "r%d starts at %.6g ms", p.rank, p.start * 1e3);
+  return buf;
+}
+
+struct Machine {
+  std::unique_ptr<topo::Topology> t;
+  std::unique_ptr<sim::Simulator> sim;
+  nlohmann::json desc;
+};
+
+Machine machine_for(const Args& a, int n) {
+  Machine m;
+  if (!a.topology.empty()) {
+    m.t = std::make_unique<topo::Topology>(topo::load_topology(a.topology));
+    m.desc = {{"kind", "file"}, {"path", a.topology}};
+  } else if (a.ranks_per_host > 0) {
+    if (n % a.ranks_per_host != 0)
+      throw Error(std::to_string(n) + " ranks do not fill hosts of " +
+                  std::to_string(a.ranks_per_host));
+    topo::Hierarchy h;
+    h.intra = topo::LinkCost::from_bandwidth(a.alpha, a.bw);
+    h.inter = topo::LinkCost::from_bandwidth(a.inter_alpha, a.inter_bw);
+    h.nics_per_host = a.nics_per_host;
+    m.t = std::make_unique<topo::Topology>(
+        topo::two_level(n / a.ranks_per_host, a.ranks_per_host, h));
+    m.desc = {{"kind", "two_level"},
+              {"hosts", n / a.ranks_per_host},
+              {"ranks_per_host", a.ranks_per_host},
+              {"intra_alpha", a.alpha},
+              {"intra_bw", a.bw},
+              {"inter_alpha", a.inter_alpha},
+              {"inter_bw", a.inter_bw},
+              {"nics_per_host", a.nics_per_host}};
+  } else {
+    m.t = std::make_unique<topo::Topology>(
+        topo::full_mesh(n, topo::LinkCost::from_bandwidth(a.alpha, a.bw)));
+    m.desc = {{"kind", "full_mesh"}, {"alpha", a.alpha}, {"bw", a.bw}};
+  }
+  m.sim = std::make_unique<sim::Simulator>(*m.t);
+  return m;
+}
+
+nlohmann::json run_one(const Args& a, const Machine& m, const std::string& algo, int n) {
+  nlohmann::json j{{"algorithm", algo},
+                   {"collective", sched::to_string(a.collective)},
+                   {"nranks", n},
+                   {"bytes", a.bytes},
+                   {"topology", m.desc}};
+  sched::ScheduleRequest req;
+  req.collective = a.collective;
+  req.nranks = n;
+  req.root = a.root;
+  req.bytes = a.bytes;
+  const auto t0 = std::chrono::steady_clock::now();
+  const sched::Schedule s = sched::generate_by_name(algo, req, a.params);
+  const auto t1 = std::chrono::steady_clock::now();
+
+  sim::SimOptions o;
+  o.bytes = a.bytes;
+  o.elem_size = a.elem_size;
+  o.gamma = a.gamma;
+  o.copy_gamma = a.copy_gamma;
+  o.ports = a.ports;
+  o.sharing = a.sharing;
+  o.critical_path = a.critical_path;
+  if (!a.starts.empty()) {
+    o.start_time.assign(static_cast<std::size_t>(n), 0.0);
+    for (const auto& [r, t] : a.starts) {
+      if (r < 0 || r >= n) throw Error("--start: rank " + std::to_string(r) + " out of range");
+      o.start_time[static_cast<std::size_t>(r)] = t;
+    }
+  }
+  sim::HiddenPrologue h;
+  if (a.hide_prologue) {
+    h = sim::simulate_hidden_prologue(*m.sim, s, o);
+  } else {
+    h.result = m.sim->run(s, o);
+    h.prologue_end = h.result.prologue_end;
+    h.after_prologue = h.result.time - h.prologue_end;
+  }
+  const auto t2 = std::chrono::steady_clock::now();
+  const sim::SimResult& r = h.result;
+  j["params"] = s.params;
+  j["rounds"] = r.rounds;
+  j["prologue_steps"] = r.prologue_steps;
+  j["time_s"] = r.time;
+  j["prologue_end_s"] = h.prologue_end;
+  j["after_prologue_s"] = h.after_prologue;
+  j["hide_prologue"] = a.hide_prologue;
+  j["late_ranks"] = h.late_ranks;
+  j["transfers"] = r.transfers;
+  j["events"] = r.events;
+  j["rate_updates"] = r.rate_updates;
+  j["generate_wall_s"] = std::chrono::duration<double>(t1 - t0).count();
+  j["simulate_wall_s"] = std::chrono::duration<double>(t2 - t1).count();
+  j["rank_end_s"] = r.rank_end;
+  auto path = nlohmann::json::array();
+  for (const auto& p : r.critical_path)
+    path.push_back({{"kind", kind_name(p.kind)},
+                    {"rank", p.rank},
+                    {"peer", p.peer},
+                    {"step", p.step},
+                    {"start_s", p.start},
+                    {"end_s", p.end},
+                    {"bytes", p.bytes}});
+  j["critical_path"] = std::move(path);
+  return j;
+}
+
+void print_text(const Args& a, const nlohmann::json& j) {
+  if (j.contains("error")) {
+    std::printf("%-12s n=%-5d error: %s\n", j["algorithm"].get<std::string>().c_str(),
+                j["nranks"].get<int>(), j["error"].get<std::string>().c_str());
+    return;
+  }
+  std::printf("%-12s n=%-5d rounds=%-5zu time=%.6g ms", j["algorithm"].get<std::string>().c_str(),
+              j["nranks"].get<int>(), j["rounds"].get<std::size_t>(),
+              j["time_s"].get<double>() * 1e3);
+  if (j["prologue_steps"].get<int>() > 0)
+    std::printf("  prologue=%d steps, ends %.6g ms, after it %.6g ms",
+                j["prologue_steps"].get<int>(), j["prologue_end_s"].get<double>() * 1e3,
+                j["after_prologue_s"].get<double>() * 1e3);
+  std::printf("  (%llu transfers, simulated in %.3f s)\n",
+              static_cast<unsigned long long>(j["transfers"].get<std::uint64_t>()),
+              j["simulate_wall_s"].get<double>());
+  const auto& path = j["critical_path"];
+  if (path.empty() || a.critical <= 0) return;
+  std::size_t transfers = 0, locals = 0;
+  for (const auto& p : path) (p["kind"] == "transfer" ? transfers : locals) += 1;
+  std::printf("  critical path: %zu transfers, %zu others; ends on rank %d\n", transfers, locals,
+              path.back()["kind"] == "transfer" ? path.back()["peer"].get<int>()
+                                                : path.back()["rank"].get<int>());
+  auto show = [&](std::size_t i) {
+    const auto& p = path[i];
+    sim::PathItem it;
+    const auto k = p["kind"].get<std::string>();
+    it.kind = k == "transfer" ? sim::PathItem::Kind::transfer
+              : k == "local"  ? sim::PathItem::Kind::local
+                              : sim::PathItem::Kind::start;
+    it.rank = p["rank"];
+    it.peer = p["peer"];
+    it.step = p["step"];
+    it.start = p["start_s"];
+    it.end = p["end_s"];
+    it.bytes = p["bytes"];
+    std::printf("    %s\n", describe(it).c_str());
+  };
+  const auto k = static_cast<std::size_t>(a.critical);
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (i == k && path.size() > 2 * k) {
+      std::printf("    ... %zu more ...\n", path.size() - 2 * k);
+      i = path.size() - k;
+    }
+    show(i);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Args a = parse(argc, argv);
+    std::vector<int> ns = a.ns;
+    if (!a.topology.empty()) ns = {topo::load_topology(a.topology).nranks()};
+    auto runs = nlohmann::json::array();
+    for (const int n : ns) {
+      const Machine m = machine_for(a, n);
+      for (const auto& algo : a.algos) {
+        nlohmann::json j;
+        try {
+          j = run_one(a, m, algo, n);
+        } catch (const Error& e) {
+          // One unsupported combination (e.g. a power-of-two-only algorithm) must not stop a sweep.
+          j = {{"algorithm", algo}, {"nranks", n}, {"error", e.what()}};
+        }
+        if (!a.json) {
+          print_text(a, j);
+          std::fflush(stdout);
+        }
+        runs.push_back(std::move(j));
+      }
+    }
+    if (a.json) std::cout << runs.dump(1) << '\n';
+    for (const auto& j : runs)
+      if (j.contains("error")) return 2;
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cclx-sim: %s\n", e.what());
+    return 1;
+  }
+}

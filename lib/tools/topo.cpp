@@ -1,0 +1,168 @@
+// cclx-topo: detects hosts, profiles α and β of every rank pair, prints them and writes the
+// resulting topology as JSON, GraphViz and (when GraphViz's `dot` is installed) PNG.
+//   mpiexec -n N cclx-topo [--json out.json] [--dot out.dot] [--png out.png] [--budget-s 2]
+#include <mpi.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cclx/error.hpp"
+#include "cclx/topology/detect.hpp"
+#include "cclx/topology/graphviz.hpp"
+#include "cclx/topology/profiler.hpp"
+#include "cclx/topology/topology_json.hpp"
+
+extern char** environ;
+
+namespace {
+
+using cclx::Error;
+namespace topo = cclx::topo;
+
+constexpr const char* kUsage =
+    "usage: mpiexec -n N cclx-topo [--json FILE] [--dot FILE] [--png FILE] [--budget-s S]\n"
+    "                              [--max-bytes B] [--min-reps R] [--max-reps R]\n"
+    "  --budget-s S    time allowed for all probe rounds (default 2)\n"
+    "  --max-bytes B   largest probe message (default 4 MiB; sizes 8 B .. B)\n";
+
+struct Args {
+  std::string json, dot, png;
+  topo::ProfileOptions prof;
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  std::size_t max_bytes = 4 << 20;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) throw Error("missing value after " + k);
+      return argv[++i];
+    };
+    if (k == "-h" || k == "--help")
+      throw Error(kUsage);
+    else if (k == "--json")
+      a.json = val();
+    else if (k == "--dot")
+      a.dot = val();
+    else if (k == "--png")
+      a.png = val();
+    else if (k == "--budget-s")
+      a.prof.budget_s = std::stod(val());
+    else if (k == "--max-bytes")
+      max_bytes = static_cast<std::size_t>(std::stod(val()));
+    else if (k == "--min-reps")
+      a.prof.min_reps = std::stoi(val());
+    else if (k == "--max-reps")
+      a.prof.max_reps = std::stoi(val());
+    else
+      throw Error("unknown option '" + k + "'\n" + kUsage);
+  }
+  // Sizes: 8 B, then powers of 8 from 1 KiB up to max_bytes (at least two sizes).
+  a.prof.sizes = {8};
+  for (std::size_t s = 1024; s < max_bytes; s *= 8) a.prof.sizes.push_back(s);
+  if (max_bytes > 8) a.prof.sizes.push_back(max_bytes);
+  if (a.prof.sizes.size() < 2) throw Error("--max-bytes must exceed 8");
+  return a;
+}
+
+// Path of an executable found in $PATH, or empty.
+std::string find_in_path(const std::string& exe) {
+  const char* path = std::getenv("PATH");
+  if (!path) return {};
+  std::stringstream dirs(path);
+  for (std::string d; std::getline(dirs, d, ':');) {
+    const std::string p = (d.empty() ? "." : d) + "/" + exe;
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return {};
+}
+
+// Runs `dot -Tpng in -o out` without a shell; returns false when it did not succeed.
+bool render_png(const std::string& dot_file, const std::string& png) {
+  const std::string dot = find_in_path("dot");
+  if (dot.empty()) return false;
+  std::vector<std::string> args = {dot, "-Tpng", dot_file, "-o", png};
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (::posix_spawn(&pid, dot.c_str(), nullptr, nullptr, argv.data(), environ) != 0) return false;
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return false;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw Error("cannot write '" + path + "'");
+}
+
+void report(const Args& a, const topo::HostMap& hosts, const topo::Profile& p) {
+  std::printf("cclx-topo: %d ranks on %zu host(s), %d interference-free rounds, %.3f s\n", p.nranks,
+              hosts.host_names.size(), p.rounds, p.elapsed_s);
+  for (std::size_t h = 0; h < hosts.host_names.size(); ++h) {
+    std::printf("  host %zu %s: ranks", h, hosts.host_names[h].c_str());
+    for (std::size_t r = 0; r < hosts.host_of_rank.size(); ++r)
+      if (hosts.host_of_rank[r] == static_cast<int>(h)) std::printf(" %zu", r);
+    std::printf("\n");
+  }
+  std::printf("%-10s %-6s %10s %16s %12s %12s %6s\n", "pair", "where", "alpha(us)",
+              "bandwidth(GB/s)", "resid(us)", "resid(rel)", "reps");
+  for (const auto& pp : p.pairs) {
+    const bool same = hosts.host_of_rank[static_cast<std::size_t>(pp.a)] ==
+                      hosts.host_of_rank[static_cast<std::size_t>(pp.b)];
+    char pair[32];
+    std::snprintf(pair, sizeof pair, "%d-%d", pp.a, pp.b);
+    std::printf("%-10s %-6s %10.3f %16.3f %12.3f %12.4f %6d\n", pair, same ? "intra" : "inter",
+                pp.fit.alpha * 1e6, pp.fit.bandwidth() * 1e-9, pp.fit.rms_residual * 1e6,
+                pp.fit.rel_residual, pp.reps);
+  }
+  const topo::Topology t = topo::topology_from_profile(hosts, p);
+  if (!a.json.empty()) {
+    write_file(a.json, topo::to_json(t));
+    std::printf("wrote %s\n", a.json.c_str());
+  }
+  std::string dot_file = a.dot;
+  if (dot_file.empty() && !a.png.empty()) dot_file = a.png + ".dot";
+  if (!dot_file.empty()) {
+    write_file(dot_file, topo::to_dot(t));
+    if (!a.dot.empty()) std::printf("wrote %s\n", a.dot.c_str());
+  }
+  if (!a.png.empty()) {
+    if (render_png(dot_file, a.png))
+      std::printf("wrote %s\n", a.png.c_str());
+    else
+      std::printf("no PNG: GraphViz 'dot' is not installed or failed (the .dot file is %s)\n",
+                  dot_file.c_str());
+    if (a.dot.empty()) std::remove(dot_file.c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int rc = 0;
+  try {
+    const Args a = parse(argc, argv);
+    const topo::HostMap hosts = topo::detect_hosts(MPI_COMM_WORLD);
+    const topo::Profile p = topo::profile_links(MPI_COMM_WORLD, a.prof);
+    if (rank == 0) report(a, hosts, p);
+  } catch (const std::exception& e) {
+    if (rank == 0) std::fprintf(stderr, "cclx-topo: %s\n", e.what());
+    rc = 1;
+  }
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,157 @@
+#include "cclx/topology/profiler.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cclx/error.hpp"
+#include "cclx/topology/rounds.hpp"
+
+namespace cclx::topo {
+
+namespace {
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw Error(std::string("profile_links: ") + what + " failed");
+}
+
+// One ping-pong of `bytes`; returns the one-way time on the initiator, 0 on the responder.
+double ping_pong(MPI_Comm comm, int peer, bool initiator, std::vector<char>& buf,
+                 std::size_t bytes) {
+  const int count = static_cast<int>(bytes);
+  constexpr int kTag = 0x7070;
+  if (initiator) {
+    const double t0 = MPI_Wtime();
+    check(MPI_Send(buf.data(), count, MPI_BYTE, peer, kTag, comm), "MPI_Send");
+    check(MPI_Recv(buf.data(), count, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+    return (MPI_Wtime() - t0) / 2;
+  }
+  check(MPI_Recv(buf.data(), count, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+  check(MPI_Send(buf.data(), count, MPI_BYTE, peer, kTag, comm), "MPI_Send");
+  return 0;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
+  int rank = 0, size = 0;
+  check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  if (opt.sizes.size() < 2) throw Error("profile_links: need at least two message sizes");
+  if (opt.min_reps < 1 || opt.max_reps < opt.min_reps)
+    throw Error("profile_links: need 1 <= min_reps <= max_reps");
+  const std::size_t max_bytes = *std::max_element(opt.sizes.begin(), opt.sizes.end());
+  if (max_bytes > static_cast<std::size_t>(INT32_MAX))
+    throw Error("profile_links: message sizes must fit in an int");
+  std::vector<char> buf(std::max<std::size_t>(max_bytes, 1), 1);
+
+  const auto rounds = interference_free_rounds(size);
+  Profile prof;
+  prof.nranks = size;
+  prof.rounds = static_cast<int>(size > 1 ? rounds.size() : 0);
+  // Wire format of one pair: a, b, alpha, beta, rms, rel, samples, reps.
+  constexpr int kFields = 8;
+  std::vector<double> mine;
+
+  check(MPI_Barrier(comm), "MPI_Barrier");
+  const double t_start = MPI_Wtime();
+  double spent = 0;  // slowest rank's time in the rounds so far (identical on all ranks)
+  for (int i = 0; i < prof.rounds; ++i) {
+    // What is left of the budget, shared evenly by the rounds still to run.
+    const double round_budget = (opt.budget_s - spent) / (prof.rounds - i);
+    int peer = -1;
+    for (const auto& [a, b] : rounds[static_cast<std::size_t>(i)])
+      if (a == rank || b == rank) peer = a == rank ? b : a;
+    const bool initiator = peer > rank;
+    std::vector<std::vector<double>> times(opt.sizes.size());
+
+    check(MPI_Barrier(comm), "MPI_Barrier");  // rounds never overlap
+    const double t_round = MPI_Wtime();
+    if (peer >= 0) {
+      ping_pong(comm, peer, initiator, buf, max_bytes);  // warm-up: connection setup, page faults
+      for (std::size_t k = 0; k < opt.sizes.size(); ++k)
+        times[k].push_back(ping_pong(comm, peer, initiator, buf, opt.sizes[k]));
+    }
+    double rep_cost = MPI_Wtime() - t_round;
+    check(MPI_Allreduce(MPI_IN_PLACE, &rep_cost, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+    // All ranks agree on the repetition count (same inputs after the allreduce), so pairs stay in
+    // lockstep with the round barriers.
+    // rep_cost (warm-up + one repetition) over-estimates one repetition. The budget wins over
+    // min_reps: a round never starts repetitions it cannot afford.
+    const double fit = rep_cost > 0
+                           ? 1 + std::floor(std::max(0.0, round_budget - rep_cost) / rep_cost)
+                           : opt.max_reps;
+    const double afford = std::min<double>(fit, opt.max_reps);
+    const int reps = static_cast<int>(afford >= opt.min_reps ? afford : std::max(1.0, afford));
+    if (peer >= 0)
+      for (int r = 1; r < reps; ++r)
+        for (std::size_t k = 0; k < opt.sizes.size(); ++k) {
+          const double t = ping_pong(comm, peer, initiator, buf, opt.sizes[k]);
+          times[k].push_back(t);
+        }
+    double round_time = MPI_Wtime() - t_round;
+    check(MPI_Allreduce(MPI_IN_PLACE, &round_time, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+    spent += round_time;
+    if (peer >= 0 && initiator) {
+      std::vector<TimingSample> med;
+      for (std::size_t k = 0; k < opt.sizes.size(); ++k)
+        med.push_back({static_cast<double>(opt.sizes[k]), median(times[k])});
+      const AlphaBetaFit f = fit_alpha_beta(med);
+      mine.insert(mine.end(), {static_cast<double>(rank), static_cast<double>(peer), f.alpha,
+                               f.beta, f.rms_residual, f.rel_residual,
+                               static_cast<double>(f.samples), static_cast<double>(reps)});
+    }
+  }
+  double elapsed = MPI_Wtime() - t_start;
+  check(MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+  prof.elapsed_s = elapsed;
+
+  // Collect every pair on rank 0.
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
+  check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm), "MPI_Gather");
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    displs[static_cast<std::size_t>(r)] = total;
+    total += counts[static_cast<std::size_t>(r)];
+  }
+  std::vector<double> all(static_cast<std::size_t>(rank == 0 ? total : 0));
+  check(MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(),
+                    MPI_DOUBLE, 0, comm),
+        "MPI_Gatherv");
+  const std::vector<double>& src = rank == 0 ? all : mine;
+  for (std::size_t i = 0; i + kFields <= src.size(); i += kFields) {
+    PairProfile p;
+    p.a = static_cast<int>(src[i]);
+    p.b = static_cast<int>(src[i + 1]);
+    p.fit = {src[i + 2], src[i + 3], src[i + 4], src[i + 5], static_cast<std::size_t>(src[i + 6])};
+    p.reps = static_cast<int>(src[i + 7]);
+    prof.pairs.push_back(p);
+  }
+  std::sort(prof.pairs.begin(), prof.pairs.end(), [](const PairProfile& x, const PairProfile& y) {
+    return std::pair(x.a, x.b) < std::pair(y.a, y.b);
+  });
+  return prof;
+}
+
+Topology topology_from_profile(const HostMap& hosts, const Profile& p) {
+  if (static_cast<int>(hosts.host_of_rank.size()) != p.nranks)
+    throw Error("topology_from_profile: host map and profile disagree on the rank count");
+  Topology t;
+  for (const auto& h : hosts.host_names) t.add_host(h);
+  for (const int h : hosts.host_of_rank) t.add_rank(h);
+  for (const auto& pp : p.pairs) {
+    const bool same = hosts.host_of_rank[static_cast<std::size_t>(pp.a)] ==
+                      hosts.host_of_rank[static_cast<std::size_t>(pp.b)];
+    t.add_duplex(t.rank_vertex(pp.a), t.rank_vertex(pp.b), LinkCost{pp.fit.alpha, pp.fit.beta},
+                 same ? LinkKind::intra_host : LinkKind::direct);
+  }
+  return t;
+}
+
+}  // namespace cclx::topo
