@@ -6,6 +6,8 @@
 #include "cclx/algo/pipelined_tree.hpp"
 #include "cclx/algo/recursive_halving_doubling.hpp"
 #include "cclx/algo/ring.hpp"
+#include "cclx/algo/stragglar.hpp"
+#include "cclx/algo/straggler_aware.hpp"
 #include "cclx/communicator.hpp"
 #include "cclx/error.hpp"
 #include "cclx/ops.hpp"

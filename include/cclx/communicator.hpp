@@ -12,12 +12,14 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <concepts>
 #include <memory>
 #include <ranges>
 #include <span>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "cclx/algo/algorithm.hpp"
 #include "cclx/backend/mpi.hpp"
@@ -289,9 +291,43 @@ class Communicator {
     if constexpr (std::same_as<A, algo::Native>) {
       b_.next_channel();  // keep channel numbers aligned however algorithms are mixed
       b_.native(c);
+    } else if constexpr (algo::AdaptiveAlgorithm<A>) {
+      run_adaptive(c, algorithm);
     } else {
       execution(c, algorithm)->wait();
     }
+  }
+
+  // Runs the adaptive policy's choice, then shares every rank's arrival and completion time (one
+  // small allgather) so that all ranks update the policy's state identically.
+  template <algo::AdaptiveAlgorithm A>
+  void run_adaptive(const CollectiveCall& c, const A& algorithm) {
+    if (c.collective != sched::Collective::allreduce)
+      throw Error(rank(), std::string(A::name) + " serves allreduce only, not " +
+                              std::string(sched::to_string(c.collective)));
+    const double arrived = b_.clock();
+    bool fallback = false;
+    algorithm.dispatch([&](const auto& choice) {
+      fallback = std::same_as<std::decay_t<decltype(choice)>, decltype(algorithm.fallback)>;
+      run(c, choice);
+    });
+    const double mine[2] = {arrived, b_.clock()};
+    std::vector<double> all(2 * static_cast<std::size_t>(size()));
+    CollectiveCall g = base_call<double>(sched::Collective::allgather);
+    g.in = mine;
+    g.out = all.data();
+    g.count = g.in_size = 2;
+    g.out_size = all.size();
+    b_.next_channel();
+    b_.native(g);
+    std::vector<double> arrivals(static_cast<std::size_t>(size()));
+    double last_arrival = all[0], last_done = all[1];
+    for (std::size_t r = 0; r < arrivals.size(); ++r) {
+      arrivals[r] = all[2 * r];
+      last_arrival = std::max(last_arrival, all[2 * r]);
+      last_done = std::max(last_done, all[2 * r + 1]);
+    }
+    algorithm.detector->observe(arrivals, last_done - last_arrival, fallback);
   }
 
   template <algo::Algorithm A>

@@ -33,8 +33,15 @@ concept ScheduledAlgorithm = requires(const A& a, const sched::ScheduleRequest& 
   { a.exec_options() } -> std::same_as<engine::ExecOptions>;
 };
 
+// A policy that picks another policy per call and learns from what it observes (e.g.
+// StragglerAware): dispatch(run) calls run(policy) with its choice for this call.
 template <class A>
-concept Algorithm = std::same_as<A, Native> || ScheduledAlgorithm<A>;
+concept AdaptiveAlgorithm = requires {
+  requires A::adaptive;
+};
+
+template <class A>
+concept Algorithm = std::same_as<A, Native> || ScheduledAlgorithm<A> || AdaptiveAlgorithm<A>;
 
 // The cached schedule of `a` for `req`.
 template <ScheduledAlgorithm A>

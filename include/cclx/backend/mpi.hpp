@@ -60,6 +60,10 @@ class MpiBackend {
   [[nodiscard]] const engine::WaitPolicy& wait_policy() const;
   void set_wait_policy(const engine::WaitPolicy& p);
 
+  // Seconds on a clock common to all ranks (MPI_Wtime plus an offset to rank 0's clock, measured
+  // by ping-pong on first use; the first call is collective).
+  double clock();
+
   // CCLX_VALIDATE=1 (read at construction) or set_validation(true).
   [[nodiscard]] bool validation() const;
   void set_validation(bool on);

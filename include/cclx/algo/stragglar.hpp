@@ -1,0 +1,27 @@
+// StragglAR: allreduce with a persistent straggler. The other n-1 ranks reduce-scatter among
+// themselves while the straggler is late (its prologue steps are empty, so it simply joins when it
+// calls), then n + log2 n - 2 matching rounds (powers of two) finish the allreduce. See
+// docs/algorithms/stragglar.md.
+#pragma once
+
+#include "cclx/algo/algorithm.hpp"
+
+namespace cclx::algo {
+
+struct StragglAR {
+  static constexpr std::string_view name = "stragglar";
+  int straggler = -1;  // the late rank; -1: the last rank
+
+  [[nodiscard]] int straggler_for(int nranks) const {
+    return straggler < 0 ? nranks - 1 : straggler;
+  }
+  [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
+    return sched::stragglar(r, straggler_for(r.nranks));
+  }
+  [[nodiscard]] std::string cache_params(const sched::ScheduleRequest& r) const {
+    return "straggler=" + std::to_string(straggler_for(r.nranks));
+  }
+  [[nodiscard]] engine::ExecOptions exec_options() const { return {}; }
+};
+
+}  // namespace cclx::algo
