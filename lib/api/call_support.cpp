@@ -10,32 +10,33 @@ namespace cclx::detail {
 using sched::Collective;
 
 std::string check_call(const CollectiveCall& c, int rank, int n) {
-  const std::string what(sched::to_string(c.collective));
+  // Strings are built only on failure: this runs on every call, including 8-byte native ones.
+  const auto what = [&] { return std::string(sched::to_string(c.collective)); };
   const auto un = static_cast<std::size_t>(n);
   const bool rooted = c.collective == Collective::reduce || c.collective == Collective::bcast;
   if (rooted && (c.root < 0 || c.root >= n))
-    return what + ": invalid root " + std::to_string(c.root) + " (communicator has " +
+    return what() + ": invalid root " + std::to_string(c.root) + " (communicator has " +
            std::to_string(n) + " ranks)";
   const bool is_root = rank == c.root;
   // Out of reduce matters on the root only.
   const bool uses_out = c.collective != Collective::reduce || is_root;
   if (c.in_size && !c.in)
-    return what + ": input is null but has " + std::to_string(c.in_size) + " elements";
+    return what() + ": input is null but has " + std::to_string(c.in_size) + " elements";
   if (uses_out && c.out_size && !c.out)
-    return what + ": output is null but has " + std::to_string(c.out_size) + " elements";
+    return what() + ": output is null but has " + std::to_string(c.out_size) + " elements";
 
   if (c.in_place) {
     const bool blocked = c.collective == Collective::reduce_scatter ||
                          c.collective == Collective::allgather ||
                          c.collective == Collective::alltoall;
     if (blocked && c.out_size % un)
-      return what + ": in-place buffer of " + std::to_string(c.out_size) +
+      return what() + ": in-place buffer of " + std::to_string(c.out_size) +
              " elements is not divisible into " + std::to_string(n) + " equal blocks";
     return {};
   }
   auto mismatch = [&](const char* rule) {
-    return what + ": buffer sizes do not match (input " + std::to_string(c.in_size) + ", output " +
-           std::to_string(c.out_size) + " elements; expected " + rule + ")";
+    return what() + ": buffer sizes do not match (input " + std::to_string(c.in_size) +
+           ", output " + std::to_string(c.out_size) + " elements; expected " + rule + ")";
   };
   switch (c.collective) {
     case Collective::allreduce:
@@ -53,7 +54,7 @@ std::string check_call(const CollectiveCall& c, int rank, int n) {
     case Collective::alltoall:
       if (c.in_size != c.out_size) return mismatch("output == input");
       if (c.in_size % un)
-        return what + ": " + std::to_string(c.in_size) + " elements are not divisible into " +
+        return what() + ": " + std::to_string(c.in_size) + " elements are not divisible into " +
                std::to_string(n) + " equal blocks";
       break;
     case Collective::bcast:
@@ -64,7 +65,7 @@ std::string check_call(const CollectiveCall& c, int rank, int n) {
     const auto* b = static_cast<const std::byte*>(c.out);
     const std::size_t es = c.kernel.elem_size;
     if (a < b + c.out_size * es && b < a + c.in_size * es)
-      return what +
+      return what() +
              ": input and output buffers overlap (use the one-buffer overload for an "
              "in-place call)";
   }
