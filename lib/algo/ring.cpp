@@ -84,7 +84,14 @@ Schedule ring(const ScheduleRequest& req) {
           if (!req.in_place) b.copy(out(0), in(0)).end_step();
           break;
         }
-        // Shifted by -1 so that rank r completes its own block r (into Out).
+        // Shifted by -1 so that rank r completes its own block r (into Out). In place with n = 2
+        // the one step sends In[0] from rank 1 while writing Out[1], which aliases In[0]: reduce
+        // into scratch and copy out one step later.
+        if (req.in_place && n == 2) {
+          ring_reduce_scatter(b, n, r, -1, Buf::scratch, Buf::scratch);
+          b.copy(out(self), scratch(self)).end_step();
+          break;
+        }
         ring_reduce_scatter(b, n, r, -1, Buf::scratch, Buf::out);
         break;
       case C::allgather:

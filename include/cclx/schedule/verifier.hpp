@@ -20,7 +20,9 @@ struct VerifyReport {
   [[nodiscard]] std::size_t max_bytes_sent() const;
 };
 
-// `count` elements of `elem_size` bytes, split into the schedule's blocks as in partition.hpp.
+// `count` elements of `elem_size` bytes, split into the schedule's blocks as in partition.hpp
+// (alltoall: a multiple of nranks, since every pair exchanges the same count / n elements).
+// Error messages name "rank R step S op I", I counting within the step.
 // Checks (each failure is reported with rank, step and op index):
 //  - every program exists and regions stay inside their buffer windows; no writes to In unless
 //    the schedule is in place; Out is not touched on ranks without one;

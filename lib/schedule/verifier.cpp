@@ -1,0 +1,687 @@
+// Symbolic execution of a schedule. Every block ("cell") of every rank's storage holds a value
+// (source-block label, set of contributing ranks); sends, receives, copies and reduces move and
+// combine those values exactly as schedule.hpp defines, and the collective's postcondition is
+// checked on the final state.
+//
+// Deadlock: matching is per step, and an executor posts all of a step's transfers before waiting
+// on any of them. So once every send of step s has its receive in step s (checked below), each
+// step completes by itself and the whole schedule cannot deadlock; an unmatched send or receive
+// is what would hang, and it is reported.
+//
+// Cost: contributor sets are bitsets of ceil(n/64) words kept in one reference-counted arena, so
+// copies and transfers move 8-byte cells and only reduces touch words. That keeps n = 1024 with
+// 1024 blocks in tens of MB.
+#include "cclx/schedule/verifier.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <sstream>
+
+#include "cclx/error.hpp"
+#include "cclx/schedule/format.hpp"
+#include "cclx/schedule/partition.hpp"
+
+namespace cclx::sched {
+
+std::size_t VerifyReport::max_bytes_sent() const {
+  std::size_t m = 0;
+  for (auto b : bytes_sent) m = std::max(m, b);
+  return m;
+}
+
+namespace {
+
+constexpr std::size_t kMaxErrors = 20;
+
+// Rank sets, reference counted so cells can share them. Slot 0 is the empty set.
+class SetPool {
+ public:
+  explicit SetPool(std::size_t words) : w_(words) {
+    pin(alloc());  // slot 0
+  }
+  std::uint32_t alloc() {
+    std::uint32_t id;
+    if (!free_.empty()) {
+      id = free_.back();
+      free_.pop_back();
+      std::fill_n(words_.begin() + static_cast<std::ptrdiff_t>(id * w_), w_, 0);
+    } else {
+      id = static_cast<std::uint32_t>(refs_.size());
+      refs_.push_back(0);
+      words_.resize(words_.size() + w_, 0);
+    }
+    return id;
+  }
+  void pin(std::uint32_t id) { ++refs_[id]; }
+  void acquire(std::uint32_t id) { ++refs_[id]; }
+  void release(std::uint32_t id) {
+    if (--refs_[id] == 0) free_.push_back(id);
+  }
+  std::uint64_t* bits(std::uint32_t id) { return words_.data() + id * w_; }
+  [[nodiscard]] std::size_t words() const { return w_; }
+
+  bool intersects(std::uint32_t a, std::uint32_t b) {
+    const auto *x = bits(a), *y = bits(b);
+    for (std::size_t i = 0; i < w_; ++i)
+      if (x[i] & y[i]) return true;
+    return false;
+  }
+  bool equal(std::uint32_t a, std::uint32_t b) {
+    return a == b || std::equal(bits(a), bits(a) + w_, bits(b));
+  }
+  // The union as a fresh slot (reference count 0: the caller stores it right away).
+  std::uint32_t unite(std::uint32_t a, std::uint32_t b) {
+    const auto id = alloc();  // may move the arena: take pointers afterwards
+    auto *d = bits(id), *x = bits(a), *y = bits(b);
+    for (std::size_t i = 0; i < w_; ++i) d[i] = x[i] | y[i];
+    return id;
+  }
+
+  // Lowest and highest member and whether the members form one interval; empty: lo > hi.
+  struct Span {
+    long lo = 1, hi = 0;
+    bool contiguous = false;
+  };
+  Span span(std::uint32_t id) {
+    const auto* x = bits(id);
+    Span s;
+    long count = 0;
+    bool seen = false;
+    for (std::size_t i = 0; i < w_; ++i) {
+      if (!x[i]) continue;
+      const long base = static_cast<long>(i) * 64;
+      if (!seen) s.lo = base + std::countr_zero(x[i]);
+      seen = true;
+      s.hi = base + 63 - std::countl_zero(x[i]);
+      count += std::popcount(x[i]);
+    }
+    s.contiguous = seen && count == s.hi - s.lo + 1;
+    return s;
+  }
+  // "{0-3,5}" with at most a few ranges, for messages.
+  std::string describe(std::uint32_t id) {
+    const auto* x = bits(id);
+    std::ostringstream o;
+    o << '{';
+    int ranges = 0;
+    const long n = static_cast<long>(w_ * 64);
+    for (long i = 0; i < n;) {
+      if (!(x[i / 64] >> (i % 64) & 1)) {
+        ++i;
+        continue;
+      }
+      long j = i;
+      while (j + 1 < n && (x[(j + 1) / 64] >> ((j + 1) % 64) & 1)) ++j;
+      if (ranges++ == 8) {
+        o << ",...";
+        break;
+      }
+      if (ranges > 1) o << ',';
+      o << i;
+      if (j > i) o << '-' << j;
+      i = j + 1;
+    }
+    o << '}';
+    return o.str();
+  }
+
+ private:
+  std::size_t w_;
+  std::vector<std::uint64_t> words_;
+  std::vector<std::uint32_t> refs_;
+  std::vector<std::uint32_t> free_;
+};
+
+// label < 0: undefined (never written).
+struct Cell {
+  std::int32_t label = -1;
+  std::uint32_t set = 0;
+};
+
+// A physical range of one rank's cells.
+struct Span {
+  std::size_t first = 0, count = 0;
+  friend bool operator==(const Span&, const Span&) = default;
+};
+
+// A send or receive of the current step, for matching.
+struct Xfer {
+  int from = 0, to = 0;       // sender and receiver
+  std::uint32_t op = 0;       // index within the owner's step
+  Region region{};            // logical, as written in the program
+  Span cells{};               // physical, on the owner
+  std::size_t msg_first = 0;  // sends: snapshot of the cells in Verifier::msg_
+  bool valid = false;         // region inside its window (nothing is moved otherwise)
+};
+
+class Verifier {
+ public:
+  Verifier(const Schedule& s, std::size_t count, std::size_t elem_size)
+      : s_(s),
+        n_(s.nranks),
+        nb_(s.nblocks),
+        part_{count, s.nblocks},
+        elem_(elem_size),
+        pool_(static_cast<std::size_t>(s.nranks > 0 ? s.nranks + 63 : 64) / 64) {}
+
+  VerifyReport run() {
+    if (!check_structure()) return finish();
+    setup();
+    const std::size_t steps = s_.num_rounds();
+    for (std::size_t st = 0; st < steps; ++st) run_step(st);
+    check_postcondition();
+    return finish();
+  }
+
+ private:
+  // ---- errors -------------------------------------------------------------------------------
+  void error(const std::string& msg) {
+    if (report_.errors.size() < kMaxErrors) report_.errors.push_back(msg);
+    ++nerrors_;
+  }
+  [[nodiscard]] bool saturated() const { return nerrors_ >= kMaxErrors; }
+  static std::string where(int r, std::size_t st, std::size_t i, const Op& op) {
+    std::ostringstream o;
+    o << "rank " << r << " step " << st << " op " << i << " (" << to_string(op) << "): ";
+    return o.str();
+  }
+  VerifyReport finish() {
+    if (nerrors_ > report_.errors.size())
+      report_.errors.push_back("... and " + std::to_string(nerrors_ - report_.errors.size()) +
+                               " more errors");
+    report_.ok = nerrors_ == 0;
+    return std::move(report_);
+  }
+
+  // ---- layout -------------------------------------------------------------------------------
+  [[nodiscard]] bool check_structure() {
+    bool ok = true;
+    if (n_ < 1) return error("nranks must be >= 1, got " + std::to_string(n_)), false;
+    if (nb_ < 1) return error("nblocks must be >= 1"), false;
+    if (s_.programs.size() != static_cast<std::size_t>(n_)) {
+      error("schedule holds " + std::to_string(s_.programs.size()) + " programs for " +
+            std::to_string(n_) + " ranks");
+      ok = false;
+    }
+    const auto c = s_.collective;
+    if ((c == Collective::reduce || c == Collective::bcast) && (s_.root < 0 || s_.root >= n_)) {
+      error("invalid root " + std::to_string(s_.root));
+      ok = false;
+    }
+    if ((c == Collective::reduce_scatter || c == Collective::allgather ||
+         c == Collective::alltoall) &&
+        nb_ != static_cast<std::uint32_t>(n_)) {
+      error(std::string(to_string(c)) + " needs nblocks == nranks, got " + std::to_string(nb_));
+      ok = false;
+    }
+    // Alltoall moves In block i of rank a to Out block a of rank i, so its blocks must be equal.
+    if (c == Collective::alltoall && part_.count % nb_ != 0) {
+      error(
+          "alltoall needs a count divisible by nranks (every pair exchanges count / n "
+          "elements), got " +
+          std::to_string(part_.count));
+      ok = false;
+    }
+    for (std::size_t r = 0; r < s_.programs.size(); ++r) {
+      const auto& p = s_.programs[r];
+      bool good =
+          !p.step_begin.empty() && p.step_begin.front() == 0 && p.step_begin.back() == p.ops.size();
+      for (std::size_t i = 1; good && i < p.step_begin.size(); ++i)
+        good = p.step_begin[i - 1] <= p.step_begin[i];
+      if (!good) {
+        error("rank " + std::to_string(r) +
+              ": malformed program (step_begin must start at 0, not decrease and end at the op "
+              "count; ops added after the last end_step()?)");
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  [[nodiscard]] std::size_t cells_per_rank() const { return 3 * std::size_t{nb_}; }
+
+  void setup() {
+    const auto N = static_cast<std::size_t>(n_);
+    report_.bytes_sent.assign(N, 0);
+    report_.messages_sent.assign(N, 0);
+    cells_.assign(N * cells_per_rank(), Cell{});
+    send_mark_.assign(cells_per_rank(), 0);
+    land_mark_.assign(cells_per_rank(), 0);
+    land_op_.assign(cells_per_rank(), 0);
+    layout_.resize(N);
+    local_ok_.resize(N);
+    for (std::size_t r = 0; r < N; ++r) local_ok_[r].assign(s_.programs[r].ops.size(), 0);
+    singleton_.resize(N);
+    for (int r = 0; r < n_; ++r) {
+      singleton_[static_cast<std::size_t>(r)] = pool_.alloc();
+      pool_.pin(singleton_[static_cast<std::size_t>(r)]);
+      pool_.bits(singleton_[static_cast<std::size_t>(r)])[r / 64] |= std::uint64_t{1} << (r % 64);
+    }
+    all_ = pool_.alloc();
+    pool_.pin(all_);
+    for (int r = 0; r < n_; ++r) pool_.bits(all_)[r / 64] |= std::uint64_t{1} << (r % 64);
+
+    const auto c = s_.collective;
+    const std::int64_t nb = nb_;
+    for (int r = 0; r < n_; ++r) {
+      auto& L = layout_[static_cast<std::size_t>(r)];
+      L.win = windows_of(c, n_, r, s_.root, nb_);
+      // Segments: [0, nb) In / user buffer, [nb, 2nb) Out, [2nb, 3nb) Scratch.
+      L.in_base = 0;
+      L.out_base = nb;
+      const bool nonroot_reduce = c == Collective::reduce && r != s_.root;
+      L.in_writable = s_.in_place && !nonroot_reduce && c != Collective::bcast;
+      if (L.in_writable) {
+        if (c == Collective::reduce_scatter)
+          L.out_base = -static_cast<std::int64_t>(in_place_out_shift(c, r));
+        else
+          L.in_base = nb;  // In block b is Out block b
+      }
+      // Initial values.
+      const auto base = static_cast<std::size_t>(r) * cells_per_rank();
+      if (c == Collective::bcast) {
+        if (r == s_.root)
+          for (std::uint32_t b = 0; b < nb_; ++b) set(base + phys(L, Buf::out, b), label(b), r);
+      } else {
+        for (std::uint32_t b = L.win.in.first; b < L.win.in.first + L.win.in.count; ++b)
+          set(base + phys(L, Buf::in, b), label(b), r);
+      }
+    }
+  }
+
+  static std::int32_t label(std::uint32_t b) { return static_cast<std::int32_t>(b); }
+  void set(std::size_t cell, std::int32_t lab, int rank) {
+    assign(cells_[cell], Cell{lab, singleton_[static_cast<std::size_t>(rank)]});
+  }
+  void assign(Cell& dst, Cell v) {
+    pool_.acquire(v.set);  // before release: v may be dst's own value
+    pool_.release(dst.set);
+    dst = v;
+  }
+
+  struct Layout {
+    Windows win;
+    std::int64_t in_base = 0, out_base = 0;  // cell index of block 0 (may be negative: shift)
+    bool in_writable = false;
+  };
+  [[nodiscard]] std::size_t phys(const Layout& L, Buf buf, std::uint32_t b) const {
+    switch (buf) {
+      case Buf::in:
+        return static_cast<std::size_t>(L.in_base + b);
+      case Buf::out:
+        return static_cast<std::size_t>(L.out_base + b);
+      case Buf::scratch:
+        break;
+    }
+    return 2 * std::size_t{nb_} + b;
+  }
+  [[nodiscard]] Span span(int r, const Region& g) const {
+    return {phys(layout_[static_cast<std::size_t>(r)], g.buf, g.first), g.count};
+  }
+  Cell& cell(int r, std::size_t c) {
+    return cells_[static_cast<std::size_t>(r) * cells_per_rank() + c];
+  }
+
+  // Checks that `g` lies in its buffer on rank r (and may be written there); reports otherwise.
+  bool check_region(int r, std::size_t st, std::size_t i, const Op& op, const Region& g, bool write,
+                    const char* role) {
+    const auto& L = layout_[static_cast<std::size_t>(r)];
+    const std::uint64_t end = std::uint64_t{g.first} + g.count;
+    auto inside = [&](const Window& w) {
+      return w.present && g.first >= w.first && end <= std::uint64_t{w.first} + w.count;
+    };
+    std::string problem;
+    switch (g.buf) {
+      case Buf::in:
+        if (!L.win.in.present)
+          problem = "rank has no In buffer for this collective";
+        else if (!inside(L.win.in))
+          problem = "outside the In window [" + std::to_string(L.win.in.first) + ".." +
+                    std::to_string(L.win.in.first + L.win.in.count) + ")";
+        else if (write && !L.in_writable)
+          problem = s_.in_place ? "writes In, which this rank must leave untouched"
+                                : "writes In in an out-of-place schedule";
+        break;
+      case Buf::out:
+        if (!L.win.out.present)
+          problem = "rank has no Out buffer for this collective";
+        else if (!inside(L.win.out))
+          problem = "outside the Out window [" + std::to_string(L.win.out.first) + ".." +
+                    std::to_string(L.win.out.first + L.win.out.count) + ")";
+        break;
+      case Buf::scratch:
+        if (end > nb_) problem = "outside scratch [0.." + std::to_string(nb_) + ")";
+        break;
+    }
+    if (problem.empty()) return true;
+    error(where(r, st, i, op) + role + " " + to_string(g) + " " + problem);
+    return false;
+  }
+
+  bool check_peer(int r, std::size_t st, std::size_t i, const Op& op) {
+    if (op.peer >= 0 && op.peer < n_ && op.peer != r) return true;
+    error(where(r, st, i, op) + "invalid peer " + std::to_string(op.peer));
+    return false;
+  }
+
+  // First undefined cell of a span on rank r, or -1.
+  long first_undefined(int r, Span sp) {
+    for (std::size_t k = 0; k < sp.count; ++k)
+      if (cell(r, sp.first + k).label < 0) return static_cast<long>(k);
+    return -1;
+  }
+
+  static bool overlap(Span a, Span b) {
+    return a.count && b.count && a.first < b.first + b.count && b.first < a.first + a.count;
+  }
+
+  // ---- one step ------------------------------------------------------------------------------
+  void run_step(std::size_t st) {
+    sends_.clear();
+    recvs_.clear();
+    bool transfers = false;
+    for (int r = 0; r < n_; ++r) transfers |= scan_rank(r, st);
+    if (transfers) ++report_.rounds;
+    match_and_land(st);
+    for (int r = 0; r < n_; ++r) run_locals(r, st);
+    for (const auto& c : msg_) pool_.release(c.set);
+    msg_.clear();
+  }
+
+  // Validates rank r's ops of step st, snapshots its sends and checks the step's hazards.
+  // Returns whether the rank has a transfer in this step.
+  bool scan_rank(int r, std::size_t st) {
+    const auto& p = s_.programs[static_cast<std::size_t>(r)];
+    if (st >= p.num_steps()) return false;
+    const Op* ops = p.step_data(st);
+    const std::size_t k = p.step_size(st);
+    char* local_ok = local_ok_[static_cast<std::size_t>(r)].data() + p.step_begin[st];
+    ++stamp_;
+    bool transfers = false;
+
+    // Sends read the pre-step state: snapshot them now.
+    for (std::size_t i = 0; i < k; ++i) {
+      const Op& op = ops[i];
+      if (op.kind != OpKind::send) continue;
+      transfers = true;
+      if (!check_peer(r, st, i, op)) continue;
+      Xfer x{r, op.peer, static_cast<std::uint32_t>(i), op.src, {}, msg_.size(), false};
+      if (check_region(r, st, i, op, op.src, false, "source")) {
+        x.valid = true;
+        x.cells = span(r, op.src);
+        if (const long u = first_undefined(r, x.cells); u >= 0)
+          error(where(r, st, i, op) + "sends undefined data (block " +
+                std::to_string(op.src.first + u) + ")");
+        for (std::size_t c = 0; c < x.cells.count; ++c) {
+          const Cell v = cell(r, x.cells.first + c);
+          pool_.acquire(v.set);
+          msg_.push_back(v);
+          send_mark_[x.cells.first + c] = stamp_;
+        }
+        if (const auto bytes = part_.region_size(op.src) * elem_; bytes > 0) {
+          report_.bytes_sent[static_cast<std::size_t>(r)] += bytes;
+          ++report_.messages_sent[static_cast<std::size_t>(r)];
+        }
+      }
+      sends_.push_back(x);
+    }
+    // Receives: no two land on the same cell, none on a cell a send of the step reads.
+    for (std::size_t i = 0; i < k; ++i) {
+      const Op& op = ops[i];
+      if (op.kind != OpKind::recv) continue;
+      transfers = true;
+      if (!check_peer(r, st, i, op)) continue;
+      Xfer x{op.peer, r, static_cast<std::uint32_t>(i), op.dst, {}, 0, false};
+      if (check_region(r, st, i, op, op.dst, true, "destination")) {
+        x.valid = true;
+        x.cells = span(r, op.dst);
+        bool reported = false;
+        for (std::size_t c = x.cells.first; c < x.cells.first + x.cells.count; ++c) {
+          if (!reported && send_mark_[c] == stamp_) {
+            error(where(r, st, i, op) + "lands on data a send of the same step reads");
+            reported = true;
+          } else if (!reported && land_mark_[c] == stamp_) {
+            error(where(r, st, i, op) + "lands on the same block as receive op " +
+                  std::to_string(land_op_[c]) + " of the step");
+            reported = true;
+          }
+          land_mark_[c] = stamp_;
+          land_op_[c] = static_cast<std::uint32_t>(i);
+        }
+      }
+      recvs_.push_back(x);
+    }
+    // Local actions: valid regions, and no write to what a transfer of the step uses.
+    for (std::size_t i = 0; i < k; ++i) {
+      const Op& op = ops[i];
+      if (op.is_transfer()) continue;
+      bool ok = check_region(r, st, i, op, op.dst, true, "destination") &&
+                check_region(r, st, i, op, op.src, false, "source");
+      if (op.kind == OpKind::reduce)
+        ok = check_region(r, st, i, op, op.src2, false, "source") && ok;
+      if (!ok) continue;
+      if (op.src.count != op.dst.count ||
+          (op.kind == OpKind::reduce && op.src2.count != op.dst.count)) {
+        error(where(r, st, i, op) + "operands and destination differ in length");
+        continue;
+      }
+      const Span d = span(r, op.dst), a = span(r, op.src);
+      const Span b = op.kind == OpKind::reduce ? span(r, op.src2) : Span{};
+      if ((overlap(d, a) && d != a) || (overlap(d, b) && d != b)) {
+        error(where(r, st, i, op) + "destination partially overlaps an operand");
+        continue;
+      }
+      local_ok[i] = 1;
+      for (std::size_t c = d.first; c < d.first + d.count; ++c) {
+        if (send_mark_[c] == stamp_) {
+          error(where(r, st, i, op) + "writes data a send of the same step reads");
+          break;
+        }
+        if (land_mark_[c] != stamp_) continue;
+        // Consuming a receive in place (dst == landing region == an operand) is the one legal
+        // write to a landing region: an executor runs it after that receive has landed.
+        const Op& landing = ops[land_op_[c]];
+        const Span l = span(r, landing.dst);
+        if (!(l == d && (a == d || (op.kind == OpKind::reduce && b == d)))) {
+          error(where(r, st, i, op) + "writes data receive op " + std::to_string(land_op_[c]) +
+                " of the same step lands on");
+          break;
+        }
+      }
+    }
+    return transfers;
+  }
+
+  void match_and_land(std::size_t st) {
+    auto key = [](const Xfer& x) { return std::pair{x.from, x.to}; };
+    auto by_pair = [&](const Xfer& x, const Xfer& y) { return key(x) < key(y); };
+    std::stable_sort(sends_.begin(), sends_.end(), by_pair);
+    std::stable_sort(recvs_.begin(), recvs_.end(), by_pair);
+    auto op_of = [&](int r, std::uint32_t i) -> const Op& {
+      return s_.programs[static_cast<std::size_t>(r)].step_data(st)[i];
+    };
+    std::size_t i = 0, j = 0;
+    while (i < sends_.size() || j < recvs_.size()) {
+      const bool take_send =
+          j == recvs_.size() || (i < sends_.size() && key(sends_[i]) < key(recvs_[j]));
+      const bool take_recv =
+          i == sends_.size() || (j < recvs_.size() && key(recvs_[j]) < key(sends_[i]));
+      if (take_send) {
+        const auto& x = sends_[i++];
+        error(where(x.from, st, x.op, op_of(x.from, x.op)) + "no matching receive on rank " +
+              std::to_string(x.to) + " in this step");
+        continue;
+      }
+      if (take_recv) {
+        const auto& y = recvs_[j++];
+        error(where(y.to, st, y.op, op_of(y.to, y.op)) + "no matching send from rank " +
+              std::to_string(y.from) + " in this step");
+        continue;
+      }
+      const auto& x = sends_[i++];
+      const auto& y = recvs_[j++];
+      if (!x.valid || !y.valid) continue;  // already reported
+      const auto sb = part_.region_size(x.region) * elem_;
+      const auto rb = part_.region_size(y.region) * elem_;
+      if (sb != rb) {
+        error(where(y.to, st, y.op, op_of(y.to, y.op)) + "receives " + std::to_string(rb) +
+              " bytes but rank " + std::to_string(x.from) + " op " + std::to_string(x.op) +
+              " sends " + std::to_string(sb) + " (" + to_string(x.region) + ")");
+        continue;
+      }
+      if (x.cells.count != y.cells.count) {
+        error(where(y.to, st, y.op, op_of(y.to, y.op)) + "receives " +
+              std::to_string(y.cells.count) + " blocks but rank " + std::to_string(x.from) +
+              " op " + std::to_string(x.op) + " sends " + std::to_string(x.cells.count));
+        continue;
+      }
+      for (std::size_t c = 0; c < y.cells.count; ++c)
+        assign(cell(y.to, y.cells.first + c), msg_[x.msg_first + c]);
+    }
+  }
+
+  void run_locals(int r, std::size_t st) {
+    const auto& p = s_.programs[static_cast<std::size_t>(r)];
+    if (st >= p.num_steps()) return;
+    const Op* ops = p.step_data(st);
+    const char* local_ok = local_ok_[static_cast<std::size_t>(r)].data() + p.step_begin[st];
+    for (std::size_t i = 0; i < p.step_size(st); ++i) {
+      const Op& op = ops[i];
+      if (op.is_transfer() || !local_ok[i]) continue;
+      const Span d = span(r, op.dst), a = span(r, op.src);
+      if (op.kind == OpKind::copy) {
+        if (const long u = first_undefined(r, a); u >= 0)
+          error(where(r, st, i, op) + "copies undefined data (block " +
+                std::to_string(op.src.first + u) + ")");
+        for (std::size_t c = 0; c < d.count; ++c)
+          assign(cell(r, d.first + c), cell(r, a.first + c));
+        continue;
+      }
+      const Span b = span(r, op.src2);
+      bool reported = false;
+      for (std::size_t c = 0; c < d.count; ++c) {
+        const Cell x = cell(r, a.first + c), y = cell(r, b.first + c);
+        if (x.label < 0 || y.label < 0) {
+          if (!reported)
+            error(where(r, st, i, op) + "reduces undefined data (block " +
+                  std::to_string((x.label < 0 ? op.src.first : op.src2.first) + c) + ")");
+          reported = true;
+          assign(cell(r, d.first + c), Cell{});
+          continue;
+        }
+        if (!reported && x.label != y.label) {
+          error(where(r, st, i, op) + "combines different blocks (" + std::to_string(x.label) +
+                " and " + std::to_string(y.label) + ")");
+          reported = true;
+        } else if (!reported && pool_.intersects(x.set, y.set)) {
+          error(where(r, st, i, op) + "counts contributions twice: " + pool_.describe(x.set) +
+                " (+) " + pool_.describe(y.set));
+          reported = true;
+        } else if (!reported && s_.preserves_order) {
+          const auto l = pool_.span(x.set), rt = pool_.span(y.set);
+          if (!l.contiguous || !rt.contiguous || l.hi >= rt.lo) {
+            error(where(r, st, i, op) + "breaks rank order: " + pool_.describe(x.set) + " (+) " +
+                  pool_.describe(y.set) + " (preserves_order needs left < right intervals)");
+            reported = true;
+          }
+        }
+        const std::uint32_t u = pool_.unite(x.set, y.set);
+        assign(cell(r, d.first + c), Cell{x.label, u});
+      }
+    }
+  }
+
+  // ---- postcondition -------------------------------------------------------------------------
+  void expect(int r, Buf buf, std::uint32_t b, std::int32_t lab, std::uint32_t set,
+              const std::string& what) {
+    if (saturated()) return;
+    const auto& L = layout_[static_cast<std::size_t>(r)];
+    const Cell v = cell(r, phys(L, buf, b));
+    if (v.label == lab && pool_.equal(v.set, set)) return;
+    std::string got = v.label < 0
+                          ? std::string("undefined")
+                          : "block " + std::to_string(v.label) + " from " + pool_.describe(v.set);
+    error("postcondition: rank " + std::to_string(r) + " " + to_string(Region{buf, b, 1}) +
+          " holds " + got + ", expected block " + std::to_string(lab) + " " + what);
+  }
+
+  void check_postcondition() {
+    const auto all = all_;
+    switch (s_.collective) {
+      case Collective::allreduce:
+        for (int r = 0; r < n_; ++r)
+          for (std::uint32_t b = 0; b < nb_; ++b)
+            expect(r, Buf::out, b, label(b), all, "from all ranks");
+        break;
+      case Collective::reduce:
+        for (std::uint32_t b = 0; b < nb_; ++b)
+          expect(s_.root, Buf::out, b, label(b), all, "from all ranks");
+        break;
+      case Collective::bcast:
+        for (int r = 0; r < n_; ++r)
+          for (std::uint32_t b = 0; b < nb_; ++b)
+            expect(r, Buf::out, b, label(b), singleton_[static_cast<std::size_t>(s_.root)],
+                   "from the root");
+        break;
+      case Collective::reduce_scatter:
+        for (int r = 0; r < n_; ++r)
+          expect(r, Buf::out, static_cast<std::uint32_t>(r), label(static_cast<std::uint32_t>(r)),
+                 all, "from all ranks");
+        break;
+      case Collective::allgather:
+        for (int r = 0; r < n_; ++r)
+          for (std::uint32_t b = 0; b < nb_; ++b)
+            expect(r, Buf::out, b, label(b), singleton_[b], "from rank " + std::to_string(b));
+        break;
+      case Collective::alltoall:
+        for (int r = 0; r < n_; ++r)
+          for (std::uint32_t b = 0; b < nb_; ++b)
+            expect(r, Buf::out, b, label(static_cast<std::uint32_t>(r)), singleton_[b],
+                   "from rank " + std::to_string(b));
+        break;
+    }
+  }
+
+  const Schedule& s_;
+  int n_;
+  std::uint32_t nb_;
+  Partition part_;
+  std::size_t elem_;
+  SetPool pool_;
+  VerifyReport report_;
+  std::size_t nerrors_ = 0;
+
+  std::vector<Cell> cells_;
+  std::vector<Layout> layout_;
+  std::vector<std::uint32_t> singleton_;
+  std::uint32_t all_ = 0;
+
+  // Per-step scratch.
+  std::vector<Xfer> sends_, recvs_;
+  std::vector<Cell> msg_;
+  std::vector<std::uint64_t> send_mark_, land_mark_;
+  std::vector<std::uint32_t> land_op_;
+  // Per rank and op: a local action that passed scan_rank's checks and may run.
+  std::vector<std::vector<char>> local_ok_;
+  std::uint64_t stamp_ = 0;
+};
+
+}  // namespace
+
+VerifyReport verify(const Schedule& schedule, std::size_t count, std::size_t elem_size) {
+  return Verifier(schedule, count, elem_size).run();
+}
+
+void verify_or_throw(const Schedule& schedule, std::size_t count, std::size_t elem_size) {
+  auto rep = verify(schedule, count, elem_size);
+  if (rep.ok) return;
+  std::ostringstream msg;
+  msg << "schedule '" << schedule.algorithm << "' (" << to_string(schedule.collective)
+      << ", n=" << schedule.nranks << (schedule.in_place ? ", in place" : "") << ", count=" << count
+      << ") failed verification:";
+  for (const auto& e : rep.errors) msg << "\n  " << e;
+  throw Error(msg.str());
+}
+
+}  // namespace cclx::sched

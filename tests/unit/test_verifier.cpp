@@ -1,0 +1,430 @@
+// Verifier on hand-built schedules: one good schedule per shape, and one bad schedule per error
+// class, each checked for the message that names the problem.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "cclx/error.hpp"
+#include "cclx/schedule/generate.hpp"
+#include "cclx/schedule/verifier.hpp"
+
+namespace {
+
+using namespace cclx::sched;
+
+// A schedule whose rank r program is built by `body(r, builder)`.
+Schedule make(Collective c, int n, std::uint32_t nblocks,
+              const std::function<void(int, ProgramBuilder&)>& body, bool in_place = false) {
+  Schedule s;
+  s.algorithm = "hand";
+  s.collective = c;
+  s.nranks = n;
+  s.nblocks = nblocks;
+  s.in_place = in_place;
+  s.programs.resize(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
+    body(r, b);
+  }
+  return s;
+}
+
+// Two-rank allreduce of one block: exchange inputs, each adds (rank-ordered when `ordered`).
+Schedule exchange_allreduce(bool ordered) {
+  return make(Collective::allreduce, 2, 1, [&](int r, ProgramBuilder& b) {
+    const int peer = 1 - r;
+    b.send(peer, in(0)).recv(peer, scratch(0));
+    // Rank 0's own contribution goes left when ordered; rank 1 always puts the peer's left.
+    if (r == 0 && ordered)
+      b.reduce(out(0), in(0), scratch(0));
+    else
+      b.reduce(out(0), scratch(0), in(0));
+    b.end_step();
+  });
+}
+
+bool has_error(const VerifyReport& rep, const std::string& needle) {
+  for (const auto& e : rep.errors)
+    if (e.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+std::string all_errors(const VerifyReport& rep) {
+  std::string s;
+  for (const auto& e : rep.errors) s += e + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("verifier accepts a hand-built allreduce and reports its cost") {
+  const auto s = exchange_allreduce(true);
+  const auto rep = verify(s, 10, 4);
+  INFO(all_errors(rep));
+  CHECK(rep.ok);
+  CHECK(rep.rounds == 1);
+  CHECK(rep.bytes_sent == std::vector<std::size_t>{40, 40});
+  CHECK(rep.messages_sent == std::vector<std::size_t>{1, 1});
+  CHECK(rep.max_bytes_sent() == 40);
+  // Empty blocks are not messages.
+  const auto empty = verify(s, 0);
+  CHECK(empty.ok);
+  CHECK(empty.rounds == 1);
+  CHECK(empty.messages_sent == std::vector<std::size_t>{0, 0});
+}
+
+TEST_CASE("verifier: unmatched send") {
+  const auto s = make(Collective::allreduce, 2, 1, [](int r, ProgramBuilder& b) {
+    if (r == 0) b.send(1, in(0));
+    b.copy(out(0), in(0)).end_step();
+  });
+  const auto rep = verify(s, 4);
+  CHECK_FALSE(rep.ok);
+  CHECK(has_error(rep, "rank 0 step 0 op 0 (send to 1 in[0]): no matching receive on rank 1"));
+}
+
+TEST_CASE("verifier: unmatched receive, also when the send is in another step") {
+  const auto s = make(Collective::allreduce, 2, 1, [](int r, ProgramBuilder& b) {
+    if (r == 1) b.recv(0, scratch(0));
+    b.end_step();
+    if (r == 0) b.send(1, in(0));
+    b.end_step();
+  });
+  const auto rep = verify(s, 4);
+  CHECK_FALSE(rep.ok);
+  CHECK(has_error(rep, "rank 1 step 0 op 0 (recv from 0 scratch[0]): no matching send"));
+  CHECK(has_error(rep, "rank 0 step 1 op 0 (send to 1 in[0]): no matching receive"));
+}
+
+TEST_CASE("verifier: transfers of a pair match in program order") {
+  // Rank 0 sends blocks 0 and 1 to root 1 in one step; the receives pair with them in order.
+  const auto reduce = [](bool swapped) {
+    auto s = make(Collective::reduce, 2, 2, [&](int r, ProgramBuilder& b) {
+      if (r == 0) b.send(1, in(0)).send(1, in(1));
+      if (r == 1) {
+        b.recv(0, scratch(swapped ? 1 : 0)).recv(0, scratch(swapped ? 0 : 1));
+        b.reduce(out(0), scratch(0), in(0)).reduce(out(1), scratch(1), in(1));
+      }
+      b.end_step();
+    });
+    s.root = 1;
+    return s;
+  };
+  const auto rep = verify(reduce(false), 6);
+  INFO(all_errors(rep));
+  CHECK(rep.ok);
+  CHECK(has_error(verify(reduce(true), 6), "combines different blocks (1 and 0)"));
+}
+
+TEST_CASE("verifier: size mismatch") {
+  // count 3 in 2 blocks: block 0 has 2 elements, block 1 has 1.
+  const auto s = make(Collective::allreduce, 2, 2, [](int r, ProgramBuilder& b) {
+    if (r == 0) b.send(1, in(0));
+    if (r == 1) b.recv(0, scratch(1));
+    b.end_step();
+  });
+  const auto rep = verify(s, 3, 8);
+  CHECK_FALSE(rep.ok);
+  CHECK(has_error(rep, "receives 8 bytes but rank 0 op 0 sends 16"));
+}
+
+TEST_CASE("verifier: sending undefined data") {
+  const auto s = make(Collective::allreduce, 2, 1, [](int r, ProgramBuilder& b) {
+    if (r == 0) b.send(1, scratch(0));
+    if (r == 1) b.recv(0, scratch(0));
+    b.end_step();
+  });
+  const auto rep = verify(s, 4);
+  CHECK_FALSE(rep.ok);
+  CHECK(has_error(rep, "rank 0 step 0 op 0 (send to 1 scratch[0]): sends undefined data"));
+}
+
+TEST_CASE("verifier: reducing or copying undefined data") {
+  const auto s = make(Collective::allreduce, 1, 2, [](int, ProgramBuilder& b) {
+    b.reduce(out(0), in(0), scratch(0)).copy(out(1), scratch(1)).end_step();
+  });
+  const auto rep = verify(s, 4);
+  CHECK(has_error(rep, "op 0 (out[0] = in[0] (+) scratch[0]): reduces undefined data"));
+  CHECK(has_error(rep, "op 1 (out[1] = scratch[1]): copies undefined data"));
+}
+
+TEST_CASE("verifier: double counting") {
+  const auto s = make(Collective::allreduce, 2, 1, [](int r, ProgramBuilder& b) {
+    const int peer = 1 - r;
+    b.send(peer, in(0)).recv(peer, scratch(0)).reduce(out(0), scratch(0), in(0)).end_step();
+    // Adding the own input again counts it twice.
+    b.reduce(out(0), out(0), in(0)).end_step();
+  });
+  const auto rep = verify(s, 4);
+  CHECK_FALSE(rep.ok);
+  CHECK(has_error(rep,
+                  "rank 0 step 1 op 0 (out[0] = out[0] (+) in[0]): counts contributions "
+                  "twice: {0-1} (+) {0}"));
+}
+
+TEST_CASE("verifier: combining different blocks") {
+  const auto s = make(Collective::allreduce, 2, 2, [](int r, ProgramBuilder& b) {
+    const int peer = 1 - r;
+    b.send(peer, in(0)).recv(peer, scratch(0)).reduce(out(0), scratch(0), in(1)).end_step();
+  });
+  CHECK(has_error(verify(s, 4), "combines different blocks (0 and 1)"));
+}
+
+TEST_CASE("verifier: write to In out of place") {
+  const auto s = make(Collective::allreduce, 2, 1, [](int r, ProgramBuilder& b) {
+    const int peer = 1 - r;
+    b.send(peer, in(0)).recv(peer, scratch(0)).end_step();
+    b.reduce(in(0), scratch(0), in(0)).end_step();
+    b.copy(out(0), in(0)).end_step();
+  });
+  const auto rep = verify(s, 4);
+  CHECK_FALSE(rep.ok);
+  CHECK(has_error(rep,
+                  "rank 0 step 1 op 0 (in[0] = scratch[0] (+) in[0]): destination in[0] "
+                  "writes In in an out-of-place schedule"));
+  // The same program is correct in place, where In is Out.
+  auto inplace = s;
+  inplace.in_place = true;
+  const auto rep2 = verify(inplace, 4);
+  INFO(all_errors(rep2));
+  CHECK(rep2.ok);
+}
+
+TEST_CASE("verifier: regions outside their windows and bad peers") {
+  const auto s = make(Collective::reduce, 2, 2, [](int r, ProgramBuilder& b) {
+    if (r == 1) b.copy(out(0), in(0)).send(1, in(0)).copy(scratch(1, 2), in(0, 2));
+    if (r == 0) b.send(7, in(2));
+    b.end_step();
+  });
+  const auto rep = verify(s, 4);
+  CHECK(has_error(rep, "rank 1 step 0 op 0 (out[0] = in[0]): destination out[0] rank has no Out"));
+  CHECK(has_error(rep, "rank 1 step 0 op 1 (send to 1 in[0]): invalid peer 1"));
+  CHECK(has_error(rep,
+                  "rank 1 step 0 op 2 (scratch[1..3) = in[0..2)): destination scratch[1..3) "
+                  "outside scratch [0..2)"));
+  CHECK(has_error(rep, "rank 0 step 0 op 0 (send to 7 in[2]): invalid peer 7"));
+}
+
+TEST_CASE("verifier: in-place clobber") {
+  // Rank 0 receives its result block into Out[1] in step 0, but In[1] (the same storage in
+  // place) still had to be sent in step 1. Out of place the program is a correct alltoall.
+  const auto s = make(Collective::alltoall, 2, 2, [](int r, ProgramBuilder& b) {
+    if (r == 0) b.recv(1, out(1));
+    if (r == 1) b.send(0, in(0));
+    b.end_step();
+    if (r == 0) b.send(1, in(1));
+    if (r == 1) b.recv(0, out(0));
+    b.end_step();
+  });
+  auto out_of_place = s;
+  const auto copy_own = [](Schedule& x) {
+    for (int r = 0; r < 2; ++r) {
+      ProgramBuilder b(x.programs[static_cast<std::size_t>(r)]);
+      b.copy(out(static_cast<std::uint32_t>(r)), in(static_cast<std::uint32_t>(r))).end_step();
+    }
+  };
+  copy_own(out_of_place);
+  const auto good = verify(out_of_place, 4);
+  INFO(all_errors(good));
+  CHECK(good.ok);
+
+  auto in_place = s;
+  in_place.in_place = true;
+  const auto rep = verify(in_place, 4);
+  CHECK_FALSE(rep.ok);
+  CHECK(has_error(rep, "postcondition: rank 1 out[0] holds block 0 from {1}, expected block 1"));
+}
+
+TEST_CASE("verifier: in-place reduce_scatter result aliases In block 0") {
+  // Out[r] is user block 0, so a rank that writes its result before reducing In[0] loses In[0].
+  const auto s = make(
+      Collective::reduce_scatter, 2, 2,
+      [](int r, ProgramBuilder& b) {
+        const auto me = static_cast<std::uint32_t>(r), other = 1 - me;
+        b.send(1 - r, in(other)).recv(1 - r, scratch(me)).end_step();
+        b.reduce(out(me), scratch(me), in(me)).end_step();
+      },
+      true);
+  const auto rep = verify(s, 4);
+  // Rank 0's Out is In[0] itself (fine); rank 1 sent In[0] in step 0 before clobbering it.
+  INFO(all_errors(rep));
+  CHECK(rep.ok);
+
+  // Writing the result first and sending In[0] afterwards sends the clobbered block.
+  const auto bad = make(
+      Collective::reduce_scatter, 2, 2,
+      [](int r, ProgramBuilder& b) {
+        const auto me = static_cast<std::uint32_t>(r), other = 1 - me;
+        b.copy(out(me), in(me)).end_step();
+        b.send(1 - r, in(other)).recv(1 - r, scratch(me)).end_step();
+        b.reduce(out(me), scratch(me), out(me)).end_step();
+      },
+      true);
+  const auto rep2 = verify(bad, 4);
+  CHECK_FALSE(rep2.ok);
+  CHECK(has_error(rep2,
+                  "rank 0 step 2 op 0 (out[0] = scratch[0] (+) out[0]): combines different "
+                  "blocks (1 and 0)"));
+}
+
+TEST_CASE("verifier: hazards within a step") {
+  SUBCASE("receive lands on data a send of the step reads") {
+    const auto s = make(Collective::allreduce, 2, 1, [](int r, ProgramBuilder& b) {
+      b.copy(out(0), in(0)).end_step();
+      b.send(1 - r, out(0)).recv(1 - r, out(0)).end_step();
+    });
+    CHECK(has_error(verify(s, 4),
+                    "rank 0 step 1 op 1 (recv from 1 out[0]): lands on data a send "
+                    "of the same step reads"));
+  }
+  SUBCASE("two receives land on the same block") {
+    const auto s = make(Collective::allreduce, 3, 1, [](int r, ProgramBuilder& b) {
+      if (r == 0) b.recv(1, scratch(0)).recv(2, scratch(0));
+      if (r != 0) b.send(0, in(0));
+      b.end_step();
+    });
+    CHECK(has_error(verify(s, 4),
+                    "rank 0 step 0 op 1 (recv from 2 scratch[0]): lands on the "
+                    "same block as receive op 0"));
+  }
+  SUBCASE("a local action writes what a send of the step reads") {
+    const auto s = make(Collective::allreduce, 2, 1, [](int r, ProgramBuilder& b) {
+      b.copy(out(0), in(0)).end_step();
+      b.send(1 - r, out(0)).recv(1 - r, scratch(0)).reduce(out(0), scratch(0), in(0)).end_step();
+    });
+    CHECK(has_error(verify(s, 4),
+                    "rank 0 step 1 op 2 (out[0] = scratch[0] (+) in[0]): writes "
+                    "data a send of the same step reads"));
+  }
+  SUBCASE("a local action overwrites a landing region") {
+    const auto s = make(Collective::allreduce, 2, 1, [](int r, ProgramBuilder& b) {
+      b.send(1 - r, in(0)).recv(1 - r, scratch(0)).copy(scratch(0), in(0)).end_step();
+    });
+    CHECK(has_error(verify(s, 4),
+                    "rank 0 step 0 op 2 (scratch[0] = in[0]): writes data receive "
+                    "op 1 of the same step lands on"));
+  }
+  SUBCASE("consuming a receive in place is legal") {
+    const auto s = make(Collective::allreduce, 2, 1, [](int r, ProgramBuilder& b) {
+      b.send(1 - r, in(0))
+          .recv(1 - r, scratch(0))
+          .reduce(scratch(0), scratch(0), in(0))
+          .copy(out(0), scratch(0))
+          .end_step();
+    });
+    const auto rep = verify(s, 4);
+    INFO(all_errors(rep));
+    CHECK(rep.ok);
+  }
+}
+
+TEST_CASE("verifier: postcondition failure") {
+  // Only rank 0 completes the sum.
+  const auto s = make(Collective::allreduce, 2, 1, [](int r, ProgramBuilder& b) {
+    if (r == 1) b.send(0, in(0)).copy(out(0), in(0));
+    if (r == 0) b.recv(1, scratch(0)).reduce(out(0), in(0), scratch(0));
+    b.end_step();
+  });
+  const auto rep = verify(s, 4);
+  CHECK_FALSE(rep.ok);
+  CHECK(rep.errors.size() == 1);
+  CHECK(has_error(rep,
+                  "postcondition: rank 1 out[0] holds block 0 from {1}, expected block 0 "
+                  "from all ranks"));
+  CHECK_THROWS_AS(verify_or_throw(s, 4), cclx::Error);
+  CHECK_NOTHROW(verify_or_throw(exchange_allreduce(false), 4));
+}
+
+TEST_CASE("verifier: rank-order violation") {
+  auto unordered = exchange_allreduce(false);
+  CHECK(verify(unordered, 4).ok);  // fine for commutative operations
+  unordered.preserves_order = true;
+  const auto rep = verify(unordered, 4);
+  CHECK_FALSE(rep.ok);
+  CHECK(has_error(rep,
+                  "rank 0 step 0 op 2 (out[0] = scratch[0] (+) in[0]): breaks rank order: "
+                  "{1} (+) {0}"));
+  auto ordered = exchange_allreduce(true);
+  ordered.preserves_order = true;
+  CHECK(verify(ordered, 4).ok);
+}
+
+TEST_CASE("verifier: bcast and reduce shapes") {
+  // Root 1 of 3 sends everything to both others.
+  const auto bcast = make(Collective::bcast, 3, 2, [](int r, ProgramBuilder& b) {
+    if (r == 1) b.send(0, out(0, 2)).send(2, out(0, 2));
+    if (r != 1) b.recv(1, out(0, 2));
+    b.end_step();
+  });
+  auto bc = bcast;
+  bc.root = 1;
+  CHECK(verify(bc, 5).ok);
+  CHECK(has_error(verify(bcast, 5), "sends undefined data"));  // root 0 does not hold the data
+
+  // Reduce to root 2: non-roots have no Out; in place, the root's In is its Out.
+  for (bool ip : {false, true}) {
+    auto red = make(
+        Collective::reduce, 3, 1,
+        [&](int r, ProgramBuilder& b) {
+          if (r == 0) b.send(1, in(0));
+          if (r == 1) b.recv(0, scratch(0)).reduce(scratch(0), scratch(0), in(0));
+          b.end_step();
+          if (r == 1) b.send(2, scratch(0));
+          if (r == 2) b.recv(1, scratch(0)).reduce(out(0), scratch(0), in(0));
+          b.end_step();
+        },
+        ip);
+    red.root = 2;
+    const auto rep = verify(red, 7);
+    INFO(all_errors(rep));
+    CHECK(rep.ok);
+  }
+}
+
+TEST_CASE("verifier: malformed schedules are rejected before execution") {
+  auto s = exchange_allreduce(true);
+  s.programs.pop_back();
+  CHECK(has_error(verify(s, 4), "schedule holds 1 programs for 2 ranks"));
+
+  auto t = exchange_allreduce(true);
+  t.programs[0].ops.push_back(Op{});  // an op after the last end_step()
+  CHECK(has_error(verify(t, 4), "rank 0: malformed program"));
+
+  auto a = make(Collective::alltoall, 2, 2, [](int, ProgramBuilder&) {});
+  CHECK(has_error(verify(a, 3), "alltoall needs a count divisible by nranks"));
+}
+
+TEST_CASE("verifier: error list is capped") {
+  const auto s = make(Collective::allreduce, 64, 1, [](int r, ProgramBuilder& b) {
+    b.send((r + 1) % 64, scratch(0)).end_step();
+  });
+  const auto rep = verify(s, 4);
+  CHECK_FALSE(rep.ok);
+  CHECK(rep.errors.size() <= 21);
+  CHECK(rep.errors.back().find("more errors") != std::string::npos);
+}
+
+TEST_CASE("verifier: large schedules are fast") {
+  using clock = std::chrono::steady_clock;
+  ScheduleRequest req{Collective::allreduce, 256};
+  const auto s = ring(req);
+  REQUIRE(s.num_rounds() == 510);
+  const auto t0 = clock::now();
+  const auto rep = verify(s, 1 << 20, 4);
+  const double sec = std::chrono::duration<double>(clock::now() - t0).count();
+  MESSAGE("ring allreduce n=256: verified in " << sec << " s");
+  CHECK(rep.ok);
+  CHECK(rep.rounds == 510);
+  CHECK(sec < 2.0);  // well under a second on an idle machine; slack for shared CI
+
+  req.nranks = 1024;
+  const auto big = ring(req);
+  const auto t1 = clock::now();
+  const auto rep2 = verify(big, 1 << 20, 4);
+  const double sec2 = std::chrono::duration<double>(clock::now() - t1).count();
+  MESSAGE("ring allreduce n=1024: verified in " << sec2 << " s");
+  CHECK(rep2.ok);
+  CHECK(sec2 < 30.0);
+}
