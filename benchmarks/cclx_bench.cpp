@@ -1,0 +1,898 @@
+// cclx-bench: OSU-style latency / bandwidth benchmark of cclx's collectives, every requested
+// algorithm side by side with the MPI library's own collective ("native") in the same run.
+//
+//   mpiexec -n 2 cclx-bench allreduce -m 8:64M --algos ring,rhd
+//   mpiexec -n 4 cclx-bench allreduce -m 1M:256M --straggler 3 --delay-ms 5
+//   mpiexec -n 2 cclx-bench overhead
+//
+// Methodology (timings on small shared machines are noisy): for each size the algorithms run
+// interleaved, --repeat times; each repetition is a warm-up and then a timed block that starts
+// after a barrier. The time per call is averaged over the block on each rank, then reduced across
+// ranks (avg / min / max, as OSU reports); the table shows the median over repetitions. Every
+// algorithm's result is checked against native's once per size before it is timed.
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "cclx/cclx.hpp"
+
+// CMake defines these once the generator's source exists (they are being written in parallel).
+#ifndef CCLX_BENCH_HAVE_RECURSIVE_HALVING_DOUBLING
+#define CCLX_BENCH_HAVE_RECURSIVE_HALVING_DOUBLING 0
+#endif
+#ifndef CCLX_BENCH_HAVE_BINOMIAL_TREE
+#define CCLX_BENCH_HAVE_BINOMIAL_TREE 0
+#endif
+#ifndef CCLX_BENCH_HAVE_PIPELINED_TREE
+#define CCLX_BENCH_HAVE_PIPELINED_TREE 0
+#endif
+#ifndef CCLX_BENCH_HAVE_STRAGGLAR
+#define CCLX_BENCH_HAVE_STRAGGLAR 0
+#endif
+#if CCLX_BENCH_HAVE_STRAGGLAR
+#include "cclx/algo/stragglar.hpp"
+#endif
+
+namespace {
+
+using json = nlohmann::json;
+using Comm = cclx::Communicator<cclx::MpiBackend>;
+
+enum class Coll { allreduce, reduce, bcast, reduce_scatter, allgather, alltoall };
+constexpr std::array<std::string_view, 6> kCollNames = {"allreduce",      "reduce",    "bcast",
+                                                        "reduce_scatter", "allgather", "alltoall"};
+constexpr std::array<std::string_view, 6> kCollTitles = {"Allreduce",      "Reduce",    "Broadcast",
+                                                         "Reduce_scatter", "Allgather", "Alltoall"};
+
+constexpr int kRoot = 0;
+
+struct Options {
+  std::string mode;  // a collective's name or "overhead"
+  Coll coll = Coll::allreduce;
+  std::size_t min_bytes = 8;
+  std::size_t max_bytes = std::size_t{1} << 20;
+  std::optional<long> iterations;
+  std::optional<long> warmup;
+  std::string type = "float";
+  std::vector<std::string> algos;  // labels as given: "ring" or "ring@64K" (segment override)
+  std::optional<std::size_t> segment_bytes;
+  std::optional<int> repeat;
+  bool in_place = false;
+  bool json = false;
+  int straggler = -1;
+  double delay_ms = 0;
+  double target_ms = 200;  // time per measurement when -i is not given
+  std::string command;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Algorithm registry: --algos names to policy objects. Adding an algorithm is one line here.
+template <class F>
+struct AlgoEntry {
+  std::string_view name;
+  F make;  // (const Options&) -> policy
+};
+template <class F>
+AlgoEntry(std::string_view, F) -> AlgoEntry<F>;
+
+template <class P>
+P with_segment(P p, const Options& o) {
+  if (o.segment_bytes) p.segment_bytes = *o.segment_bytes;
+  return p;
+}
+
+const auto kAlgorithms = std::tuple {
+  AlgoEntry{"native", [](const Options&) { return cclx::algo::Native{}; }},
+      AlgoEntry{"ring", [](const Options& o) { return with_segment(cclx::algo::Ring{}, o); }},
+#if CCLX_BENCH_HAVE_RECURSIVE_HALVING_DOUBLING
+      AlgoEntry{
+          "rhd",
+          [](const Options& o) { return with_segment(cclx::algo::RecursiveHalvingDoubling{}, o); }},
+#endif
+#if CCLX_BENCH_HAVE_BINOMIAL_TREE
+      AlgoEntry{"binomial_tree", [](const Options&) { return cclx::algo::BinomialTree{}; }},
+#endif
+#if CCLX_BENCH_HAVE_PIPELINED_TREE
+      AlgoEntry{"pipelined_tree",
+                [](const Options& o) { return with_segment(cclx::algo::PipelinedTree{}, o); }},
+#endif
+#if CCLX_BENCH_HAVE_STRAGGLAR
+      // The straggler is --straggler's rank (default: the policy's, the last rank).
+      AlgoEntry{"stragglar",
+                [](const Options& o) { return cclx::algo::StragglAR{.straggler = o.straggler}; }},
+#endif
+};
+
+std::string available_algorithms() {
+  std::string s;
+  std::apply([&](const auto&... e) { ((s += (s.empty() ? "" : ", ") + std::string(e.name)), ...); },
+             kAlgorithms);
+  return s;
+}
+
+// Calls fn(policy) for the registry entry `name`; false if there is none.
+template <class Fn>
+bool with_algorithm(std::string_view name, const Options& o, Fn&& fn) {
+  return std::apply(
+      [&](const auto&... e) { return ((e.name == name ? (fn(e.make(o)), true) : false) || ...); },
+      kAlgorithms);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command line
+
+std::optional<std::size_t> parse_bytes(std::string_view s) {
+  std::size_t v = 0;
+  std::size_t i = 0;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) v = v * 10 + (s[i] - '0');
+  if (i == 0) return std::nullopt;
+  std::string_view suffix = s.substr(i);
+  std::size_t mult = 1;
+  if (!suffix.empty()) {
+    switch (suffix[0] | 0x20) {
+      case 'k':
+        mult = std::size_t{1} << 10;
+        break;
+      case 'm':
+        mult = std::size_t{1} << 20;
+        break;
+      case 'g':
+        mult = std::size_t{1} << 30;
+        break;
+      case 'b':
+        mult = 1;
+        break;
+      default:
+        return std::nullopt;
+    }
+    if (mult != 1) suffix.remove_prefix(1);
+    if (suffix != "" && suffix != "B" && suffix != "iB" && suffix != "b") return std::nullopt;
+  }
+  return v * mult;
+}
+
+std::string format_bytes(std::size_t b) {
+  if (b && b % (std::size_t{1} << 30) == 0) return std::to_string(b >> 30) + "G";
+  if (b && b % (std::size_t{1} << 20) == 0) return std::to_string(b >> 20) + "M";
+  if (b && b % (std::size_t{1} << 10) == 0) return std::to_string(b >> 10) + "K";
+  return std::to_string(b);
+}
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  while (true) {
+    const auto p = s.find(sep);
+    out.emplace_back(s.substr(0, p));
+    if (p == std::string_view::npos) break;
+    s.remove_prefix(p + 1);
+  }
+  return out;
+}
+
+constexpr const char* kUsage =
+    "usage: mpiexec -n N cclx-bench <collective> [options]\n"
+    "       mpiexec -n 2 cclx-bench overhead [-i N] [--repeat R] [-t TYPE] [--json]\n"
+    "collectives: allreduce reduce bcast reduce_scatter allgather alltoall\n"
+    "  -m MIN:MAX          message sizes in bytes (suffix K, M, G), powers of two (default 8:1M)\n"
+    "  -i N                timed iterations per measurement (default: ~--target-ms per block)\n"
+    "  -x N                warm-up calls before each timed block (default: iterations/10, 1..100)\n"
+    "  -t TYPE             float double int32 int64 uint8 (default float)\n"
+    "  --algos A,B,...     algorithms (default: all), native always included; NAME@BYTES\n"
+    "                      overrides the segment size for that entry (e.g. ring@64K)\n"
+    "  --segment-bytes B   segment size for ring / rhd / pipelined_tree (default: the policy's)\n"
+    "  --repeat R          interleaved repetitions, the median is reported (default 5; 15 for\n"
+    "                      overhead)\n"
+    "  --target-ms T       time per timed block when -i is not given (default 200)\n"
+    "  --in-place          one-buffer (in-place) calls instead of out-of-place\n"
+    "  --straggler R --delay-ms D   rank R sleeps D ms before each call; latency is measured on\n"
+    "                      the other ranks from their start of the call\n"
+    "  --json              print JSON instead of the table\n";
+
+struct UsageError {
+  std::string msg;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  o.command = "cclx-bench";
+  for (int i = 1; i < argc; ++i) o.command += std::string(" ") + argv[i];
+  if (argc < 2) throw UsageError{"missing <collective>"};
+  o.mode = argv[1];
+  if (o.mode == "-h" || o.mode == "--help") throw UsageError{};
+  if (o.mode != "overhead") {
+    const auto it = std::find(kCollNames.begin(), kCollNames.end(), o.mode);
+    if (it == kCollNames.end()) throw UsageError{"unknown collective '" + o.mode + "'"};
+    o.coll = static_cast<Coll>(it - kCollNames.begin());
+  }
+  auto value = [&](int& i) -> std::string_view {
+    if (i + 1 >= argc) throw UsageError{std::string(argv[i]) + " needs a value"};
+    return argv[++i];
+  };
+  auto number = [&](int& i) -> long {
+    const std::string_view flag = argv[i];
+    const std::string v(value(i));
+    char* end = nullptr;
+    const long x = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end) throw UsageError{std::string(flag) + ": not a number: " + v};
+    return x;
+  };
+  auto bytes = [&](std::string_view v) {
+    const auto b = parse_bytes(v);
+    if (!b) throw UsageError{"not a size: " + std::string(v)};
+    return *b;
+  };
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "-m") {
+      const auto parts = split(value(i), ':');
+      if (parts.size() == 1) {
+        o.max_bytes = bytes(parts[0]);
+      } else if (parts.size() == 2) {
+        o.min_bytes = bytes(parts[0]);
+        o.max_bytes = bytes(parts[1]);
+      } else {
+        throw UsageError{"-m takes MIN:MAX"};
+      }
+      if (o.min_bytes == 0 || o.min_bytes > o.max_bytes)
+        throw UsageError{"-m: need 0 < MIN <= MAX"};
+    } else if (a == "-i") {
+      o.iterations = number(i);
+      if (*o.iterations < 1) throw UsageError{"-i must be >= 1"};
+    } else if (a == "-x") {
+      o.warmup = number(i);
+      if (*o.warmup < 0) throw UsageError{"-x must be >= 0"};
+    } else if (a == "-t") {
+      o.type = value(i);
+    } else if (a == "--algos") {
+      o.algos = split(value(i), ',');
+    } else if (a == "--segment-bytes") {
+      o.segment_bytes = bytes(value(i));
+    } else if (a == "--repeat") {
+      o.repeat = static_cast<int>(number(i));
+      if (*o.repeat < 1) throw UsageError{"--repeat must be >= 1"};
+    } else if (a == "--target-ms") {
+      o.target_ms = std::atof(std::string(value(i)).c_str());
+      if (!(o.target_ms > 0)) throw UsageError{"--target-ms must be > 0"};
+    } else if (a == "--in-place") {
+      o.in_place = true;
+    } else if (a == "--json") {
+      o.json = true;
+    } else if (a == "--straggler") {
+      o.straggler = static_cast<int>(number(i));
+    } else if (a == "--delay-ms") {
+      o.delay_ms = std::atof(std::string(value(i)).c_str());
+      if (!(o.delay_ms >= 0)) throw UsageError{"--delay-ms must be >= 0"};
+    } else if (a == "-h" || a == "--help") {
+      throw UsageError{};
+    } else {
+      throw UsageError{"unknown option '" + std::string(a) + "'"};
+    }
+  }
+  // Default: every algorithm in this build (those that refuse the collective are skipped).
+  if (o.algos.empty())
+    std::apply([&](const auto&... e) { (o.algos.emplace_back(e.name), ...); }, kAlgorithms);
+  // Native is the reference: always present, always first.
+  std::erase(o.algos, std::string("native"));
+  std::erase(o.algos, std::string(""));
+  o.algos.insert(o.algos.begin(), "native");
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurement helpers
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The straggler waits precisely: sleep most of the delay (frees the core), spin the rest.
+void delay(double ms) {
+  const double until = MPI_Wtime() + ms * 1e-3;
+  if (ms > 2) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms - 1));
+  while (MPI_Wtime() < until) {
+  }
+}
+
+struct Stat {
+  double avg = 0, min = 0, max = 0;  // seconds per call across the measured ranks
+};
+
+// Avg / min / max across the ranks that are measured (all but the straggler).
+Stat across_ranks(double t, bool measured, MPI_Comm c) {
+  double mn = measured ? t : std::numeric_limits<double>::infinity();
+  double mx = measured ? t : -std::numeric_limits<double>::infinity();
+  double sum[2] = {measured ? t : 0.0, measured ? 1.0 : 0.0};
+  MPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPI_DOUBLE, MPI_MIN, c);
+  MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_DOUBLE, MPI_MAX, c);
+  MPI_Allreduce(MPI_IN_PLACE, sum, 2, MPI_DOUBLE, MPI_SUM, c);
+  return {sum[0] / sum[1], mn, mx};
+}
+
+using Call = std::function<void()>;
+
+struct Timer {
+  const Options& o;
+  MPI_Comm comm;
+  int rank;
+
+  [[nodiscard]] bool measured() const { return rank != o.straggler; }
+
+  // Seconds per call on this rank over `iters` calls.
+  double block(const Call& call, long iters) const {
+    if (o.straggler < 0) {
+      MPI_Barrier(comm);
+      const double t0 = MPI_Wtime();
+      for (long i = 0; i < iters; ++i) call();
+      return (MPI_Wtime() - t0) / static_cast<double>(iters);
+    }
+    // Straggler mode: everyone leaves a barrier together, the straggler then waits; the others'
+    // clocks start at their own call, so the straggler's lateness is part of what they see.
+    double sum = 0;
+    for (long i = 0; i < iters; ++i) {
+      MPI_Barrier(comm);
+      if (rank == o.straggler) delay(o.delay_ms);
+      const double t0 = MPI_Wtime();
+      call();
+      sum += MPI_Wtime() - t0;
+    }
+    return sum / static_cast<double>(iters);
+  }
+
+  void warm(const Call& call, long n) const {
+    for (long i = 0; i < n; ++i) {
+      if (o.straggler >= 0 && rank == o.straggler) delay(o.delay_ms);
+      call();
+    }
+  }
+
+  // Iterations so that a timed block takes about --target-ms (same on every rank).
+  long calibrate(const Call& call) const {
+    long k = 1;
+    double per = 0;
+    for (;;) {
+      per = across_ranks(block(call, k), measured(), comm).max;
+      if (per * static_cast<double>(k) >= 0.02 || k >= (1L << 22)) break;
+      k = std::min<long>(k * 8, static_cast<long>(0.03 / std::max(per, 1e-9)) + 1);
+    }
+    const double want = o.target_ms * 1e-3 / std::max(per, 1e-9);
+    return std::clamp<long>(std::lround(want), 5, 10'000'000);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Buffers and calls
+
+template <class T>
+T value(int rank, std::size_t i) {
+  // Small values, exactly representable: sums over a few ranks stay exact in every type.
+  return static_cast<T>(
+      static_cast<double>((i * 131 + static_cast<std::size_t>(rank) * 17 + 1) % 61) /
+      (std::is_floating_point_v<T> ? 8.0 : 1.0));
+}
+
+template <class T>
+struct Bufs {
+  std::vector<T> init;                         // the in-place buffer's initial contents
+  std::vector<T> in;                           // out-of-place input
+  std::vector<T> out;                          // out-of-place output, or the in-place buffer
+  std::vector<T> ref;                          // native's result
+  std::size_t check_begin = 0, check_end = 0;  // the part of `out` that holds this rank's result
+  std::size_t bytes = 0;                       // message size as reported
+};
+
+std::size_t elems_for(std::size_t bytes, std::size_t elem) {
+  return std::max<std::size_t>(1, bytes / elem);
+}
+
+// Sizes follow NCCL-tests: reduce_scatter / allgather / alltoall report the full n-block buffer.
+template <class T>
+void setup(Bufs<T>& b, const Options& o, std::size_t bytes, int rank, int n) {
+  const auto un = static_cast<std::size_t>(n);
+  const std::size_t elems = elems_for(bytes, sizeof(T));
+  const bool blocked =
+      o.coll == Coll::reduce_scatter || o.coll == Coll::allgather || o.coll == Coll::alltoall;
+  const std::size_t block = std::max<std::size_t>(1, elems / un);
+  const std::size_t total = blocked ? block * un : elems;
+  b.bytes = total * sizeof(T);
+
+  std::size_t in_n = total, out_n = total;
+  if (o.coll == Coll::reduce_scatter) out_n = block;
+  if (o.coll == Coll::allgather) in_n = block;
+  const bool in_place = o.in_place || o.coll == Coll::bcast;
+  if (in_place) {
+    in_n = 0;
+    out_n = total;
+  }
+  b.in.resize(in_n);
+  for (std::size_t i = 0; i < in_n; ++i) b.in[i] = value<T>(rank, i);
+  b.out.assign(out_n, T{});
+  b.init.assign(in_place ? total : 0, T{});
+  if (in_place) {
+    if (o.coll == Coll::allgather) {
+      for (std::size_t i = 0; i < block; ++i) b.init[rank * block + i] = value<T>(rank, i);
+    } else if (o.coll != Coll::bcast || rank == kRoot) {
+      for (std::size_t i = 0; i < total; ++i) b.init[i] = value<T>(rank, i);
+    }
+  }
+  b.check_begin = 0;
+  b.check_end = o.coll == Coll::reduce_scatter ? block : out_n;
+  if (o.coll == Coll::reduce && rank != kRoot) b.check_end = 0;
+}
+
+// Restores the inputs before a checked call (in-place calls overwrite them).
+template <class T>
+void reset(Bufs<T>& b) {
+  if (!b.init.empty())
+    b.out = b.init;
+  else
+    std::fill(b.out.begin(), b.out.end(), T{});
+}
+
+template <class T, class A>
+Call make_call(Comm& comm, const Options& o, Bufs<T>& b, const A& a) {
+  const bool ip = o.in_place;
+  switch (o.coll) {
+    case Coll::allreduce:
+      if (ip) return [&comm, &b, a] { comm.allreduce(b.out, cclx::sum, a); };
+      return [&comm, &b, a] { comm.allreduce(b.in, b.out, cclx::sum, a); };
+    case Coll::reduce:
+      if (ip) return [&comm, &b, a] { comm.reduce(b.out, cclx::sum, kRoot, a); };
+      return [&comm, &b, a] { comm.reduce(b.in, b.out, cclx::sum, kRoot, a); };
+    case Coll::bcast:
+      return [&comm, &b, a] { comm.bcast(b.out, kRoot, a); };
+    case Coll::reduce_scatter:
+      if (ip) return [&comm, &b, a] { comm.reduce_scatter(b.out, cclx::sum, a); };
+      return [&comm, &b, a] { comm.reduce_scatter(b.in, b.out, cclx::sum, a); };
+    case Coll::allgather:
+      if (ip) return [&comm, &b, a] { comm.allgather(b.out, a); };
+      return [&comm, &b, a] { comm.allgather(b.in, b.out, a); };
+    case Coll::alltoall:
+      if (ip) return [&comm, &b, a] { comm.alltoall(b.out, a); };
+      return [&comm, &b, a] { comm.alltoall(b.in, b.out, a); };
+  }
+  return {};
+}
+
+// Index of the first element of `got` that differs from `want` beyond tolerance, or -1.
+template <class T>
+long first_mismatch(const std::vector<T>& got, const std::vector<T>& want, std::size_t b,
+                    std::size_t e, int n) {
+  for (std::size_t i = b; i < e; ++i) {
+    if constexpr (std::is_floating_point_v<T>) {
+      // Different reduction orders round differently; allow a few ulps per rank.
+      const double tol = 8.0 * n * std::numeric_limits<T>::epsilon() *
+                         (std::abs(static_cast<double>(want[i])) + 1.0);
+      const double d = std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i]));
+      if (!(d <= tol)) return static_cast<long>(i);
+    } else if (got[i] != want[i]) {
+      return static_cast<long>(i);
+    }
+  }
+  return -1;
+}
+
+double bus_factor(Coll c, int n) {
+  const double dn = n;
+  switch (c) {
+    case Coll::allreduce:
+      return 2.0 * (dn - 1) / dn;
+    case Coll::reduce_scatter:
+    case Coll::allgather:
+    case Coll::alltoall:
+      return (dn - 1) / dn;
+    case Coll::reduce:
+    case Coll::bcast:
+      return 1.0;
+  }
+  return 1.0;
+}
+
+std::string bus_factor_text(Coll c) {
+  switch (c) {
+    case Coll::allreduce:
+      return "2(n-1)/n";
+    case Coll::reduce_scatter:
+    case Coll::allgather:
+    case Coll::alltoall:
+      return "(n-1)/n";
+    default:
+      return "1";
+  }
+}
+
+struct Entry {
+  std::string label;  // as shown in the table
+  Call call;
+  bool skip = false;  // the algorithm refused this size (cclx::Error on every rank)
+  std::string why;
+  long iters = 0;
+  std::vector<Stat> reps;
+};
+
+struct Row {
+  std::size_t size;
+  std::string algo;
+  long iters;
+  Stat med;
+  double algbw, busbw, ratio, spread;
+  std::vector<double> reps_max_us;
+};
+
+void print_header(const Options& o, int n, std::string_view type_name, std::size_t elem,
+                  const std::vector<std::string>& labels) {
+  const auto ci = static_cast<std::size_t>(o.coll);
+  std::printf("# cclx-bench: OSU-style %s latency test (cclx, side by side with MPI)\n",
+              std::string(kCollTitles[ci]).c_str());
+  std::printf("# Command: %s\n", o.command.c_str());
+  std::printf("# Ranks: %d  Type: %s (%zu B)  Op: %s  Buffers: %s  Root: %d\n", n,
+              std::string(type_name).c_str(), elem,
+              (o.coll == Coll::bcast || o.coll == Coll::allgather || o.coll == Coll::alltoall)
+                  ? "-"
+                  : "sum",
+              (o.in_place || o.coll == Coll::bcast) ? "in-place" : "out-of-place", kRoot);
+  std::string algos;
+  for (const auto& l : labels) algos += (algos.empty() ? "" : " ") + l;
+  std::printf("# Sizes: %s to %s bytes, powers of two\n", format_bytes(o.min_bytes).c_str(),
+              format_bytes(o.max_bytes).c_str());
+  std::printf("# Algorithms: %s (native = the MPI library's collective, reference for Ratio)\n",
+              algos.c_str());
+  std::printf(
+      "# Method: per size, algorithms interleaved, repetitions: %d; each = warm-up + timed block "
+      "after a barrier;\n#   latency = time per call averaged over the block, reduced across "
+      "ranks (avg/min/max); median over repetitions.\n",
+      o.repeat.value_or(5));
+  std::printf(
+      "# Every algorithm's result was checked against native's before timing (%s).\n",
+      std::string(type_name).find("int") != std::string::npos ? "exact" : "relative tolerance");
+  std::printf(
+      "# AlgBW = Size / Max Latency; BusBW = AlgBW * %s; Ratio = native Max Latency / this Max "
+      "Latency (>1: faster than native);\n#   Spread = (slowest - fastest repetition) / median, "
+      "of Max Latency; GB/s = 1e9 B/s\n",
+      bus_factor_text(o.coll).c_str());
+  if (o.straggler >= 0)
+    std::printf(
+        "# Straggler: rank %d sleeps %.3f ms before each call; latencies are over the other ranks, "
+        "from their start of the call to completion (delay included as they see it)\n",
+        o.straggler, o.delay_ms);
+  std::printf("%-10s%18s%18s%18s%12s  %-16s%14s%14s%10s%11s\n", "# Size", "Avg Latency(us)",
+              "Min Latency(us)", "Max Latency(us)", "Iterations", "Algorithm", "AlgBW(GB/s)",
+              "BusBW(GB/s)", "Ratio", "Spread(%)");
+  std::fflush(stdout);
+}
+
+void print_row(const Row& r) {
+  std::printf("%-10zu%18.2f%18.2f%18.2f%12ld  %-16s%14.4f%14.4f%10.3f%11.1f\n", r.size,
+              r.med.avg * 1e6, r.med.min * 1e6, r.med.max * 1e6, r.iters, r.algo.c_str(), r.algbw,
+              r.busbw, r.ratio, r.spread);
+  std::fflush(stdout);
+}
+
+[[noreturn]] void fail(MPI_Comm c, const std::string& msg) {
+  std::fprintf(stderr, "cclx-bench: %s\n", msg.c_str());
+  std::fflush(stderr);
+  MPI_Abort(c, 2);
+  std::abort();
+}
+
+template <class T>
+int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
+  const int rank = comm.rank(), n = comm.size();
+  const MPI_Comm mc = comm.native_handle();
+  const bool root_out = rank == 0;
+  if (o.straggler >= n) fail(mc, "--straggler rank out of range");
+  const Timer timer{o, mc, rank};
+  const int reps = o.repeat.value_or(5);
+
+  Bufs<T> b;
+  std::vector<Entry> entries;
+  for (const auto& label : o.algos) {
+    Options oe = o;
+    std::string name = label;
+    if (const auto at = label.find('@'); at != std::string::npos) {
+      name = label.substr(0, at);
+      const auto seg = parse_bytes(std::string_view(label).substr(at + 1));
+      if (!seg) fail(mc, "bad segment size in '" + label + "'");
+      oe.segment_bytes = *seg;
+    }
+    Entry e;
+    e.label = label;
+    if (!with_algorithm(name, oe, [&](const auto& a) { e.call = make_call<T>(comm, o, b, a); }))
+      fail(mc, "unknown or unavailable algorithm '" + name +
+                   "' (available: " + available_algorithms() + ")");
+    entries.push_back(std::move(e));
+  }
+
+  std::vector<std::string> labels;
+  for (const auto& e : entries) labels.push_back(e.label);
+  if (root_out && !o.json) print_header(o, n, type_name, sizeof(T), labels);
+
+  json rows_json = json::array();
+  std::vector<std::string> notes;
+  for (std::size_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= 2) {
+    setup(b, o, bytes, rank, n);
+
+    // Correctness first: native's result is the reference.
+    reset(b);
+    entries[0].call();
+    b.ref = b.out;
+    for (std::size_t k = 1; k < entries.size(); ++k) {
+      Entry& e = entries[k];
+      e.skip = false;
+      reset(b);
+      int threw = 0;
+      try {
+        e.call();
+      } catch (const cclx::Error& err) {
+        threw = 1;
+        e.why = err.what();
+      }
+      MPI_Allreduce(MPI_IN_PLACE, &threw, 1, MPI_INT, MPI_MAX, mc);
+      if (threw) {
+        e.skip = true;
+        // One note per distinct refusal, not one per size.
+        const std::string note = e.label + ": " + e.why;
+        if (std::find(notes.begin(), notes.end(), note) != notes.end()) continue;
+        notes.push_back(note);
+        if (root_out && !o.json)
+          std::printf("# note: %s skipped from %zu B on: %s\n", e.label.c_str(), b.bytes,
+                      e.why.empty() ? "refused on another rank" : e.why.c_str());
+        continue;
+      }
+      const long bad = first_mismatch(b.out, b.ref, b.check_begin, b.check_end, n);
+      int any_bad = bad >= 0;
+      MPI_Allreduce(MPI_IN_PLACE, &any_bad, 1, MPI_INT, MPI_MAX, mc);
+      if (bad >= 0) {
+        const auto i = static_cast<std::size_t>(bad);
+        fail(mc, "WRONG RESULT: " + e.label + " " + o.mode + " " + std::string(type_name) + " " +
+                     std::to_string(b.bytes) + " B on rank " + std::to_string(rank) + ": element " +
+                     std::to_string(i) + " is " + std::to_string(static_cast<double>(b.out[i])) +
+                     ", native gives " + std::to_string(static_cast<double>(b.ref[i])) +
+                     " - not benchmarking it");
+      }
+      if (any_bad) {
+        // Another rank found the error and aborts the job; wait for it.
+        MPI_Barrier(mc);
+      }
+    }
+    reset(b);
+
+    for (auto& e : entries) {
+      if (e.skip) continue;
+      e.iters = o.iterations ? *o.iterations : timer.calibrate(e.call);
+      e.reps.clear();
+    }
+    for (int r = 0; r < reps; ++r) {
+      for (auto& e : entries) {
+        if (e.skip) continue;
+        const long w = o.warmup ? *o.warmup : std::clamp<long>(e.iters / 10, 1, 100);
+        timer.warm(e.call, w);
+        e.reps.push_back(across_ranks(timer.block(e.call, e.iters), timer.measured(), mc));
+      }
+    }
+
+    const double native_max = [&] {
+      std::vector<double> v;
+      for (const auto& s : entries[0].reps) v.push_back(s.max);
+      return median(v);
+    }();
+    for (const auto& e : entries) {
+      if (e.skip) continue;
+      std::vector<double> avg, mn, mx;
+      for (const auto& s : e.reps) {
+        avg.push_back(s.avg);
+        mn.push_back(s.min);
+        mx.push_back(s.max);
+      }
+      Row row;
+      row.size = b.bytes;
+      row.algo = e.label;
+      row.iters = e.iters;
+      row.med = {median(avg), median(mn), median(mx)};
+      row.algbw = static_cast<double>(b.bytes) / row.med.max / 1e9;
+      row.busbw = row.algbw * bus_factor(o.coll, n);
+      row.ratio = native_max / row.med.max;
+      row.spread =
+          100.0 *
+          (*std::max_element(mx.begin(), mx.end()) - *std::min_element(mx.begin(), mx.end())) /
+          row.med.max;
+      for (double x : mx) row.reps_max_us.push_back(x * 1e6);
+      if (root_out) {
+        if (o.json)
+          rows_json.push_back({{"size", row.size},
+                               {"algorithm", row.algo},
+                               {"iterations", row.iters},
+                               {"avg_latency_us", row.med.avg * 1e6},
+                               {"min_latency_us", row.med.min * 1e6},
+                               {"max_latency_us", row.med.max * 1e6},
+                               {"algbw_GBps", row.algbw},
+                               {"busbw_GBps", row.busbw},
+                               {"ratio_vs_native", row.ratio},
+                               {"spread_pct", row.spread},
+                               {"repetitions_max_latency_us", row.reps_max_us}});
+        else
+          print_row(row);
+      }
+    }
+    if (bytes > std::numeric_limits<std::size_t>::max() / 2) break;
+  }
+
+  if (root_out && o.json) {
+    json j = {{"benchmark", "cclx-bench"},
+              {"collective", o.mode},
+              {"command", o.command},
+              {"ranks", n},
+              {"type", type_name},
+              {"element_bytes", sizeof(T)},
+              {"op", "sum"},
+              {"in_place", o.in_place || o.coll == Coll::bcast},
+              {"root", kRoot},
+              {"algorithms", labels},
+              {"repetitions", reps},
+              {"bus_factor", bus_factor(o.coll, n)},
+              {"latency_basis", "max across measured ranks, median over repetitions"},
+              {"notes", notes},
+              {"results", rows_json}};
+    j["straggler"] =
+        o.straggler >= 0 ? json{{"rank", o.straggler}, {"delay_ms", o.delay_ms}} : json(nullptr);
+    std::printf("%s\n", j.dump(2).c_str());
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// overhead: comm.allreduce(x, cclx::sum) (Native policy) against a raw MPI_Allreduce at 8 B.
+
+template <class T>
+int run_overhead(Comm& comm, const Options& o, std::string_view type_name) {
+  const MPI_Comm mc = comm.native_handle();
+  const int rank = comm.rank();
+  const long iters = o.iterations.value_or(100000);
+  const int reps = o.repeat.value_or(15);
+  const std::size_t count = elems_for(8, sizeof(T));
+  std::vector<T> x(count, T{1});
+  const MPI_Datatype dt = cclx::mpi_datatype(cclx::data_type_of<T>());
+  const int icount = static_cast<int>(count);
+
+  // Both in place on the same communicator, so the only difference is cclx's call path.
+  auto cclx_block = [&](long k) {
+    MPI_Barrier(mc);
+    const double t0 = MPI_Wtime();
+    for (long i = 0; i < k; ++i) comm.allreduce(x, cclx::sum);
+    return (MPI_Wtime() - t0) / static_cast<double>(k);
+  };
+  auto raw_block = [&](long k) {
+    MPI_Barrier(mc);
+    const double t0 = MPI_Wtime();
+    for (long i = 0; i < k; ++i) MPI_Allreduce(MPI_IN_PLACE, x.data(), icount, dt, MPI_SUM, mc);
+    return (MPI_Wtime() - t0) / static_cast<double>(k);
+  };
+  const long w = o.warmup.value_or(std::max<long>(iters / 10, 100));
+  cclx_block(w);
+  raw_block(w);
+
+  std::vector<double> tc, tr, ratio;
+  for (int r = 0; r < reps; ++r) {
+    // Alternate which goes first (ABBA) so drift in machine load hits both alike.
+    double a = 0, b = 0;
+    if (r % 2 == 0) {
+      a = cclx_block(iters);
+      b = raw_block(iters);
+    } else {
+      b = raw_block(iters);
+      a = cclx_block(iters);
+    }
+    a = across_ranks(a, true, mc).max;
+    b = across_ranks(b, true, mc).max;
+    tc.push_back(a);
+    tr.push_back(b);
+    ratio.push_back(a / b);
+  }
+  const double mc_ = median(tc), mr = median(tr), mratio = median(ratio);
+  if (rank == 0) {
+    if (o.json) {
+      json j = {{"benchmark", "cclx-bench"},
+                {"mode", "overhead"},
+                {"command", o.command},
+                {"ranks", comm.size()},
+                {"type", type_name},
+                {"bytes", count * sizeof(T)},
+                {"iterations", iters},
+                {"repetitions", reps},
+                {"cclx_native_us", mc_ * 1e6},
+                {"raw_mpi_us", mr * 1e6},
+                {"ratio_of_medians", mc_ / mr},
+                {"median_ratio", mratio},
+                {"overhead_pct", (mratio - 1) * 100},
+                {"cclx_native_reps_us", json(tc)},
+                {"raw_mpi_reps_us", json(tr)}};
+      for (auto& v : j["cclx_native_reps_us"]) v = v.get<double>() * 1e6;
+      for (auto& v : j["raw_mpi_reps_us"]) v = v.get<double>() * 1e6;
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      std::printf(
+          "# cclx-bench overhead: comm.allreduce(x, cclx::sum) [algo::Native] vs "
+          "MPI_Allreduce(MPI_IN_PLACE, ...) on the same communicator\n");
+      std::printf("# Command: %s\n", o.command.c_str());
+      std::printf(
+          "# Ranks: %d  Type: %s  Size: %zu B  Iterations per block: %ld  Repetitions: %d "
+          "(alternating order)\n",
+          comm.size(), std::string(type_name).c_str(), count * sizeof(T), iters, reps);
+      std::printf(
+          "# Time per call = block time / iterations, max across ranks; medians over "
+          "repetitions. CCLX_VALIDATE: %s\n",
+          comm.backend().validation() ? "on (adds an agreement step per call)" : "off");
+      std::printf("%-34s%12s%12s%12s\n", "# Call", "Median(us)", "Min(us)", "Max(us)");
+      auto line = [](const char* name, const std::vector<double>& v) {
+        std::printf("%-34s%12.4f%12.4f%12.4f\n", name, median(v) * 1e6,
+                    *std::min_element(v.begin(), v.end()) * 1e6,
+                    *std::max_element(v.begin(), v.end()) * 1e6);
+      };
+      line("cclx allreduce (algo::Native)", tc);
+      line("raw MPI_Allreduce", tr);
+      std::printf(
+          "# Ratio of medians: %.4f   Median of per-repetition ratios: %.4f   "
+          "Overhead: %+.2f%% (goal <= 3%%)\n",
+          mc_ / mr, mratio, (mratio - 1) * 100);
+    }
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+template <class F>
+int dispatch_type(const std::string& t, F&& f) {
+  if (t == "float") return f(float{}, "float");
+  if (t == "double") return f(double{}, "double");
+  if (t == "int32") return f(std::int32_t{}, "int32");
+  if (t == "int64") return f(std::int64_t{}, "int64");
+  if (t == "uint8") return f(std::uint8_t{}, "uint8");
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int rc = 0;
+  try {
+    const Options o = parse(argc, argv);
+    Comm comm(MPI_COMM_WORLD);
+    rc = dispatch_type(o.type, [&](auto tag, std::string_view name) {
+      using T = decltype(tag);
+      return o.mode == "overhead" ? run_overhead<T>(comm, o, name)
+                                  : run_collective<T>(comm, o, name);
+    });
+    if (rc < 0) throw UsageError{"unknown type '" + o.type + "'"};
+  } catch (const UsageError& e) {
+    if (rank == 0) {
+      if (!e.msg.empty()) std::fprintf(stderr, "cclx-bench: %s\n", e.msg.c_str());
+      std::fprintf(stderr, "%s", kUsage);
+      std::fprintf(stderr, "algorithms in this build: %s\n", available_algorithms().c_str());
+    }
+    rc = e.msg.empty() ? 0 : 1;
+  } catch (const std::exception& e) {
+    fail(MPI_COMM_WORLD, e.what());
+  }
+  MPI_Finalize();
+  return rc;
+}
