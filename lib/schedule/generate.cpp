@@ -11,12 +11,38 @@ namespace {
 Schedule ring_by_name(const ScheduleRequest& r, const ParamMap&) {
   return ring(r);
 }
+Schedule rhd_by_name(const ScheduleRequest& r, const ParamMap&) {
+  return recursive_halving_doubling(r);
+}
+Schedule binomial_tree_by_name(const ScheduleRequest& r, const ParamMap&) {
+  return binomial_tree(r);
+}
+// Defaults: 1 MiB segments, binary tree (a chain for reduce, the only fanout it supports).
+Schedule pipelined_tree_by_name(const ScheduleRequest& r, const ParamMap& p) {
+  const auto seg = p.find("segment_bytes");
+  const auto fan = p.find("fanout");
+  const long long segment_bytes = seg == p.end() ? (1 << 20) : seg->second;
+  if (segment_bytes <= 0)
+    throw Error("pipelined_tree: segment_bytes must be > 0, got " + std::to_string(segment_bytes));
+  const long long fanout = fan != p.end()                       ? fan->second
+                           : r.collective == Collective::reduce ? 1
+                                                                : 2;
+  if (fanout < 1 || fanout > 1 << 20)
+    throw Error("pipelined_tree: fanout must be in [1, 2^20], got " + std::to_string(fanout));
+  return pipelined_tree(r, static_cast<std::size_t>(segment_bytes), static_cast<int>(fanout));
+}
 }  // namespace
 
 const std::vector<GeneratorInfo>& generators() {
   using C = Collective;
   static const std::vector<GeneratorInfo> all = {
       {"ring", {C::allreduce, C::reduce_scatter, C::allgather, C::alltoall}, {}, &ring_by_name},
+      {"rhd", {C::allreduce, C::reduce_scatter, C::allgather, C::bcast}, {}, &rhd_by_name},
+      {"binomial_tree", {C::allreduce, C::bcast}, {}, &binomial_tree_by_name},
+      {"pipelined_tree",
+       {C::allreduce, C::reduce, C::bcast},
+       {"segment_bytes", "fanout"},
+       &pipelined_tree_by_name},
   };
   return all;
 }

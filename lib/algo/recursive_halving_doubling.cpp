@@ -1,0 +1,309 @@
+// Recursive halving / doubling (Rabenseifner; van de Geijn for bcast), message size s. Any n: with
+// p the largest power of two <= n and rem = n - p, ranks 2i and 2i+1 (i < rem) pair up and 2i
+// stands for both ("virtual rank" i), leaving p participants; virtual rank v stands for the ranks
+// it covers and owns their blocks. For n = p there is no fold/unfold step.
+//   allreduce (nblocks = p): [fold: 2i+1 hands In to 2i] + log2 p halving steps + log2 p doubling
+//     steps + [unfold: 2i hands the result back]. n = p: 2 log2 n steps, 2(n-1)/n * s bytes per
+//     rank, cost 2 log2 n α + 2(n-1)/n sβ. Otherwise +2 steps and +s bytes on the paired ranks.
+//     Halving pairs distance 1 first, so every rank holds a contiguous interval of ranks and the
+//     lower one is the left operand: rank order is preserved.
+//   reduce_scatter (nblocks = n, in place): [fold] + log2 p halving steps (largest distance first,
+//     so each virtual rank keeps its own blocks) + [unfold: one block back]; n = p: log2 n steps,
+//     (n-1)/n * s bytes. Rank 1 takes one more local step to move its result into Out, which
+//     aliases In block 0 that it still sends in the last halving step. Out of place it needs two
+//     scratch partitions (partial sums and landing area) and the model gives one, so only n <= 2 is
+//     served.
+//   allgather (nblocks = n): [fold: one block] + log2 p doubling steps + [unfold: all but one
+//     block]; n = p: log2 n steps, (n-1)/n * s bytes.
+//   bcast (nblocks = n): binomial scatter (log2 p steps) + doubling allgather (log2 p steps) +
+//     [unfold: the whole message]; n = p: 2 log2 n steps, the root sends about 2(n-1)/n * s.
+// Rooted reduce is not offered: its non-root ranks have no Out, and halving needs partial sums and
+// a landing area at the same time (two scratch partitions).
+#include <string>
+#include <vector>
+
+#include "cclx/error.hpp"
+#include "cclx/schedule/generate.hpp"
+
+namespace cclx::sched {
+
+namespace {
+
+// The fold of n ranks onto p virtual ranks: real rank 2i and 2i+1 (i < rem) are virtual rank i,
+// which is run by the even one ("keeper").
+struct Fold {
+  int n, p, rem;
+  explicit Fold(int nranks) : n(nranks), p(1), rem(0) {
+    while (p * 2 <= n) p *= 2;
+    rem = n - p;
+  }
+  // Virtual rank of real rank r, or -1 for the odd partner of a pair.
+  [[nodiscard]] int vrank(int r) const {
+    if (r < 2 * rem) return r % 2 == 0 ? r / 2 : -1;
+    return r - rem;
+  }
+  [[nodiscard]] int real(int v) const { return v < rem ? 2 * v : v + rem; }
+  // First block of virtual rank v when every real rank owns one block (nblocks = n).
+  [[nodiscard]] std::uint32_t start(int v) const {
+    return static_cast<std::uint32_t>(v + (v < rem ? v : rem));
+  }
+  // Blocks of the virtual ranks [v, v + k).
+  [[nodiscard]] Region group(Buf buf, int v, int k) const {
+    return {buf, start(v), start(v + k) - start(v)};
+  }
+  [[nodiscard]] int levels() const {
+    int l = 0;
+    while ((1 << l) < p) ++l;
+    return l;
+  }
+};
+
+Schedule base(const ScheduleRequest& req, std::uint32_t nblocks) {
+  Schedule s;
+  s.algorithm = "rhd";
+  s.collective = req.collective;
+  s.nranks = req.nranks;
+  s.root = req.root;
+  s.in_place = req.in_place;
+  s.nblocks = nblocks;
+  s.programs.resize(static_cast<std::size_t>(req.nranks));
+  return s;
+}
+
+void allreduce_rank(ProgramBuilder& b, const Fold& f, int r, bool in_place) {
+  const auto P = static_cast<std::uint32_t>(f.p);
+  if (f.n == 1) {
+    if (!in_place) b.copy(out(0, P), in(0, P)).end_step();
+    return;
+  }
+  const int v = f.vrank(r);
+  const int L = f.levels();
+  if (v < 0) {
+    // Odd partner: hand everything to r - 1, idle, take the result back.
+    b.send(r - 1, in(0, P)).end_step();
+    for (int i = 0; i < 2 * L; ++i) b.end_step();
+    b.recv(r - 1, out(0, P)).end_step();
+    return;
+  }
+  bool has_acc = false;
+  if (f.rem > 0) {
+    if (r < 2 * f.rem) {
+      b.recv(r + 1, scratch(0, P));
+      b.reduce(out(0, P), in(0, P), scratch(0, P));
+      has_acc = true;
+    }
+    b.end_step();
+  }
+  // Halving, distance 1 first: after the step with mask m, v holds the contributions of the
+  // virtual ranks [v & ~(2m-1), +2m), a contiguous interval of real ranks.
+  std::uint32_t lo = 0, hi = P;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+  for (int m = 1; m < f.p; m *= 2) {
+    const int pv = v ^ m;
+    const int peer = f.real(pv);
+    const std::uint32_t mid = (lo + hi) / 2;
+    const bool lower = (v & m) == 0;
+    const std::uint32_t klo = lower ? lo : mid, khi = lower ? mid : hi;
+    const std::uint32_t glo = lower ? mid : lo, ghi = lower ? hi : mid;
+    ranges.emplace_back(lo, hi);
+    b.send(peer, has_acc ? out(glo, ghi - glo) : in(glo, ghi - glo));
+    b.recv(peer, scratch(klo, khi - klo));
+    const Region acc = has_acc ? out(klo, khi - klo) : in(klo, khi - klo);
+    if (pv < v)
+      b.reduce(out(klo, khi - klo), scratch(klo, khi - klo), acc);
+    else
+      b.reduce(out(klo, khi - klo), acc, scratch(klo, khi - klo));
+    has_acc = true;
+    b.end_step();
+    lo = klo;
+    hi = khi;
+  }
+  // Doubling, in reverse: exchange the completed halves.
+  for (int m = f.p / 2, i = L - 1; m >= 1; m /= 2, --i) {
+    const int peer = f.real(v ^ m);
+    const auto [plo, phi] = ranges[static_cast<std::size_t>(i)];
+    const std::uint32_t other_lo = lo == plo ? hi : plo;
+    const std::uint32_t other_hi = lo == plo ? phi : lo;
+    b.send(peer, out(lo, hi - lo));
+    b.recv(peer, out(other_lo, other_hi - other_lo));
+    b.end_step();
+    lo = plo;
+    hi = phi;
+  }
+  if (f.rem > 0) {
+    if (r < 2 * f.rem) b.send(r + 1, out(0, P));
+    b.end_step();
+  }
+}
+
+void reduce_scatter_rank(ProgramBuilder& b, const Fold& f, int r, bool in_place) {
+  const auto N = static_cast<std::uint32_t>(f.n);
+  const auto self = static_cast<std::uint32_t>(r);
+  if (f.n == 1) {
+    if (!in_place) b.copy(out(0), in(0)).end_step();
+    return;
+  }
+  if (!in_place) {
+    // n == 2: one exchange, the sum goes straight to Out.
+    const auto other = 1 - self;
+    b.send(1 - r, in(other)).recv(1 - r, scratch(self));
+    b.reduce(out(self), in(self), scratch(self)).end_step();
+    return;
+  }
+  // In place: partial sums live in In (the user buffer), messages land in Scratch; Out block r is
+  // user block 0.
+  const int v = f.vrank(r);
+  if (v < 0) {
+    b.send(r - 1, in(0, N)).end_step();
+    for (int i = 0; i < f.levels(); ++i) b.end_step();
+    b.recv(r - 1, out(self)).end_step();
+    return;
+  }
+  if (f.rem > 0) {
+    if (r < 2 * f.rem) {
+      b.recv(r + 1, scratch(0, N));
+      b.reduce(in(0, N), in(0, N), scratch(0, N));
+    }
+    b.end_step();
+  }
+  // Largest distance first, keeping the half that holds v's own blocks.
+  bool sent_block0 = false;
+  for (int m = f.p / 2; m >= 1; m /= 2) {
+    const int g = v & ~(2 * m - 1);
+    const bool lower = (v & m) == 0;
+    const Region give = f.group(Buf::in, lower ? g + m : g, m);
+    const Region keep = f.group(Buf::in, lower ? g : g + m, m);
+    const Region land{Buf::scratch, keep.first, keep.count};
+    const int peer = f.real(v ^ m);
+    b.send(peer, give).recv(peer, land).reduce(keep, keep, land);
+    sent_block0 = give.first == 0;
+    if (m > 1) b.end_step();
+  }
+  const bool pair = r < 2 * f.rem;
+  if (f.rem > 0) {
+    b.end_step();
+    if (pair) b.send(r + 1, in(self + 1));
+    sent_block0 = false;  // the unfold step sends block r + 1 only
+  }
+  // Out block r is In block 0: move the result there once nothing reads block 0 any more.
+  if (r != 0) {
+    if (sent_block0) b.end_step();
+    b.copy(out(self), in(self));
+  }
+  b.end_step();
+}
+
+void allgather_rank(ProgramBuilder& b, const Fold& f, int r, bool in_place) {
+  const auto N = static_cast<std::uint32_t>(f.n);
+  const auto self = static_cast<std::uint32_t>(r);
+  if (f.n == 1) {
+    if (!in_place) b.copy(out(0), in(0)).end_step();
+    return;
+  }
+  const int v = f.vrank(r);
+  const int L = f.levels();
+  bool copied = in_place;
+  if (f.rem > 0) {
+    if (v < 0)
+      b.send(r - 1, in(self));
+    else if (r < 2 * f.rem)
+      b.recv(r + 1, out(self + 1));
+    if (!in_place) b.copy(out(self), in(self));
+    copied = true;
+    b.end_step();
+  }
+  if (v < 0) {
+    for (int i = 0; i < L; ++i) b.end_step();
+    // Everything but the own block, from the keeper.
+    b.recv(r - 1, out(0, self)).recv(r - 1, out(self + 1, N - self - 1)).end_step();
+    return;
+  }
+  for (int m = 1; m < f.p; m *= 2) {
+    const int g = v & ~(m - 1);
+    const int pg = g ^ m;
+    const int peer = f.real(v ^ m);
+    // Without a fold step the first send reads In directly (and the copy to Out rides along).
+    b.send(peer, copied ? f.group(Buf::out, g, m) : in(self));
+    b.recv(peer, f.group(Buf::out, pg, m));
+    if (!copied) b.copy(out(self), in(self));
+    copied = true;
+    b.end_step();
+  }
+  if (f.rem > 0) {
+    if (r < 2 * f.rem) b.send(r + 1, out(0, self + 1)).send(r + 1, out(self + 2, N - self - 2));
+    b.end_step();
+  }
+}
+
+void bcast_rank(ProgramBuilder& b, const Fold& f, int r, int root) {
+  const auto N = static_cast<std::uint32_t>(f.n);
+  if (f.n == 1) return;
+  // Everything runs on ranks relative to the root, which is virtual rank 0.
+  const int rr = (r - root + f.n) % f.n;
+  auto real = [&](int rel) { return (rel + root) % f.n; };
+  const int v = f.vrank(rr);
+  const int L = f.levels();
+  if (v < 0) {
+    for (int i = 0; i < 2 * L; ++i) b.end_step();
+    b.recv(real(rr - 1), out(0, N)).end_step();
+    return;
+  }
+  // Binomial scatter: at mask m, a virtual rank that is a multiple of 2m gives the blocks of
+  // [v + m, v + 2m) to v + m.
+  for (int m = f.p / 2; m >= 1; m /= 2) {
+    if (v % (2 * m) == 0) b.send(real(f.real(v + m)), f.group(Buf::out, v + m, m));
+    if (v % (2 * m) == m) b.recv(real(f.real(v - m)), f.group(Buf::out, v, m));
+    b.end_step();
+  }
+  // Recursive-doubling allgather of the scattered pieces.
+  for (int m = 1; m < f.p; m *= 2) {
+    const int g = v & ~(m - 1);
+    const int peer = real(f.real(v ^ m));
+    b.send(peer, f.group(Buf::out, g, m)).recv(peer, f.group(Buf::out, g ^ m, m)).end_step();
+  }
+  if (f.rem > 0) {
+    if (rr < 2 * f.rem) b.send(real(rr + 1), out(0, N));
+    b.end_step();
+  }
+}
+
+}  // namespace
+
+Schedule recursive_halving_doubling(const ScheduleRequest& req) {
+  using C = Collective;
+  require_supported(req, "rhd", {C::allreduce, C::reduce_scatter, C::allgather, C::bcast});
+  const int n = req.nranks;
+  if (req.collective == C::reduce_scatter && !req.in_place && n > 2)
+    throw Error(
+        "rhd: out-of-place reduce_scatter on more than 2 ranks needs two scratch partitions "
+        "(partial sums and a landing area) and the schedule model gives one; call it in place or "
+        "use ring");
+  const Fold f(n);
+  Schedule s = base(req, req.collective == C::allreduce ? static_cast<std::uint32_t>(f.p)
+                                                        : static_cast<std::uint32_t>(n));
+  if (req.collective != C::bcast) s.root = 0;
+  s.preserves_order = req.collective != C::reduce_scatter || n == 1;
+  for (int r = 0; r < n; ++r) {
+    if (req.only_rank >= 0 && r != req.only_rank) continue;
+    ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
+    switch (req.collective) {
+      case C::allreduce:
+        allreduce_rank(b, f, r, req.in_place);
+        break;
+      case C::reduce_scatter:
+        reduce_scatter_rank(b, f, r, req.in_place);
+        break;
+      case C::allgather:
+        allgather_rank(b, f, r, req.in_place);
+        break;
+      case C::bcast:
+        bcast_rank(b, f, r, req.root);
+        break;
+      default:
+        break;
+    }
+  }
+  return s;
+}
+
+}  // namespace cclx::sched

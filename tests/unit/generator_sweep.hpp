@@ -1,0 +1,60 @@
+// Shared sweep for generator tests: verifies a generator over rank counts, roots, in place / out of
+// place and element counts with the symbolic verifier.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cclx/error.hpp"
+#include "cclx/schedule/generate.hpp"
+#include "cclx/schedule/verifier.hpp"
+
+namespace cclx::test {
+
+inline std::vector<int> sweep_sizes() {
+  std::vector<int> ns;
+  for (int n = 1; n <= 64; ++n) ns.push_back(n);
+  for (int n : {96, 100, 127, 128, 200}) ns.push_back(n);
+  return ns;
+}
+
+using Accept = std::function<bool(const sched::ScheduleRequest&)>;
+
+// Returns how many (schedule, count) pairs were verified. Requests `accept` rejects must throw
+// cclx::Error instead.
+inline std::size_t sweep(const std::function<sched::Schedule(const sched::ScheduleRequest&)>& gen,
+                         const std::vector<sched::Collective>& colls,
+                         const std::vector<int>& ns = sweep_sizes(), const Accept& accept = {},
+                         std::size_t elem = 4) {
+  using sched::Collective;
+  std::size_t verified = 0;
+  for (int n : ns)
+    for (Collective c : colls) {
+      std::vector<int> roots{0};
+      if (c == Collective::reduce || c == Collective::bcast) roots = {0, n / 2, n - 1};
+      for (int root : roots)
+        for (bool ip : {false, true})
+          for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t(n - 1),
+                                    std::size_t(n + 1), std::size_t{1000}, std::size_t{4097}}) {
+            sched::ScheduleRequest req{c, n, root, ip, count * elem};
+            if (accept && !accept(req)) {
+              CHECK_THROWS_AS((void)gen(req), cclx::Error);
+              continue;
+            }
+            const auto s = gen(req);
+            const auto rep = sched::verify(s, count, elem);
+            std::string errs;
+            for (const auto& e : rep.errors) errs += "\n  " + e;
+            INFO(std::string(to_string(c)), " n=", n, " root=", root, " in_place=", ip,
+                 " count=", count, errs);
+            CHECK(rep.ok);
+            ++verified;
+          }
+    }
+  return verified;
+}
+
+}  // namespace cclx::test

@@ -1,0 +1,73 @@
+#include <doctest/doctest.h>
+
+#include "cclx/error.hpp"
+#include "cclx/schedule/generate.hpp"
+#include "cclx/schedule/verifier.hpp"
+#include "generator_sweep.hpp"
+
+using namespace cclx::sched;
+
+namespace {
+int ceil_log2(int n) {
+  int k = 0;
+  while ((1 << k) < n) ++k;
+  return k;
+}
+}  // namespace
+
+TEST_CASE("binomial_tree: step counts and bytes") {
+  for (int n = 2; n <= 70; ++n) {
+    const int L = ceil_log2(n);
+    for (int root : {0, n / 2, n - 1}) {
+      const auto b = binomial_tree({Collective::bcast, n, root});
+      CHECK(b.nblocks == 1);
+      CHECK(b.num_rounds() == static_cast<std::size_t>(L));
+      const auto rep = verify(b, 1000, 1);
+      REQUIRE(rep.ok);
+      // Root 0 sends once per level; for a root in the smaller upper half, the lower half's
+      // first rank is the busiest sender. No rank sends more than once per step.
+      CHECK(rep.max_bytes_sent() <= 1000u * L);
+      if (root == 0) CHECK(rep.bytes_sent[0] == 1000u * L);
+    }
+    const auto a = binomial_tree({Collective::allreduce, n});
+    CHECK(a.preserves_order);
+    CHECK(a.num_rounds() == static_cast<std::size_t>(2 * L));
+    const auto rep = verify(a, 1000, 1);
+    REQUIRE(rep.ok);
+    CHECK(rep.max_bytes_sent() == 1000u * L);
+    for (int r = 1; r < n; ++r) CHECK(rep.bytes_sent[static_cast<std::size_t>(r)] <= 1000u * L);
+  }
+  CHECK(binomial_tree({Collective::allreduce, 1}).num_rounds() == 1);  // the copy
+  CHECK(binomial_tree({Collective::allreduce, 1, 0, true}).num_rounds() == 0);
+  CHECK(binomial_tree({Collective::bcast, 1}).num_rounds() == 0);
+}
+
+TEST_CASE("binomial_tree: errors") {
+  CHECK_THROWS_AS(binomial_tree({Collective::reduce, 8}), cclx::Error);
+  CHECK_THROWS_AS(binomial_tree({Collective::allgather, 8}), cclx::Error);
+  CHECK_THROWS_AS(binomial_tree({Collective::bcast, 8, 8}), cclx::Error);
+  CHECK_THROWS_AS(binomial_tree({Collective::bcast, 0}), cclx::Error);
+  CHECK_THROWS_AS(generate_by_name("binomial_tree", {Collective::bcast, 4}, {{"fanout", 2}}),
+                  cclx::Error);
+}
+
+TEST_CASE("binomial_tree: only_rank yields the same program") {
+  const auto full = binomial_tree({Collective::allreduce, 13});
+  for (int r = 0; r < 13; ++r) {
+    ScheduleRequest req{Collective::allreduce, 13};
+    req.only_rank = r;
+    CHECK(binomial_tree(req).programs[static_cast<std::size_t>(r)] ==
+          full.programs[static_cast<std::size_t>(r)]);
+  }
+}
+
+TEST_CASE("binomial_tree: verified for all sizes, roots, counts, in place") {
+  const auto n = cclx::test::sweep([](const ScheduleRequest& r) { return binomial_tree(r); },
+                                   {Collective::allreduce, Collective::bcast});
+  CHECK(n > 1000);
+  // Through the registry as well.
+  const auto m = cclx::test::sweep(
+      [](const ScheduleRequest& r) { return generate_by_name("binomial_tree", r); },
+      {Collective::allreduce}, {1, 5, 16, 33});
+  CHECK(m > 0);
+}
