@@ -44,12 +44,16 @@ Execution::Execution(std::shared_ptr<const sched::Schedule> schedule, const Buff
   windows_ = sched::windows_of(s.collective, s.nranks, rank_, s.root, s.nblocks);
 
   // Scratch is laid out like the partition; only the prefix the program touches is allocated.
-  std::uint32_t scratch_end = 0;
+  std::size_t scratch_elems = 0;
   for (const Op& op : program_->ops)
     for (const Region* g : {&op.dst, &op.src, &op.src2})
-      if (g->buf == Buf::scratch && g->count) scratch_end = std::max(scratch_end, g->end());
-  if (scratch_end) {
-    scratch_lease_ = scratch.acquire(part_.block_offset(scratch_end) * kernel_.elem_size);
+      if (g->buf == Buf::scratch && g->count) {
+        const std::uint32_t copy = g->first / s.nblocks;
+        scratch_elems = std::max(
+            scratch_elems, copy * part_.count + part_.block_offset(g->end() - copy * s.nblocks));
+      }
+  if (scratch_elems) {
+    scratch_lease_ = scratch.acquire(scratch_elems * kernel_.elem_size);
     scratch_ = scratch_lease_.data();
   }
   if (options_.segment_bytes) {
@@ -71,8 +75,12 @@ std::byte* Execution::address(const Region& g) const {
              (part_.block_offset(g.first) - part_.block_offset(windows_.in.first)) * es;
     case Buf::out:
       return out_ + (part_.block_offset(g.first) - part_.block_offset(windows_.out.first)) * es;
-    case Buf::scratch:
-      return scratch_ + part_.block_offset(g.first) * es;
+    case Buf::scratch: {
+      // Copy j of the partition starts at j * count elements.
+      const std::uint32_t copy = g.first / part_.nblocks;
+      return scratch_ +
+             (copy * part_.count + part_.block_offset(g.first - copy * part_.nblocks)) * es;
+    }
   }
   return nullptr;
 }

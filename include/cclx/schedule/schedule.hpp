@@ -7,7 +7,8 @@
 // Each rank owns three logical buffers addressed in blocks of that partition:
 //   In      the user's input   (read-only unless the call is in place)
 //   Out     the user's output
-//   Scratch library-owned temporary storage, laid out like the full partition
+//   Scratch library-owned temporary storage: `scratch_copies` copies of the partition's layout;
+//           scratch block b + j * nblocks is block b's place in copy j (same size as block b)
 // and the collective's buffer windows (windows.hpp) say which blocks In and Out cover on a rank.
 //
 // A rank's program is a sequence of steps (rounds). Step s of every rank runs "together": a send in
@@ -92,6 +93,10 @@ struct Schedule {
   // reduce-scatter among the non-stragglers while the straggler is late. Counted in num_rounds();
   // reported separately by tools and the simulator.
   std::uint32_t prologue_steps = 0;
+  // Copies of the partition that Scratch provides (a region stays inside one copy). Ranks that must
+  // hold a partial result and an arriving message at once without an Out buffer (a non-root rank
+  // of reduce) need two.
+  std::uint32_t scratch_copies = 1;
   std::vector<Program> programs;  // one per rank; may hold only the ranks that were asked for
 
   // Rounds = the number of steps of the longest program.
