@@ -62,7 +62,7 @@ int FlowNetwork::add(double now, std::span<const std::uint32_t> links, double by
   }
   Flow& fl = flows_[static_cast<std::size_t>(f)];
   const std::uint32_t version = fl.version + 1;
-  fl = Flow{links, bytes, 0, now, now, 0, version, 0, owner};
+  fl = Flow{links, bytes, 0, now, kInf, 0, version, 0, owner, true};
   changed_.clear();
   bool alone = true;
   for (const auto l : links)
@@ -78,23 +78,32 @@ int FlowNetwork::add(double now, std::span<const std::uint32_t> links, double by
     changed_.push_back(f);
     return f;
   }
-  seeds_.assign(1, f);
-  recompute(now);
+  pending_.push_back(f);
   return f;
 }
 
 void FlowNetwork::remove(int f, double now) {
   Flow& fl = flows_[static_cast<std::size_t>(f)];
+  (void)now;
   changed_.clear();
-  seeds_.clear();
   for (const auto l : fl.links) {
     if (!limited(l)) continue;
     detach(l, f);
     const auto rest = flows_on(l);
-    seeds_.insert(seeds_.end(), rest.begin(), rest.end());
+    pending_.insert(pending_.end(), rest.begin(), rest.end());
   }
   ++fl.version;  // invalidates any pending finish event
+  fl.active = false;
   free_.push_back(f);
+}
+
+void FlowNetwork::flush(double now) {
+  changed_.clear();
+  seeds_.clear();
+  // Seeds may have ended since they were queued (their ids possibly reused: harmless).
+  for (const int f : pending_)
+    if (flows_[static_cast<std::size_t>(f)].active) seeds_.push_back(f);
+  pending_.clear();
   if (!seeds_.empty()) recompute(now);
 }
 

@@ -20,11 +20,16 @@ class FlowNetwork {
   FlowNetwork(std::vector<double> capacity, Sharing sharing);
 
   // Starts a flow of `bytes` at `now` over `links`; beta = max β of those links. Returns its id.
+  // A flow alone on its links gets its finish time at once; otherwise rates are recomputed by the
+  // next flush(), so that many flows starting or ending at one instant cost one recomputation.
   int add(double now, std::span<const std::uint32_t> links, double bytes, double beta, int owner);
-  // Ends flow f at `now` (its finish time).
+  // Ends flow f at `now` (its finish time); the flows it shared links with wait for flush().
   void remove(int f, double now);
+  // Whether add/remove left rates to recompute; the caller must flush() before time advances.
+  [[nodiscard]] bool dirty() const { return !pending_.empty(); }
+  void flush(double now);
 
-  // Flows whose finish time was (re)computed by the last add/remove.
+  // Flows whose finish time was (re)computed by the last add/remove/flush.
   [[nodiscard]] const std::vector<int>& changed() const { return changed_; }
   [[nodiscard]] double finish(int f) const { return flows_[static_cast<std::size_t>(f)].finish; }
   [[nodiscard]] std::uint32_t version(int f) const {
@@ -44,6 +49,7 @@ class FlowNetwork {
     std::uint32_t version = 0;
     std::uint32_t mark = 0;
     int owner = -1;
+    bool active = false;
   };
 
   // Per link: capacity and the active flows. A link with one flow keeps it inline; a list from
@@ -79,7 +85,7 @@ class FlowNetwork {
   std::vector<double> cap_left_;
   std::vector<int> unfrozen_;
   std::uint32_t epoch_ = 0;
-  std::vector<int> seeds_, comp_flows_;
+  std::vector<int> pending_, seeds_, comp_flows_;
   std::vector<std::uint32_t> comp_links_;
   std::vector<int> changed_;
   std::uint64_t rate_updates_ = 0;

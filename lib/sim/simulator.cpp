@@ -116,7 +116,13 @@ class Run {
       push(t0, Ev::rank_start, r, 0);
     }
 
-    while (!events_.empty()) {
+    while (true) {
+      // Rates change only between instants: all flows that started or ended at now_ first.
+      if (net_.dirty() && (events_.empty() || events_.top().t > now_)) {
+        net_.flush(now_);
+        push_changed();
+      }
+      if (events_.empty()) break;
       const Event e = events_.top();
       events_.pop();
       now_ = e.t;
