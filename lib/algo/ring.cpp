@@ -4,33 +4,18 @@
 //   allreduce:      reduce-scatter then allgather, 2(n-1) steps, 2(n-1)/n * s bytes per rank;
 //   alltoall:       pairwise shift, step k sends block r+k to rank r+k (n-1 steps).
 #include "cclx/schedule/generate.hpp"
+#include "ring_phases.hpp"
 
 namespace cclx::sched {
 
 namespace {
 
 std::uint32_t mod(long long a, int n) {
-  return static_cast<std::uint32_t>(((a % n) + n) % n);
+  return detail::ring_mod(a, n);
 }
 
-// Reduce-scatter phase on a ring, ending with rank r holding block (r + shift) mod n fully reduced
-// in `final_dst`'s buffer. Partial sums travel through `partial` (out for allreduce, scratch for
-// reduce_scatter whose Out holds a single block).
 void ring_reduce_scatter(ProgramBuilder& b, int n, int r, int shift, Buf partial, Buf final_buf) {
-  const int right = (r + 1) % n, left = (r + n - 1) % n;
-  for (int k = 0; k < n - 1; ++k) {
-    // At step k a rank sends the block it completed in step k-1 (its own input at k = 0) and
-    // receives the block its left neighbour completed, adding its own input to it.
-    const std::uint32_t s = mod(r + shift - k, n);
-    const std::uint32_t v = mod(r + shift - k - 1, n);
-    const Region src = k == 0 ? in(s) : Region{partial, s, 1};
-    const bool last = k == n - 2;
-    const Region acc{last ? final_buf : partial, v, 1};
-    b.send(right, src);
-    b.recv(left, scratch(v));
-    b.reduce(acc, scratch(v), in(v));
-    b.end_step();
-  }
+  detail::ring_reduce_scatter(b, n, r, shift, partial, final_buf, [](int p) { return p; });
 }
 
 // Allgather phase: rank r starts with block `have` (in `first_src`) and circulates it. With

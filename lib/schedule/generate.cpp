@@ -11,6 +11,10 @@ namespace {
 Schedule ring_by_name(const ScheduleRequest& r, const ParamMap&) {
   return ring(r);
 }
+Schedule stragglar_by_name(const ScheduleRequest& r, const ParamMap& p) {
+  const auto it = p.find("straggler");
+  return stragglar(r, it == p.end() ? r.nranks - 1 : static_cast<int>(it->second));
+}
 Schedule rhd_by_name(const ScheduleRequest& r, const ParamMap&) {
   return recursive_halving_doubling(r);
 }
@@ -37,6 +41,7 @@ const std::vector<GeneratorInfo>& generators() {
   using C = Collective;
   static const std::vector<GeneratorInfo> all = {
       {"ring", {C::allreduce, C::reduce_scatter, C::allgather, C::alltoall}, {}, &ring_by_name},
+      {"stragglar", {C::allreduce}, {"straggler"}, &stragglar_by_name},
       {"rhd", {C::allreduce, C::reduce_scatter, C::allgather, C::bcast}, {}, &rhd_by_name},
       {"binomial_tree", {C::allreduce, C::bcast}, {}, &binomial_tree_by_name},
       {"pipelined_tree",

@@ -36,6 +36,10 @@ Schedule binomial_tree(const ScheduleRequest& req);
 // at most `segment_bytes` (at most `max_segments`) that flow down (bcast) or up (reduce) the tree
 // in a pipeline.
 Schedule pipelined_tree(const ScheduleRequest& req, std::size_t segment_bytes, int fanout);
+// StragglAR allreduce with rank `straggler` arriving late: the others reduce-scatter among
+// themselves (prologue_steps, empty on the straggler), then pairwise rounds complete the chunks
+// (n-1 blocks). Round plan and counts: stragglar.hpp.
+Schedule stragglar(const ScheduleRequest& req, int straggler);
 
 // Parameters given by name (tools, tests): e.g. {"segment_bytes": 65536, "fanout": 2}.
 using ParamMap = std::map<std::string, long long, std::less<>>;

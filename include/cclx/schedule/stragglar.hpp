@@ -1,0 +1,46 @@
+// StragglAR's abstract round plan ("Accelerating AllReduce with a Persistent Straggler"), separate
+// from its translation into a Schedule (generate.hpp: stragglar()), so that tools, tests and the
+// runtime policy can inspect round counts without building programs.
+//
+// Labels: the straggler is rank n-1 and the non-stragglers are 0..n-2 (generators relabel). After
+// a reduce-scatter among the non-stragglers, rank g holds chunk g partially reduced. In round
+// r < n-1 rank r and the straggler exchange chunk r (both end with it fully reduced); every other
+// transfer moves a fully reduced chunk. Each round is a matching: a rank is in at most one
+// exchange, which carries at most one chunk in each direction.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cclx::sched::stragglar_rounds {
+
+struct Exchange {
+  int a = 0, b = 0;   // a < b; b == n-1 only for the straggler
+  int chunk_ab = -1;  // chunk a sends to b (-1: none)
+  int chunk_ba = -1;  // chunk b sends to a (-1: none)
+};
+
+struct Plan {
+  int n = 1;
+  // rounds[r]: the exchanges of round r. For r < n-1 it starts with the straggler exchange
+  // {r, n-1, r, r}: rank r sends its partial chunk r, the straggler its own contribution to it.
+  std::vector<std::vector<Exchange>> rounds;
+  std::string method;  // "trivial", "pow2" or "greedy" (which planner produced it)
+};
+
+// Lower bound on the rounds for n ranks: the last chunk is fully reduced in round n-2 on two
+// ranks and needs ceil(log2 n) - 1 more doubling rounds: n + ceil(log2 n) - 2 (0 for n = 1).
+int round_lower_bound(int n);
+
+// The plan for n ranks (n >= 1). Deterministic. Powers of two use the paper's structure and take
+// exactly n + log2 n - 2 rounds; other n use a deadline-driven greedy matching (see
+// docs/algorithms/stragglar.md for the rounds it reaches).
+Plan plan(int n);
+
+// Throws cclx::Error naming the first violation: a round that is not a matching, a chunk sent by a
+// rank that does not hold it fully reduced, a chunk received twice, or a rank left incomplete.
+// Cheap (O(rounds * n)); the generator runs it on every plan.
+void check_plan(const Plan& p);
+
+}  // namespace cclx::sched::stragglar_rounds

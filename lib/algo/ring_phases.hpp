@@ -1,0 +1,36 @@
+// Ring phases shared by generators: the ring's reduce-scatter, runnable on a subset of the ranks
+// (StragglAR runs it among the non-stragglers) through a position -> rank mapping.
+#pragma once
+
+#include "cclx/schedule/schedule.hpp"
+
+namespace cclx::sched::detail {
+
+inline std::uint32_t ring_mod(long long a, int n) {
+  return static_cast<std::uint32_t>(((a % n) + n) % n);
+}
+
+// Reduce-scatter phase on a ring of `n` positions, ending with position p holding block
+// (p + shift) mod n fully reduced (over the ring's members) in `final_buf`. Partial sums travel
+// through `partial` (out for allreduce, scratch for reduce_scatter whose Out holds a single
+// block). `to_rank(position)` names the rank at a ring position; blocks are indexed by position.
+template <class ToRank>
+void ring_reduce_scatter(ProgramBuilder& b, int n, int p, int shift, Buf partial, Buf final_buf,
+                         ToRank to_rank) {
+  const int right = to_rank((p + 1) % n), left = to_rank((p + n - 1) % n);
+  for (int k = 0; k < n - 1; ++k) {
+    // At step k a rank sends the block it completed in step k-1 (its own input at k = 0) and
+    // receives the block its left neighbour completed, adding its own input to it.
+    const std::uint32_t s = ring_mod(p + shift - k, n);
+    const std::uint32_t v = ring_mod(p + shift - k - 1, n);
+    const Region src = k == 0 ? in(s) : Region{partial, s, 1};
+    const bool last = k == n - 2;
+    const Region acc{last ? final_buf : partial, v, 1};
+    b.send(right, src);
+    b.recv(left, scratch(v));
+    b.reduce(acc, scratch(v), in(v));
+    b.end_step();
+  }
+}
+
+}  // namespace cclx::sched::detail

@@ -1,0 +1,88 @@
+// StragglAR plan: picks the planner for n, and checks plans (matching, holdings, completeness).
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cclx/error.hpp"
+#include "cclx/schedule/stragglar.hpp"
+#include "stragglar_planners.hpp"
+
+namespace cclx::sched::stragglar_rounds {
+
+namespace detail {
+int ceil_log2(int n) {
+  int l = 0;
+  while ((1LL << l) < n) ++l;
+  return l;
+}
+}  // namespace detail
+
+int round_lower_bound(int n) {
+  if (n < 1) throw Error("stragglar: n must be >= 1");
+  return n == 1 ? 0 : n + detail::ceil_log2(n) - 2;
+}
+
+Plan plan(int n) {
+  if (n < 1) throw Error("stragglar: n must be >= 1");
+  if (n == 1) return Plan{1, {}, "trivial"};
+  if ((n & (n - 1)) == 0) return detail::plan_pow2(n);
+  return detail::plan_greedy(n);
+}
+
+void check_plan(const Plan& p) {
+  const int n = p.n, S = n - 1, m = n - 1;
+  auto fail = [&](std::size_t r, const std::string& what) {
+    throw Error("stragglar plan for n=" + std::to_string(n) + ", round " + std::to_string(r) +
+                ": " + what);
+  };
+  // have[x * m + k]: rank x holds chunk k fully reduced (the straggler: its own part only).
+  std::vector<char> have(static_cast<std::size_t>(n) * static_cast<std::size_t>(m), 0);
+  auto at = [&](int x, int k) -> char& {
+    return have[static_cast<std::size_t>(x) * static_cast<std::size_t>(m) +
+                static_cast<std::size_t>(k)];
+  };
+  std::vector<int> seen(static_cast<std::size_t>(n), -1);
+  std::vector<std::pair<int, int>> gains;  // (rank, chunk), applied after the round
+  for (std::size_t r = 0; r < p.rounds.size(); ++r) {
+    const auto& round = p.rounds[r];
+    gains.clear();
+    const bool meets = static_cast<int>(r) < n - 1;
+    if (meets) {
+      const int g = static_cast<int>(r);
+      if (round.empty() || round[0].a != g || round[0].b != S || round[0].chunk_ab != g ||
+          round[0].chunk_ba != g)
+        fail(r, "does not start with the straggler exchange of chunk " + std::to_string(g));
+      gains.emplace_back(g, g);
+      gains.emplace_back(S, g);
+    }
+    for (std::size_t i = 0; i < round.size(); ++i) {
+      const auto& e = round[i];
+      if (e.a < 0 || e.b >= n || e.a >= e.b) fail(r, "bad pair");
+      for (int x : {e.a, e.b}) {
+        if (seen[static_cast<std::size_t>(x)] == static_cast<int>(r))
+          fail(r, "rank " + std::to_string(x) + " is in two exchanges (not a matching)");
+        seen[static_cast<std::size_t>(x)] = static_cast<int>(r);
+      }
+      if (meets && i == 0) continue;
+      for (auto [from, to, k] :
+           {std::tuple{e.a, e.b, e.chunk_ab}, std::tuple{e.b, e.a, e.chunk_ba}}) {
+        if (k < 0) continue;
+        if (k >= m) fail(r, "bad chunk");
+        if (!at(from, k))
+          fail(r, "rank " + std::to_string(from) + " sends chunk " + std::to_string(k) +
+                      " it does not hold");
+        if (to == S || at(to, k))
+          fail(r, "rank " + std::to_string(to) + " receives chunk " + std::to_string(k) + " again");
+        gains.emplace_back(to, k);
+      }
+    }
+    for (auto [x, k] : gains) at(x, k) = 1;
+  }
+  for (int x = 0; x < n; ++x)
+    for (int k = 0; k < m; ++k)
+      if (!at(x, k))
+        throw Error("stragglar plan for n=" + std::to_string(n) + ": rank " + std::to_string(x) +
+                    " never gets chunk " + std::to_string(k));
+}
+
+}  // namespace cclx::sched::stragglar_rounds

@@ -1,0 +1,142 @@
+// StragglAR: round plans (counts, matchings, lower bound) and verified schedules.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "cclx/schedule/generate.hpp"
+#include "cclx/schedule/stragglar.hpp"
+#include "cclx/schedule/verifier.hpp"
+
+namespace sched = cclx::sched;
+namespace sg = cclx::sched::stragglar_rounds;
+
+namespace {
+
+int log2_exact(int n) {
+  int l = 0;
+  while ((1 << l) < n) ++l;
+  return l;
+}
+
+// Each round a matching, with the straggler exchange of chunk r first in round r < n-1.
+void check_matchings(const sg::Plan& p) {
+  const int n = p.n;
+  for (std::size_t r = 0; r < p.rounds.size(); ++r) {
+    std::vector<int> uses(static_cast<std::size_t>(n), 0);
+    for (const auto& e : p.rounds[r]) {
+      REQUIRE((e.a >= 0 && e.b < n && e.a < e.b));
+      ++uses[static_cast<std::size_t>(e.a)];
+      ++uses[static_cast<std::size_t>(e.b)];
+    }
+    bool matching = true;  // no rank in two exchanges of one round
+    for (int x = 0; x < n; ++x) matching = matching && uses[static_cast<std::size_t>(x)] <= 1;
+    CAPTURE(r);
+    REQUIRE(matching);
+    if (static_cast<int>(r) < n - 1) {
+      REQUIRE(!p.rounds[r].empty());
+      CHECK(p.rounds[r][0].a == static_cast<int>(r));
+      CHECK(p.rounds[r][0].b == n - 1);
+    }
+  }
+}
+
+std::size_t rounds_after_prologue(const sched::Schedule& s) {
+  return s.num_rounds() - s.prologue_steps;
+}
+
+void verify_all(int n, int straggler, bool in_place) {
+  sched::ScheduleRequest req{sched::Collective::allreduce, n};
+  req.in_place = in_place;
+  const auto s = sched::stragglar(req, straggler);
+  CAPTURE(n);
+  CAPTURE(straggler);
+  CAPTURE(in_place);
+  // The straggler idles through the prologue: that is what lets it arrive late.
+  const auto& sp = s.programs[static_cast<std::size_t>(straggler)];
+  for (std::uint32_t i = 0; i < s.prologue_steps; ++i) REQUIRE(sp.step_size(i) == 0);
+  const std::size_t prime = 10007;
+  for (std::size_t count :
+       {std::size_t{0}, std::size_t{1}, static_cast<std::size_t>(n > 2 ? n - 2 : 0),
+        static_cast<std::size_t>(n), std::size_t{1000}, prime}) {
+    CAPTURE(count);
+    const auto rep = sched::verify(s, count, 4);
+    std::string errs;
+    for (const auto& e : rep.errors) errs += e + "\n";
+    CAPTURE(errs);
+    REQUIRE(rep.ok);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("stragglar: powers of two take exactly n + log2 n - 2 rounds") {
+  for (int n = 4; n <= 1024; n *= 2) {
+    const auto p = sg::plan(n);
+    CAPTURE(n);
+    CHECK(static_cast<int>(p.rounds.size()) == n + log2_exact(n) - 2);
+    CHECK(static_cast<int>(p.rounds.size()) == sg::round_lower_bound(n));
+    check_matchings(p);
+    sg::check_plan(p);
+  }
+  CHECK(sg::plan(4).rounds.size() == 4);
+  CHECK(sg::plan(2).rounds.size() == 1);
+}
+
+TEST_CASE("stragglar: plans for n = 1..256 are matchings and respect the lower bound") {
+  CHECK(sg::round_lower_bound(1) == 0);
+  CHECK(sg::plan(1).rounds.empty());
+  for (int n = 2; n <= 256; ++n) {
+    CAPTURE(n);
+    const auto p = sg::plan(n);
+    check_matchings(p);
+    sg::check_plan(p);
+    CHECK(static_cast<int>(p.rounds.size()) >= sg::round_lower_bound(n));
+    CHECK(sg::round_lower_bound(n) == n + log2_exact(n) - 2);
+  }
+}
+
+TEST_CASE("stragglar: schedule round counts match the plan") {
+  for (int n : {2, 3, 4, 5, 8, 12, 16, 33}) {
+    CAPTURE(n);
+    sched::ScheduleRequest req{sched::Collective::allreduce, n};
+    const auto s = sched::stragglar(req, n - 1);
+    CHECK(s.prologue_steps == static_cast<std::uint32_t>(n >= 3 ? n - 2 : 0));
+    CHECK(rounds_after_prologue(s) == sg::plan(n).rounds.size());
+    CHECK(s.nblocks == static_cast<std::uint32_t>(n - 1));
+  }
+}
+
+TEST_CASE("stragglar: verified for n = 1..64, every straggler position of small n") {
+  for (int n = 1; n <= 64; ++n) {
+    std::vector<int> positions{n - 1, 0, n / 2};
+    if (n <= 9)
+      for (int r = 1; r < n - 1; ++r) positions.push_back(r);
+    for (int st : positions)
+      for (bool ip : {false, true}) verify_all(n, st, ip);
+  }
+}
+
+TEST_CASE("stragglar: verified for larger samples") {
+  for (int n : {96, 100, 127, 128, 129, 200, 255, 256}) {
+    verify_all(n, n - 1, false);
+    verify_all(n, n / 3, true);
+  }
+}
+
+TEST_CASE("stragglar: by name, single-rank view, and rejections") {
+  sched::ScheduleRequest req{sched::Collective::allreduce, 6};
+  const auto a = sched::generate_by_name("stragglar", req);
+  CHECK(a.params == "straggler=5");
+  const auto b = sched::generate_by_name("stragglar", req, {{"straggler", 2}});
+  CHECK(b.params == "straggler=2");
+  req.only_rank = 3;
+  const auto c = sched::stragglar(req, 2);
+  CHECK(c.programs[3] == b.programs[3]);
+  CHECK(c.programs[0].num_steps() == 0);
+  req.only_rank = -1;
+  CHECK_THROWS(sched::stragglar(req, 6));
+  CHECK_THROWS(sched::stragglar(req, -1));
+  req.collective = sched::Collective::bcast;
+  CHECK_THROWS(sched::stragglar(req, 0));
+}
