@@ -1,0 +1,366 @@
+// Shared helpers of the MPI tests: the algorithm list, input values, comparisons, cross-rank
+// consistency checks and error expectations.
+#pragma once
+
+#include <doctest/doctest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "cclx/cclx.hpp"
+
+namespace cclx_test {
+
+using Coll = cclx::sched::Collective;
+
+// Marks progress for the stall watchdog (main.cpp) and names the position it reports.
+void progress(std::string where);
+
+// ---- the algorithms under test: adding one is one line ----
+// Each entry: a label and a policy value. Which collectives a scheduled policy is asked to run
+// comes from its generator's registry entry (sched::generators()); Native runs everything.
+template <class F>
+void for_each_algorithm(F&& f) {
+  namespace algo = cclx::algo;
+  f("native", algo::Native{});
+  f("ring", algo::Ring{});
+  f("ring/seg4KiB", algo::Ring{.segment_bytes = 4096});
+  f("rhd", algo::RecursiveHalvingDoubling{});
+  f("binomial_tree", algo::BinomialTree{});
+  f("pipelined_tree/seg64KiB", algo::PipelinedTree{.segment_bytes = 1 << 16});
+  f("pipelined_tree/chain,seg256", algo::PipelinedTree{.segment_bytes = 256, .fanout = 1});
+}
+
+template <class A>
+inline constexpr bool is_native = std::is_same_v<A, cclx::algo::Native>;
+
+// Collectives the registry says `name` serves; empty if it is not registered.
+inline std::vector<Coll> registered_collectives(std::string_view name) {
+  for (const auto& g : cclx::sched::generators())
+    if (g.name == name) return g.collectives;
+  return {};
+}
+
+template <class A>
+bool supports(const A&, Coll c) {
+  if constexpr (is_native<A>) {
+    return true;
+  } else {
+    const auto cs = registered_collectives(A::name);
+    return std::find(cs.begin(), cs.end(), c) != cs.end();
+  }
+}
+
+// ---- element types ----
+template <class T>
+struct Tag {
+  using type = T;
+};
+
+template <class F>
+void for_each_type(F&& f) {
+  f(Tag<float>{});
+  f(Tag<double>{});
+  f(Tag<std::int32_t>{});
+  f(Tag<std::int64_t>{});
+  f(Tag<std::uint8_t>{});
+}
+
+template <class T>
+std::string type_name() {
+  return std::string(cclx::to_string(cclx::data_type_of<T>()));
+}
+
+// Every builtin op defined for T.
+template <class T, class F>
+void for_each_op(F&& f) {
+  f(cclx::sum);
+  f(cclx::prod);
+  f(cclx::min);
+  f(cclx::max);
+  if constexpr (std::is_integral_v<T>) {
+    f(cclx::band);
+    f(cclx::bor);
+    f(cclx::bxor);
+  }
+}
+
+inline std::uint64_t mix(std::uint64_t x) {  // splitmix64
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Input of `rank` at element `i` for a reduction with `op`: small (no overflow for n <= 8 in any
+// type), different on every rank (a missing or doubled contribution changes the result), and for
+// floats not exactly representable sums (so the reduction order matters for the last bits).
+template <class T>
+T reduce_input(cclx::OpId op, int rank, std::size_t i) {
+  using cclx::OpId;
+  const auto r = static_cast<std::uint64_t>(rank);
+  constexpr bool fp = std::is_floating_point_v<T>;
+  constexpr bool sgn = std::is_signed_v<T>;
+  switch (op) {
+    case OpId::sum:
+      if constexpr (fp)
+        return static_cast<T>(0.1 * static_cast<double>(r + 1) +
+                              0.001 * static_cast<double>(i % 997));
+      else
+        return static_cast<T>(1 + (i * 3 + r * 5) % 13 + r);  // 1..20: n*20 <= 160
+    case OpId::prod:
+      if constexpr (fp)
+        return static_cast<T>(0.97 + 0.01 * static_cast<double>((i + 3 * r) % 7));
+      else {
+        // At most 2 factors of 2 among 8 consecutive ranks, signs from -1 where signed.
+        T v = static_cast<T>((i + r) % 4 == 0 ? 2 : 1);
+        if constexpr (sgn)
+          if ((i * 3 + r) % 5 == 2) v = static_cast<T>(-v);
+        return v;
+      }
+    case OpId::min:
+    case OpId::max: {
+      // Distinct on every rank (29 r mod 97).
+      const auto k = static_cast<long long>((i * 13 + r * 29 + 5) % 97);
+      if constexpr (fp)
+        return static_cast<T>(static_cast<double>(k - 48) * 0.37);
+      else if constexpr (sgn)
+        return static_cast<T>(k - 48);
+      else
+        return static_cast<T>(k + 1);
+    }
+    case OpId::band:
+    case OpId::bor: {
+      // One bit per rank (distinct across up to `bits` consecutive ranks): band clears it, bor
+      // sets it, so every rank's bit shows in the result.
+      if constexpr (std::is_integral_v<T>) {
+        using U = std::make_unsigned_t<T>;
+        constexpr unsigned bits = sizeof(T) * 8;
+        const U bit = static_cast<U>(U(1) << ((i * 3 + r) % bits));
+        return static_cast<T>(op == OpId::band ? static_cast<U>(~bit) : bit);
+      }
+      break;
+    }
+    case OpId::bxor:
+      if constexpr (std::is_integral_v<T>) return static_cast<T>(mix(r * 1000003 + i));
+      break;
+    case OpId::user:
+      break;
+  }
+  return T{};
+}
+
+// a (+) b in T, as the builtin kernels compute it.
+template <class T>
+T apply_op(cclx::OpId op, T a, T b) {
+  using cclx::OpId;
+  switch (op) {
+    case OpId::sum:
+      return static_cast<T>(a + b);
+    case OpId::prod:
+      return static_cast<T>(a * b);
+    case OpId::min:
+      return b < a ? b : a;
+    case OpId::max:
+      return a < b ? b : a;
+    default:
+      if constexpr (std::is_integral_v<T>) {
+        if (op == OpId::band) return static_cast<T>(a & b);
+        if (op == OpId::bor) return static_cast<T>(a | b);
+        if (op == OpId::bxor) return static_cast<T>(a ^ b);
+      }
+      return T{};
+  }
+}
+
+// The reduction over ranks 0..n-1 of reduce_input(op, r, i), in rank order.
+template <class T>
+T expected_reduction(cclx::OpId op, int n, std::size_t i) {
+  T acc = reduce_input<T>(op, 0, i);
+  for (int r = 1; r < n; ++r) acc = apply_op(op, acc, reduce_input<T>(op, r, i));
+  return acc;
+}
+
+// Payload of data-movement collectives: element `i` of what `rank` sends; distinct per rank.
+template <class T>
+T data_value(int rank, std::size_t i) {
+  const auto r = static_cast<std::uint64_t>(rank);
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(static_cast<double>(r) * 1000.0 + static_cast<double>(i % 4093) * 0.25 +
+                          0.1);
+  else
+    return static_cast<T>((r * 37 + i * 7 + 1) % 251);  // fits uint8, distinct ranks
+}
+
+// A value no algorithm should write (for "untouched" checks).
+template <class T>
+T sentinel() {
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(-12345.5);
+  else if constexpr (std::is_signed_v<T>)
+    return static_cast<T>(-101);
+  else
+    return static_cast<T>(0xEE);
+}
+
+template <class T>
+auto printable(T v) {
+  if constexpr (sizeof(T) == 1)
+    return static_cast<int>(v);
+  else
+    return v;
+}
+
+// Tolerance of a floating result against MPI's (inputs are O(1), n <= 8).
+template <class T>
+double tolerance() {
+  return std::is_same_v<T, float> ? 2e-5 : 1e-12;
+}
+
+// Element-wise comparison: exact (==, also bitwise for the values used here) or within relative
+// tolerance. One assertion per buffer, naming the first mismatch.
+template <class T>
+void compare(const std::string& label, std::span<const T> got, std::span<const T> want,
+             bool exact) {
+  std::size_t bad = 0, first = 0;
+  if (got.size() != want.size()) {
+    CHECK_MESSAGE(got.size() == want.size(),
+                  label << ": size " << got.size() << " vs " << want.size());
+    return;
+  }
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    bool ok;
+    if (exact || !std::is_floating_point_v<T>) {
+      ok = std::memcmp(&got[i], &want[i], sizeof(T)) == 0;
+    } else {
+      const double g = static_cast<double>(got[i]), w = static_cast<double>(want[i]);
+      ok = std::fabs(g - w) <= tolerance<T>() * std::max(1.0, std::fabs(w));
+    }
+    if (!ok && bad++ == 0) first = i;
+  }
+  CHECK_MESSAGE(bad == 0, label << ": " << bad << " of " << got.size()
+                                << " elements wrong; first at [" << first << "]: got "
+                                << (bad ? printable(got[first]) : T{}) << ", want "
+                                << (bad ? printable(want[first]) : T{}));
+}
+
+template <class T>
+void compare(const std::string& label, const std::vector<T>& got, const std::vector<T>& want,
+             bool exact) {
+  compare<T>(label, std::span<const T>(got), std::span<const T>(want), exact);
+}
+
+// Checks that results which must be identical on every rank are bitwise identical: collects a
+// hash per result and compares them all in one MPI_Allreduce at flush(). Every rank must add the
+// same number of entries in the same order.
+class Consistency {
+ public:
+  explicit Consistency(MPI_Comm comm) : comm_(comm) {}
+  ~Consistency() { flush(); }
+  Consistency(const Consistency&) = delete;
+  Consistency& operator=(const Consistency&) = delete;
+
+  template <class T>
+  void add(std::string label, std::span<const T> data) {
+    std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+    const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+    for (std::size_t i = 0; i < data.size_bytes(); ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+    labels_.push_back(std::move(label));
+    hashes_.push_back(h);
+  }
+  template <class T>
+  void add(std::string label, const std::vector<T>& v) {
+    add<T>(std::move(label), std::span<const T>(v));
+  }
+
+  void flush() {
+    const std::size_t k = hashes_.size();
+    std::vector<std::uint64_t> mine(2 * k), most(2 * k);
+    for (std::size_t i = 0; i < k; ++i) {
+      mine[i] = hashes_[i];
+      mine[k + i] = ~hashes_[i];
+    }
+    std::uint64_t count = k, max_count = 0;
+    MPI_Allreduce(&count, &max_count, 1, MPI_UINT64_T, MPI_MAX, comm_);
+    CHECK_MESSAGE(max_count == count, "consistency checks out of step across ranks");
+    if (max_count != count) return;  // cannot compare (and would not match up)
+    if (k)
+      MPI_Allreduce(mine.data(), most.data(), static_cast<int>(2 * k), MPI_UINT64_T, MPI_MAX,
+                    comm_);
+    std::size_t bad = 0;
+    std::string first;
+    for (std::size_t i = 0; i < k; ++i)
+      if (most[i] != mine[i] || most[k + i] != mine[k + i])
+        if (bad++ == 0) first = labels_[i];
+    CHECK_MESSAGE(bad == 0, bad << " result(s) differ across ranks (not bitwise identical); first: "
+                                << first);
+    labels_.clear();
+    hashes_.clear();
+  }
+
+ private:
+  MPI_Comm comm_;
+  std::vector<std::string> labels_;
+  std::vector<std::uint64_t> hashes_;
+};
+
+// Runs `f`, expecting a cclx::Error on this rank whose message names this rank and contains
+// every string in `needles`.
+template <class F>
+void expect_error(const std::string& label, int rank, F&& f,
+                  std::initializer_list<std::string> needles) {
+  bool threw = false;
+  std::string msg;
+  try {
+    f();
+  } catch (const cclx::Error& e) {
+    threw = true;
+    msg = e.what();
+    CHECK_MESSAGE(e.rank() == rank, label << ": error attributed to rank " << e.rank());
+  } catch (const std::exception& e) {
+    CHECK_MESSAGE(false, label << ": threw a non-cclx exception: " << std::string(e.what()));
+    return;
+  }
+  CHECK_MESSAGE(threw, label << ": expected a cclx::Error, nothing was thrown");
+  if (!threw) return;
+  const std::string me = "rank " + std::to_string(rank);
+  CHECK_MESSAGE(msg.find(me) != std::string::npos,
+                label << ": message does not name '" << me << "': " << msg);
+  for (const auto& n : needles)
+    CHECK_MESSAGE(msg.find(n) != std::string::npos,
+                  label << ": message lacks '" << n << "': " << msg);
+}
+
+// Runs `f`, turning an unexpected exception into a failed assertion (so that ranks stay in
+// step when every rank throws the same error).
+template <class F>
+void no_throw(const std::string& label, F&& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    CHECK_MESSAGE(false, label << ": unexpected exception: " << std::string(e.what()));
+  }
+}
+
+inline int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+inline int world_size() {
+  int n = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+}  // namespace cclx_test
