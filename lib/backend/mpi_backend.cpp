@@ -283,12 +283,17 @@ void MpiBackend::native(const CollectiveCall& c) const {
   if (c.has_op)
     op =
         c.kernel.op == OpId::user ? s_->user_op(c.kernel.commutative) : mpi_op(c.kernel.op, c.type);
-  const ReduceKernel* previous = current_user_kernel;
-  current_user_kernel = &c.kernel;
+  // Only user ops reach the trampoline: publish their kernel for this call, and leave the
+  // thread-local alone on the builtin-op hot path.
+  const bool user = c.has_op && c.kernel.op == OpId::user;
   struct Restore {
-    const ReduceKernel* p;
-    ~Restore() { current_user_kernel = p; }
-  } restore{previous};
+    bool active;
+    const ReduceKernel* previous;
+    ~Restore() {
+      if (active) current_user_kernel = previous;
+    }
+  } restore{user, user ? current_user_kernel : nullptr};
+  if (user) current_user_kernel = &c.kernel;
 
   const void* sendbuf = c.in_place ? MPI_IN_PLACE : c.in;
   const MPI_Comm comm = s_->user;
