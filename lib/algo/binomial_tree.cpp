@@ -1,15 +1,18 @@
 // Binomial trees, one block (nblocks = 1), message size s, L = ceil(log2 n):
 //   bcast:     L steps; no rank sends more than L*s bytes (root 0 sends exactly L*s; for a root in
 //              the upper part, the first rank of the lower part is the busiest). Cost L(α + sβ).
+//   reduce:    order-preserving binomial reduce straight onto the root, any root: L steps; every
+//              non-root rank sends s bytes once, the root receives up to L messages. Cost
+//              L(α + sβ + sγ). A non-root rank has no Out and must leave In alone, so its partial
+//              result lives in scratch copy 0 and its second and later messages land in copy 1
+//              (scratch_copies = 2 when some non-root rank receives twice: always for n >= 8,
+//              for some roots below; the first message lands in copy 0, consumed in place).
 //   allreduce: order-preserving binomial reduce to rank 0 (L steps), then bcast from 0 (L steps):
 //              2L steps; rank 0 sends L*s bytes, others at most L*s. Cost 2L(α + sβ).
 // The reduce tree splits the rank interval [0, n) into [lo, lo + 2^(k-1)) and the rest; each half
-// reduces recursively and the half without the target hands its result over in the last step, so
-// every combination joins two adjacent rank intervals (left operand = lower ranks).
-//
-// Rooted reduce is not offered: an inner non-root rank of a log-depth tree must hold its partial
-// result and a landing message at the same time, but it has no Out and the schedule model gives it
-// one Scratch block (In is read-only), so the tree needs a second scratch block the model lacks.
+// reduces recursively onto the target if it holds it (else onto its first rank) and the half
+// without the target hands its result over in the last step, so every combination joins two
+// adjacent rank intervals (left operand = lower ranks), whatever the target.
 #include <vector>
 
 #include "cclx/error.hpp"
@@ -43,26 +46,39 @@ void reduce_plan(int lo, int hi, int target, int step0, Plan& plan) {
   plan[static_cast<std::size_t>(step0 + k - 1)].push_back({left ? mid : lo, target});
 }
 
-// Rank r's reduce: partial results accumulate in Out (every rank of allreduce has one), messages
-// land in Scratch.
-void emit_reduce(ProgramBuilder& b, const Plan& plan, int r) {
+// Rank r's reduce: partial results accumulate in Out when the rank has one (allreduce, the root of
+// reduce) and messages land in Scratch copy 0. Without Out, the partial result lives in scratch
+// copy 0 (block 0) and the message lands in copy 0 too the first time (consumed in place), in copy
+// 1 (block 1 = copy 1's block 0, nblocks = 1) afterwards.
+void emit_reduce(ProgramBuilder& b, const Plan& plan, int r, bool has_out) {
   bool has_acc = false;
+  const Region home = has_out ? out(0) : scratch(0);
   for (const auto& step : plan) {
     for (const Xfer& x : step) {
-      if (x.from == r) b.send(x.to, has_acc ? out(0) : in(0));
+      if (x.from == r) b.send(x.to, has_acc ? home : in(0));
       if (x.to == r) {
-        const Region acc = has_acc ? out(0) : in(0);
-        b.recv(x.from, scratch(0));
+        const Region acc = has_acc ? home : in(0);
+        const Region land = has_out || !has_acc ? scratch(0) : scratch(1);
+        b.recv(x.from, land);
         // The sender's interval lies entirely below or above the receiver's.
         if (x.from < r)
-          b.reduce(out(0), scratch(0), acc);
+          b.reduce(home, land, acc);
         else
-          b.reduce(out(0), acc, scratch(0));
+          b.reduce(home, acc, land);
         has_acc = true;
       }
     }
     b.end_step();
   }
+}
+
+// Whether a rank without Out receives more than once (and so needs a second scratch copy).
+bool nonroot_receives_twice(const Plan& plan, int n, int root) {
+  std::vector<int> received(static_cast<std::size_t>(n), 0);
+  for (const auto& step : plan)
+    for (const Xfer& x : step)
+      if (x.to != root && ++received[static_cast<std::size_t>(x.to)] > 1) return true;
+  return false;
 }
 
 // Bcast along the reduce plan of `root`, run backwards; ranks receive into Out.
@@ -80,13 +96,13 @@ void emit_bcast(ProgramBuilder& b, const Plan& plan, int r) {
 
 Schedule binomial_tree(const ScheduleRequest& req) {
   using C = Collective;
-  require_supported(req, "binomial_tree", {C::allreduce, C::bcast});
+  require_supported(req, "binomial_tree", {C::allreduce, C::reduce, C::bcast});
   const int n = req.nranks;
   Schedule s;
   s.algorithm = "binomial_tree";
   s.collective = req.collective;
   s.nranks = n;
-  s.root = req.collective == C::bcast ? req.root : 0;
+  s.root = req.collective == C::allreduce ? 0 : req.root;
   s.in_place = req.in_place;
   s.nblocks = 1;
   s.preserves_order = true;
@@ -94,8 +110,9 @@ Schedule binomial_tree(const ScheduleRequest& req) {
 
   const int L = ceil_log2(n);
   Plan plan(static_cast<std::size_t>(L));
-  // Bcast from any root: the plan of a reduce onto that root, reversed (order is irrelevant).
+  // Reduce onto the root (rank 0 for allreduce); bcast from any root: that plan reversed.
   reduce_plan(0, n, s.root, 0, plan);
+  if (req.collective == C::reduce && nonroot_receives_twice(plan, n, s.root)) s.scratch_copies = 2;
 
   for (int r = 0; r < n; ++r) {
     if (req.only_rank >= 0 && r != req.only_rank) continue;
@@ -108,7 +125,11 @@ Schedule binomial_tree(const ScheduleRequest& req) {
       if (!req.in_place) b.copy(out(0), in(0)).end_step();
       continue;
     }
-    emit_reduce(b, plan, r);
+    if (req.collective == C::reduce) {
+      emit_reduce(b, plan, r, r == s.root);
+      continue;
+    }
+    emit_reduce(b, plan, r, true);
     emit_bcast(b, plan, r);
   }
   return s;

@@ -5,17 +5,24 @@
 //   bcast (positions relative to the root): a node at depth d receives segment j at step d - 1 + j
 //     and forwards it to all its children in the next step (one send per child in the same step).
 //     D + S - 1 steps; an inner node sends f*s bytes. Cost (D + S - 1)(α + f sβ/S).
-//   reduce (f = 1: a chain n-1 -> ... -> 0 on real ranks, plus one hop 0 -> root when root != 0):
-//     rank v adds its own segment to the partial sum of [v+1, n) and passes it on.
-//     n + S - 2 steps (+1 for root != 0); every rank sends s bytes. Order-preserving.
-//     f >= 2 is refused: a non-root inner rank would need partial sums and a landing area for the
-//     same segment at once, and the model gives it one scratch partition (no Out, In read-only).
+//   reduce (positions = ranks, tree rooted at rank 0, plus one hop 0 -> root when root != 0):
+//     f = 1: a chain n-1 -> ... -> 0; rank v adds its own segment to the partial sum of [v+1, n)
+//     and passes it on. n + S - 2 steps (+1 for root != 0); every rank sends s bytes.
+//     f >= 2: the up half of allreduce below: children deliver segment j in consecutive steps and
+//     the node combines own (+) child 0 (+) child 1 ... in rank order (pre-order intervals). With
+//     H = the pipeline's depth in steps (<= f*D), H + S - 1 steps (+1 for root != 0); every rank
+//     but rank 0 sends s bytes once (rank 0 too when root != 0), an inner node receives its
+//     children's k*s. Cost (H + S - 1)(α + sβ/S + sγ/S). Order-preserving.
+//     Ranks without Out keep partial sums in scratch copy 0; child 0's segment lands there and is
+//     consumed in place, the other children's land in copy 1 (blocks S + j): scratch_copies = 2
+//     when a non-root rank has two or more children. The root (when not rank 0) keeps its partial
+//     sums in Out, which receives the finished segments from rank 0 after they went up.
 //   allreduce (positions = ranks, tree rooted at 0): a pipelined reduce up the tree, overlapped
-//   with
-//     the pipelined bcast down the same tree. Children of a node deliver segment j in consecutive
-//     steps (the i-th child one step after the (i-1)-th) so one landing block per segment suffices;
-//     the node sums them into Out in rank order. With H = the reduce pipeline's depth in steps
-//     (<= f*D), H + S + D - 1 steps; an inner node sends (f+1)s bytes. Order-preserving.
+//     with the pipelined bcast down the same tree. Children of a node deliver segment j in
+//     consecutive steps (the i-th child one step after the (i-1)-th) so one landing block per
+//     segment suffices; the node sums them into Out in rank order. With H = the reduce pipeline's
+//     depth in steps (<= f*D), H + S + D - 1 steps; an inner node sends (f+1)s bytes.
+//     Order-preserving.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -109,6 +116,47 @@ void reduce_rank(ProgramBuilder& b, int n, int root, int r, bool in_place, std::
   }
 }
 
+// Reduce with fanout >= 2 on the tree rooted at rank 0 (timing `up` as in allreduce_rank), then
+// rank 0 forwards each finished segment to `root` when that is another rank. A rank with Out (the
+// root) keeps its partial sums there and lands messages in scratch copy 0; the others keep them in
+// scratch copy 0 and land child 0's message there too (consumed in place), the other children's in
+// copy 1.
+void reduce_tree_rank(ProgramBuilder& b, const Tree& tree, const std::vector<long long>& up, int n,
+                      int root, int r, bool in_place, std::uint32_t S) {
+  if (n == 1) {
+    if (!in_place) b.copy(out(0, S), in(0, S)).end_step();
+    return;
+  }
+  const auto v = static_cast<std::size_t>(r);
+  const auto& kids = tree.children[v];
+  const bool has_out = r == root;
+  const long long B = up[0];
+  const long long T = B + static_cast<long long>(S) - 1 + (root != 0 ? 1 : 0);
+  for (long long t = 0; t < T; ++t) {
+    for (std::size_t i = 0; i < kids.size(); ++i) {
+      const long long j = t - up[static_cast<std::size_t>(kids[i])];
+      if (!in_range(j, S)) continue;
+      const auto seg = static_cast<std::uint32_t>(j);
+      const Region home = has_out ? out(seg) : scratch(seg);
+      const Region land = has_out || i == 0 ? scratch(seg) : scratch(S + seg);
+      b.recv(kids[i], land);
+      b.reduce(home, i == 0 ? in(seg) : home, land);
+    }
+    if (const long long j = t - up[v]; r != 0 && in_range(j, S)) {
+      const auto seg = static_cast<std::uint32_t>(j);
+      b.send(tree.parent[v], kids.empty() ? in(seg) : has_out ? out(seg) : scratch(seg));
+    }
+    // Segment j is complete on rank 0 at step B + j - 1 and moves to the root at step B + j; the
+    // root sent its own partial sum of segment j up at step up[root] + j < B + j.
+    if (const long long j = t - B; root != 0 && in_range(j, S)) {
+      const auto seg = static_cast<std::uint32_t>(j);
+      if (r == 0) b.send(root, kids.empty() ? in(seg) : scratch(seg));
+      if (r == root) b.recv(0, out(seg));
+    }
+    b.end_step();
+  }
+}
+
 // Allreduce on the tree rooted at rank 0. up[v]: the step at which v sends segment 0 to its parent
 // (for the root: the step at which it starts the bcast). Child i (0-based) of k sends segment j
 // k - i steps before its parent does, so siblings deliver segment j in consecutive steps.
@@ -155,11 +203,6 @@ Schedule pipelined_tree(const ScheduleRequest& req, std::size_t segment_bytes, i
   if (fanout < 1)
     throw Error("pipelined_tree: fanout must be >= 1 (1 = chain), got " + std::to_string(fanout));
   if (segment_bytes == 0) throw Error("pipelined_tree: segment_bytes must be > 0");
-  if (req.collective == C::reduce && fanout > 1)
-    throw Error("pipelined_tree: reduce supports fanout=1 (a chain) only; with fanout " +
-                std::to_string(fanout) +
-                " a non-root inner rank needs two scratch partitions (partial sums and a landing "
-                "area) and the schedule model gives one");
   const int n = req.nranks;
   const std::size_t want = req.bytes / segment_bytes + (req.bytes % segment_bytes != 0);
   const auto S = static_cast<std::uint32_t>(std::clamp<std::size_t>(want, 1, 1024));
@@ -175,9 +218,10 @@ Schedule pipelined_tree(const ScheduleRequest& req, std::size_t segment_bytes, i
   s.preserves_order = true;
   s.programs.resize(static_cast<std::size_t>(n));
 
-  const Tree tree(n, req.collective == C::reduce ? 1 : fanout);
+  const Tree tree(n, fanout);
+  const bool reduce_tree = req.collective == C::reduce && fanout > 1;
   std::vector<long long> up(static_cast<std::size_t>(n), 0);
-  if (req.collective == C::allreduce) {
+  if (req.collective == C::allreduce || reduce_tree) {
     // Pre-order: parents come before their children.
     long long lowest = 0;
     for (int v = 0; v < n; ++v) {
@@ -191,6 +235,10 @@ Schedule pipelined_tree(const ScheduleRequest& req, std::size_t segment_bytes, i
     }
     for (auto& u : up) u -= lowest;
   }
+  if (reduce_tree)
+    for (int v = 0; v < n; ++v)
+      if (v != s.root && tree.children[static_cast<std::size_t>(v)].size() >= 2)
+        s.scratch_copies = 2;
 
   for (int r = 0; r < n; ++r) {
     if (req.only_rank >= 0 && r != req.only_rank) continue;
@@ -200,7 +248,10 @@ Schedule pipelined_tree(const ScheduleRequest& req, std::size_t segment_bytes, i
         bcast_rank(b, tree, n, req.root, r, S);
         break;
       case C::reduce:
-        reduce_rank(b, n, req.root, r, req.in_place, S);
+        if (reduce_tree)
+          reduce_tree_rank(b, tree, up, n, req.root, r, req.in_place, S);
+        else
+          reduce_rank(b, n, req.root, r, req.in_place, S);
         break;
       case C::allreduce:
         allreduce_rank(b, tree, up, n, r, req.in_place, S);

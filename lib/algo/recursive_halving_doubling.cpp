@@ -7,18 +7,28 @@
 //     rank, cost 2 log2 n α + 2(n-1)/n sβ. Otherwise +2 steps and +s bytes on the paired ranks.
 //     Halving pairs distance 1 first, so every rank holds a contiguous interval of ranks and the
 //     lower one is the left operand: rank order is preserved.
-//   reduce_scatter (nblocks = n, in place): [fold] + log2 p halving steps (largest distance first,
-//     so each virtual rank keeps its own blocks) + [unfold: one block back]; n = p: log2 n steps,
-//     (n-1)/n * s bytes. Rank 1 takes one more local step to move its result into Out, which
-//     aliases In block 0 that it still sends in the last halving step. Out of place it needs two
-//     scratch partitions (partial sums and landing area) and the model gives one, so only n <= 2 is
-//     served.
+//   reduce (nblocks = p, Rabenseifner): [fold] + log2 p halving steps as in allreduce + log2 p
+//     steps of a binomial gather of the reduced blocks onto the root (the reverse of the halving:
+//     at distance m the partner further from the root hands over everything it holds and drops
+//     out). The pair holding the root is folded onto the root itself, so there is no unfold step.
+//     n = p: 2 log2 n steps; every rank sends (n-1)/n * s in the halving, and once more what it
+//     holds when it drops out of the gather (at most s/2, the root nothing); the root receives
+//     (n-1)/n * s in each phase. Cost 2 log2 n α + 2(n-1)/n sβ + (n-1)/n sγ. Otherwise +1 step and
+//     +s bytes on the folded ranks. Rank order is preserved as in allreduce. Non-root ranks have no
+//     Out and must leave In alone: their partial sums live in scratch copy 0 and messages land in
+//     copy 1 once a partial sum exists (scratch_copies = 2 for n >= 4, and n = 3 with root 2).
+//   reduce_scatter (nblocks = n): [fold] + log2 p halving steps (largest distance first, so each
+//     virtual rank keeps its own blocks) + [unfold: one block back]; n = p: log2 n steps,
+//     (n-1)/n * s bytes, cost log2 n α + (n-1)/n s(β + γ). In place, partial sums live in In (the
+//     user buffer) and rank 1 takes one more local step to move its result into Out, which aliases
+//     In block 0 that it still sends in the last halving step. Out of place, partial sums live in
+//     scratch copy 0 and messages land in copy 1, except the first exchange (consumed in place in
+//     copy 0) and the last one (consumed in place in Out): scratch_copies = 2 from n = 8 and for
+//     every n that is not a power of two; n = 2 is one exchange straight into Out.
 //   allgather (nblocks = n): [fold: one block] + log2 p doubling steps + [unfold: all but one
 //     block]; n = p: log2 n steps, (n-1)/n * s bytes.
 //   bcast (nblocks = n): binomial scatter (log2 p steps) + doubling allgather (log2 p steps) +
 //     [unfold: the whole message]; n = p: 2 log2 n steps, the root sends about 2(n-1)/n * s.
-// Rooted reduce is not offered: its non-root ranks have no Out, and halving needs partial sums and
-// a landing area at the same time (two scratch partitions).
 #include <string>
 #include <vector>
 
@@ -30,19 +40,24 @@ namespace cclx::sched {
 namespace {
 
 // The fold of n ranks onto p virtual ranks: real rank 2i and 2i+1 (i < rem) are virtual rank i,
-// which is run by the even one ("keeper").
+// which is run by the even one ("keeper"), or by the odd one for the pair `odd_keeper` (reduce
+// folds the root's pair onto the root).
 struct Fold {
   int n, p, rem;
-  explicit Fold(int nranks) : n(nranks), p(1), rem(0) {
+  int odd_keeper = -1;
+  explicit Fold(int nranks, int odd_keeper_pair = -1)
+      : n(nranks), p(1), rem(0), odd_keeper(odd_keeper_pair) {
     while (p * 2 <= n) p *= 2;
     rem = n - p;
   }
-  // Virtual rank of real rank r, or -1 for the odd partner of a pair.
+  // Virtual rank of real rank r, or -1 for the partner of a pair that is not its keeper.
   [[nodiscard]] int vrank(int r) const {
-    if (r < 2 * rem) return r % 2 == 0 ? r / 2 : -1;
+    if (r < 2 * rem) return r % 2 == (r / 2 == odd_keeper ? 1 : 0) ? r / 2 : -1;
     return r - rem;
   }
-  [[nodiscard]] int real(int v) const { return v < rem ? 2 * v : v + rem; }
+  [[nodiscard]] int real(int v) const {
+    return v < rem ? 2 * v + (v == odd_keeper ? 1 : 0) : v + rem;
+  }
   // First block of virtual rank v when every real rank owns one block (nblocks = n).
   [[nodiscard]] std::uint32_t start(int v) const {
     return static_cast<std::uint32_t>(v + (v < rem ? v : rem));
@@ -136,6 +151,141 @@ void allreduce_rank(ProgramBuilder& b, const Fold& f, int r, bool in_place) {
   }
 }
 
+// Rooted reduce: halving onto the virtual ranks as in allreduce_rank, then a binomial gather onto
+// the root's virtual rank. Partial sums live in Out on the root and in scratch copy 0 elsewhere;
+// messages land in scratch copy 0 on the root and, elsewhere, in copy 0 while no partial sum exists
+// (consumed in place) and in copy 1 (blocks P + b) after that.
+void reduce_rank(ProgramBuilder& b, const Fold& f, int r, int root, bool in_place) {
+  const auto P = static_cast<std::uint32_t>(f.p);
+  if (f.n == 1) {
+    if (!in_place) b.copy(out(0, P), in(0, P)).end_step();
+    return;
+  }
+  const int v = f.vrank(r);
+  if (v < 0) {
+    // Partner of a pair: hand everything to the keeper; done.
+    b.send(r ^ 1, in(0, P)).end_step();
+    return;
+  }
+  const bool is_root = r == root;
+  auto home = [&](std::uint32_t first, std::uint32_t count) {
+    return is_root ? out(first, count) : scratch(first, count);
+  };
+  auto landing = [&](std::uint32_t first, std::uint32_t count, bool has_acc) {
+    return is_root || !has_acc ? scratch(first, count) : scratch(P + first, count);
+  };
+  bool has_acc = false;
+  if (f.rem > 0) {
+    if (r < 2 * f.rem) {
+      const int partner = r ^ 1;
+      const Region land = landing(0, P, false);
+      b.recv(partner, land);
+      if (partner < r)
+        b.reduce(home(0, P), land, in(0, P));
+      else
+        b.reduce(home(0, P), in(0, P), land);
+      has_acc = true;
+    }
+    b.end_step();
+  }
+  const int vroot = f.vrank(root);
+  std::uint32_t lo = 0, hi = P;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+  for (int m = 1; m < f.p; m *= 2) {
+    const int pv = v ^ m;
+    const int peer = f.real(pv);
+    const std::uint32_t mid = (lo + hi) / 2;
+    const bool lower = (v & m) == 0;
+    const std::uint32_t klo = lower ? lo : mid, khi = lower ? mid : hi;
+    const std::uint32_t glo = lower ? mid : lo, ghi = lower ? hi : mid;
+    ranges.emplace_back(lo, hi);
+    b.send(peer, has_acc ? home(glo, ghi - glo) : in(glo, ghi - glo));
+    const Region land = landing(klo, khi - klo, has_acc);
+    b.recv(peer, land);
+    const Region acc = has_acc ? home(klo, khi - klo) : in(klo, khi - klo);
+    if (pv < v)
+      b.reduce(home(klo, khi - klo), land, acc);
+    else
+      b.reduce(home(klo, khi - klo), acc, land);
+    has_acc = true;
+    b.end_step();
+    lo = klo;
+    hi = khi;
+  }
+  // Gather, largest distance first: at distance m the pairs agree with the root's virtual rank on
+  // all higher bits; the one that also agrees on bit m receives the other's blocks.
+  for (int m = f.p / 2, i = f.levels() - 1; m >= 1; m /= 2, --i) {
+    const int peer = f.real(v ^ m);
+    const auto [plo, phi] = ranges[static_cast<std::size_t>(i)];
+    if (((v ^ vroot) & m) != 0) {
+      b.send(peer, home(lo, hi - lo)).end_step();
+      return;
+    }
+    const std::uint32_t other_lo = lo == plo ? hi : plo;
+    const std::uint32_t other_hi = lo == plo ? phi : lo;
+    b.recv(peer, home(other_lo, other_hi - other_lo)).end_step();
+    lo = plo;
+    hi = phi;
+  }
+}
+
+// Out-of-place reduce_scatter on n > 2 ranks: the in-place schedule's exchanges, with partial sums
+// in scratch copy 0 and messages landing in copy 1 (blocks N + b), except where a message can be
+// consumed in place: the first exchange of a rank without a partial sum (in copy 0) and the last
+// one of a rank that keeps only its own block (in Out).
+void reduce_scatter_out_of_place_rank(ProgramBuilder& b, const Fold& f, int r) {
+  const auto N = static_cast<std::uint32_t>(f.n);
+  const auto self = static_cast<std::uint32_t>(r);
+  const int v = f.vrank(r);
+  if (v < 0) {
+    b.send(r - 1, in(0, N)).end_step();
+    for (int i = 0; i < f.levels(); ++i) b.end_step();
+    b.recv(r - 1, out(self)).end_step();
+    return;
+  }
+  const bool pair = r < 2 * f.rem;
+  bool has_acc = false;
+  if (f.rem > 0) {
+    if (pair) {
+      b.recv(r + 1, scratch(0, N));
+      b.reduce(scratch(0, N), in(0, N), scratch(0, N));
+      has_acc = true;
+    }
+    b.end_step();
+  }
+  for (int m = f.p / 2; m >= 1; m /= 2) {
+    const int g = v & ~(2 * m - 1);
+    const bool lower = (v & m) == 0;
+    const Region give = f.group(Buf::scratch, lower ? g + m : g, m);
+    const Region keep = f.group(Buf::scratch, lower ? g : g + m, m);
+    const int peer = f.real(v ^ m);
+    b.send(peer, has_acc ? give : Region{Buf::in, give.first, give.count});
+    const Region acc = has_acc ? keep : Region{Buf::in, keep.first, keep.count};
+    if (m == 1 && !pair) {
+      // Only the own block is left: the message lands in Out and is consumed there.
+      b.recv(peer, out(self)).reduce(out(self), acc, out(self));
+    } else if (!has_acc) {
+      b.recv(peer, keep).reduce(keep, acc, keep);
+    } else {
+      const Region land{Buf::scratch, N + keep.first, keep.count};
+      b.recv(peer, land);
+      if (m == 1) {
+        // A pair's keeper: its own block goes to Out, the partner's stays for the unfold.
+        b.reduce(out(self), scratch(self), scratch(N + self));
+        b.reduce(scratch(self + 1), scratch(self + 1), scratch(N + self + 1));
+      } else {
+        b.reduce(keep, keep, land);
+      }
+    }
+    has_acc = true;
+    b.end_step();
+  }
+  if (f.rem > 0) {
+    if (pair) b.send(r + 1, scratch(self + 1));
+    b.end_step();
+  }
+}
+
 void reduce_scatter_rank(ProgramBuilder& b, const Fold& f, int r, bool in_place) {
   const auto N = static_cast<std::uint32_t>(f.n);
   const auto self = static_cast<std::uint32_t>(r);
@@ -143,11 +293,15 @@ void reduce_scatter_rank(ProgramBuilder& b, const Fold& f, int r, bool in_place)
     if (!in_place) b.copy(out(0), in(0)).end_step();
     return;
   }
-  if (!in_place) {
+  if (!in_place && f.n == 2) {
     // n == 2: one exchange, the sum goes straight to Out.
     const auto other = 1 - self;
     b.send(1 - r, in(other)).recv(1 - r, scratch(self));
     b.reduce(out(self), in(self), scratch(self)).end_step();
+    return;
+  }
+  if (!in_place) {
+    reduce_scatter_out_of_place_rank(b, f, r);
     return;
   }
   // In place: partial sums live in In (the user buffer), messages land in Scratch; Out block r is
@@ -271,24 +425,39 @@ void bcast_rank(ProgramBuilder& b, const Fold& f, int r, int root) {
 
 Schedule recursive_halving_doubling(const ScheduleRequest& req) {
   using C = Collective;
-  require_supported(req, "rhd", {C::allreduce, C::reduce_scatter, C::allgather, C::bcast});
+  require_supported(req, "rhd",
+                    {C::allreduce, C::reduce, C::reduce_scatter, C::allgather, C::bcast});
   const int n = req.nranks;
-  if (req.collective == C::reduce_scatter && !req.in_place && n > 2)
-    throw Error(
-        "rhd: out-of-place reduce_scatter on more than 2 ranks needs two scratch partitions "
-        "(partial sums and a landing area) and the schedule model gives one; call it in place or "
-        "use ring");
-  const Fold f(n);
-  Schedule s = base(req, req.collective == C::allreduce ? static_cast<std::uint32_t>(f.p)
-                                                        : static_cast<std::uint32_t>(n));
-  if (req.collective != C::bcast) s.root = 0;
+  const bool rooted = req.collective == C::reduce || req.collective == C::bcast;
+  // Reduce folds the root's pair onto the root (an odd root keeps the pair instead of its partner).
+  int odd_keeper = -1;
+  if (req.collective == C::reduce && req.root < 2 * Fold(n).rem && req.root % 2 == 1)
+    odd_keeper = req.root / 2;
+  const Fold f(n, odd_keeper);
+  const bool p_blocks = req.collective == C::allreduce || req.collective == C::reduce;
+  Schedule s = base(req, static_cast<std::uint32_t>(p_blocks ? f.p : n));
+  if (!rooted) s.root = 0;
   s.preserves_order = req.collective != C::reduce_scatter || n == 1;
+  // A second scratch copy where some rank without Out (and with In read-only) must keep a partial
+  // sum while a message lands: see the header comment.
+  if (req.collective == C::reduce && n > 2) {
+    // Non-root ranks get a partial sum in the fold (keepers) or the first halving step, and hold
+    // it while the next exchange lands.
+    const bool nonroot_keeper = f.rem > 1 || (f.rem == 1 && req.root >= 2);
+    if (f.levels() >= 2 || nonroot_keeper) s.scratch_copies = 2;
+  }
+  if (req.collective == C::reduce_scatter && !req.in_place && n > 2 &&
+      (f.rem > 0 || f.levels() >= 3))
+    s.scratch_copies = 2;
   for (int r = 0; r < n; ++r) {
     if (req.only_rank >= 0 && r != req.only_rank) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
     switch (req.collective) {
       case C::allreduce:
         allreduce_rank(b, f, r, req.in_place);
+        break;
+      case C::reduce:
+        reduce_rank(b, f, r, req.root, req.in_place);
         break;
       case C::reduce_scatter:
         reduce_scatter_rank(b, f, r, req.in_place);

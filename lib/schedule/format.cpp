@@ -164,6 +164,7 @@ std::string header(const Schedule& s) {
   o << " nblocks=" << s.nblocks << (s.in_place ? " in-place" : "")
     << (s.preserves_order ? " rank-ordered" : "") << " rounds=" << s.num_rounds();
   if (s.prologue_steps) o << " prologue=" << s.prologue_steps;
+  if (s.scratch_copies != 1) o << " scratch_copies=" << s.scratch_copies;
   return o.str();
 }
 
@@ -190,6 +191,7 @@ std::string to_json(const Schedule& s, int indent) {
             {"nblocks", s.nblocks},
             {"preserves_order", s.preserves_order},
             {"prologue_steps", s.prologue_steps},
+            {"scratch_copies", s.scratch_copies},
             {"rounds", s.num_rounds()},
             {"programs", std::move(progs)}};
   return j.dump(indent);
@@ -216,6 +218,10 @@ Schedule schedule_from_json(std::string_view text) {
   s.prologue_steps = j.contains("prologue_steps")
                          ? static_cast<std::uint32_t>(get_int(j, "prologue_steps", top, 0, kU32))
                          : 0;
+  // Absent in files written before Scratch had copies: one copy.
+  s.scratch_copies = j.contains("scratch_copies")
+                         ? static_cast<std::uint32_t>(get_int(j, "scratch_copies", top, 1, kU32))
+                         : 1;
   const auto& progs = field(j, "programs", top);
   if (!progs.is_array()) fail("$.programs", "expected an array");
   if (progs.size() > static_cast<std::size_t>(s.nranks))

@@ -21,7 +21,7 @@ Schedule rhd_by_name(const ScheduleRequest& r, const ParamMap&) {
 Schedule binomial_tree_by_name(const ScheduleRequest& r, const ParamMap&) {
   return binomial_tree(r);
 }
-// Defaults: 1 MiB segments, binary tree (a chain for reduce, the only fanout it supports).
+// Defaults: 1 MiB segments, binary tree (a chain for reduce, as before trees served it).
 Schedule pipelined_tree_by_name(const ScheduleRequest& r, const ParamMap& p) {
   const auto seg = p.find("segment_bytes");
   const auto fan = p.find("fanout");
@@ -42,8 +42,11 @@ const std::vector<GeneratorInfo>& generators() {
   static const std::vector<GeneratorInfo> all = {
       {"ring", {C::allreduce, C::reduce_scatter, C::allgather, C::alltoall}, {}, &ring_by_name},
       {"stragglar", {C::allreduce}, {"straggler"}, &stragglar_by_name},
-      {"rhd", {C::allreduce, C::reduce_scatter, C::allgather, C::bcast}, {}, &rhd_by_name},
-      {"binomial_tree", {C::allreduce, C::bcast}, {}, &binomial_tree_by_name},
+      {"rhd",
+       {C::allreduce, C::reduce, C::reduce_scatter, C::allgather, C::bcast},
+       {},
+       &rhd_by_name},
+      {"binomial_tree", {C::allreduce, C::reduce, C::bcast}, {}, &binomial_tree_by_name},
       {"pipelined_tree",
        {C::allreduce, C::reduce, C::bcast},
        {"segment_bytes", "fanout"},

@@ -8,6 +8,10 @@
 // step completes by itself and the whole schedule cannot deadlock; an unmatched send or receive
 // is what would hang, and it is reported.
 //
+// Scratch holds `scratch_copies` copies of the partition: scratch block b + j * nblocks is block b
+// of copy j, with block b's size. A region lies inside one copy; sizes are taken after mapping it
+// back to the partition (copy_local).
+//
 // Cost: contributor sets are bitsets of ceil(n/64) words kept in one reference-counted arena, so
 // copies and transfers move 8-byte cells and only reduces touch words. That keeps n = 1024 with
 // 1024 blocks in tens of MB.
@@ -161,6 +165,7 @@ class Verifier {
       : s_(s),
         n_(s.nranks),
         nb_(s.nblocks),
+        copies_(s.scratch_copies),
         part_{count, s.nblocks},
         elem_(elem_size),
         pool_(static_cast<std::size_t>(s.nranks > 0 ? s.nranks + 63 : 64) / 64) {}
@@ -199,6 +204,12 @@ class Verifier {
     bool ok = true;
     if (n_ < 1) return error("nranks must be >= 1, got " + std::to_string(n_)), false;
     if (nb_ < 1) return error("nblocks must be >= 1"), false;
+    if (copies_ < 1) return error("scratch_copies must be >= 1"), false;
+    // Cells are allocated for every rank (8 bytes each): refuse absurd layouts up front.
+    if (std::uint64_t{copies_} + 2 > (std::uint64_t{1} << 32) / nb_ / static_cast<unsigned>(n_))
+      return error("scratch_copies " + std::to_string(copies_) + " x nblocks " +
+                   std::to_string(nb_) + " is too large to verify"),
+             false;
     if (s_.programs.size() != static_cast<std::size_t>(n_)) {
       error("schedule holds " + std::to_string(s_.programs.size()) + " programs for " +
             std::to_string(n_) + " ranks");
@@ -239,7 +250,19 @@ class Verifier {
     return ok;
   }
 
-  [[nodiscard]] std::size_t cells_per_rank() const { return 3 * std::size_t{nb_}; }
+  // In, Out, then the scratch copies.
+  [[nodiscard]] std::size_t cells_per_rank() const {
+    return (2 + std::size_t{copies_}) * std::size_t{nb_};
+  }
+  // A region's place in the partition: scratch copy j's blocks map back to [0, nblocks). Only for
+  // regions check_region accepted (a scratch region stays inside one copy).
+  [[nodiscard]] Region copy_local(const Region& g) const {
+    if (g.buf != Buf::scratch || g.first < nb_) return g;
+    return {g.buf, g.first % nb_, g.count};
+  }
+  [[nodiscard]] std::size_t region_bytes(const Region& g) const {
+    return part_.region_size(copy_local(g)) * elem_;
+  }
 
   void setup() {
     const auto N = static_cast<std::size_t>(n_);
@@ -267,7 +290,7 @@ class Verifier {
     for (int r = 0; r < n_; ++r) {
       auto& L = layout_[static_cast<std::size_t>(r)];
       L.win = windows_of(c, n_, r, s_.root, nb_);
-      // Segments: [0, nb) In / user buffer, [nb, 2nb) Out, [2nb, 3nb) Scratch.
+      // Segments: [0, nb) In / user buffer, [nb, 2nb) Out, [2nb, (2 + copies) nb) Scratch.
       L.in_base = 0;
       L.out_base = nb;
       const bool nonroot_reduce = c == Collective::reduce && r != s_.root;
@@ -350,9 +373,20 @@ class Verifier {
           problem = "outside the Out window [" + std::to_string(L.win.out.first) + ".." +
                     std::to_string(L.win.out.first + L.win.out.count) + ")";
         break;
-      case Buf::scratch:
-        if (end > nb_) problem = "outside scratch [0.." + std::to_string(nb_) + ")";
+      case Buf::scratch: {
+        const std::uint64_t cap = std::uint64_t{nb_} * copies_;
+        if (end > cap) {
+          problem = "outside scratch [0.." + std::to_string(cap) + ")";
+          if (copies_ > 1)
+            problem +=
+                " (" + std::to_string(copies_) + " copies of " + std::to_string(nb_) + " blocks)";
+        } else if (g.count > 0 && g.first / nb_ != (end - 1) / nb_) {
+          problem = "straddles scratch copies " + std::to_string(g.first / nb_) + " and " +
+                    std::to_string((end - 1) / nb_) + " (a region stays inside one copy of " +
+                    std::to_string(nb_) + " blocks)";
+        }
         break;
+      }
     }
     if (problem.empty()) return true;
     error(where(r, st, i, op) + role + " " + to_string(g) + " " + problem);
@@ -419,7 +453,7 @@ class Verifier {
           msg_.push_back(v);
           send_mark_[x.cells.first + c] = stamp_;
         }
-        if (const auto bytes = part_.region_size(op.src) * elem_; bytes > 0) {
+        if (const auto bytes = region_bytes(op.src); bytes > 0) {
           report_.bytes_sent[static_cast<std::size_t>(r)] += bytes;
           ++report_.messages_sent[static_cast<std::size_t>(r)];
         }
@@ -522,8 +556,8 @@ class Verifier {
       const auto& x = sends_[i++];
       const auto& y = recvs_[j++];
       if (!x.valid || !y.valid) continue;  // already reported
-      const auto sb = part_.region_size(x.region) * elem_;
-      const auto rb = part_.region_size(y.region) * elem_;
+      const auto sb = region_bytes(x.region);
+      const auto rb = region_bytes(y.region);
       if (sb != rb) {
         error(where(y.to, st, y.op, op_of(y.to, y.op)) + "receives " + std::to_string(rb) +
               " bytes but rank " + std::to_string(x.from) + " op " + std::to_string(x.op) +
@@ -646,6 +680,7 @@ class Verifier {
   const Schedule& s_;
   int n_;
   std::uint32_t nb_;
+  std::uint32_t copies_;
   Partition part_;
   std::size_t elem_;
   SetPool pool_;

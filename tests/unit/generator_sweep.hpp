@@ -1,9 +1,11 @@
 // Shared sweep for generator tests: verifies a generator over rank counts, roots, in place / out of
-// place and element counts with the symbolic verifier.
+// place and element counts with the symbolic verifier, and checks that scratch_copies is exactly
+// what the programs use.
 #pragma once
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -22,6 +24,17 @@ inline std::vector<int> sweep_sizes() {
 }
 
 using Accept = std::function<bool(const sched::ScheduleRequest&)>;
+
+// Scratch copies the programs touch (0 when none): the copy of each region's last block.
+inline std::uint32_t scratch_copies_used(const sched::Schedule& s) {
+  std::uint32_t used = 0;
+  for (const auto& p : s.programs)
+    for (const auto& op : p.ops)
+      for (const sched::Region* g : {&op.dst, &op.src, &op.src2})
+        if (g->buf == sched::Buf::scratch && g->count > 0)
+          used = std::max(used, (g->end() - 1) / s.nblocks + 1);
+  return used;
+}
 
 // Returns how many (schedule, count) pairs were verified. Requests `accept` rejects must throw
 // cclx::Error instead.
@@ -51,6 +64,9 @@ inline std::size_t sweep(const std::function<sched::Schedule(const sched::Schedu
             INFO(std::string(to_string(c)), " n=", n, " root=", root, " in_place=", ip,
                  " count=", count, errs);
             CHECK(rep.ok);
+            // The verifier rejects using more copies than declared; declaring more than used
+            // would only waste memory.
+            CHECK(s.scratch_copies == std::max(1u, scratch_copies_used(s)));
             ++verified;
           }
     }

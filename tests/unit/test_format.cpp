@@ -23,6 +23,7 @@ void check_same(const Schedule& a, const Schedule& b) {
   CHECK(a.nblocks == b.nblocks);
   CHECK(a.preserves_order == b.preserves_order);
   CHECK(a.prologue_steps == b.prologue_steps);
+  CHECK(a.scratch_copies == b.scratch_copies);
   CHECK(a.programs == b.programs);
 }
 
@@ -57,6 +58,7 @@ TEST_CASE("JSON round trip is exact for every generator") {
           const auto j = nlohmann::json::parse(text);
           CHECK(j["rounds"] == s.num_rounds());
           CHECK(j["prologue_steps"] == s.prologue_steps);
+          CHECK(j["scratch_copies"] == s.scratch_copies);
           CHECK(j["programs"].size() == s.programs.size());
         }
 }
@@ -78,6 +80,30 @@ TEST_CASE("JSON round trip keeps unusual fields and empty steps") {
   s.programs[2].ops.push_back(Op{OpKind::copy, 5, out(1), out(2), scratch(4)});
   s.programs[2].step_begin.push_back(static_cast<std::uint32_t>(s.programs[2].ops.size()));
   check_same(schedule_from_json(to_json(s)), s);
+}
+
+TEST_CASE("JSON and text carry scratch_copies") {
+  // A generated schedule with two copies (binomial reduce of 8 ranks onto rank 3).
+  const auto s = generate_by_name("binomial_tree", {Collective::reduce, 8, 3});
+  REQUIRE(s.scratch_copies == 2);
+  const auto text = to_json(s);
+  CHECK(nlohmann::json::parse(text)["scratch_copies"] == 2);
+  check_same(schedule_from_json(text), s);
+  CHECK(to_text(s).find(" scratch_copies=2") != std::string::npos);
+  // The default is not mentioned in the text header.
+  CHECK(to_text(generate_by_name("binomial_tree", {Collective::bcast, 8, 3}))
+            .find("scratch_copies") == std::string::npos);
+
+  // Files written before the field existed read as one copy.
+  auto j = nlohmann::json::parse(text);
+  j.erase("scratch_copies");
+  CHECK(schedule_from_json(j.dump()).scratch_copies == 1);
+  j["scratch_copies"] = 0;
+  CHECK(reader_error(j.dump()).find("$.scratch_copies: 0 out of range") != std::string::npos);
+  j["scratch_copies"] = "two";
+  CHECK(reader_error(j.dump()).find("$.scratch_copies: expected an integer") != std::string::npos);
+  j["scratch_copies"] = 3;
+  CHECK(schedule_from_json(j.dump()).scratch_copies == 3);
 }
 
 TEST_CASE("JSON reader rejects malformed input with a clear message") {

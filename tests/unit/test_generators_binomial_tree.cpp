@@ -29,7 +29,22 @@ TEST_CASE("binomial_tree: step counts and bytes") {
       CHECK(rep.max_bytes_sent() <= 1000u * L);
       if (root == 0) CHECK(rep.bytes_sent[0] == 1000u * L);
     }
+    for (int root : {0, n / 2, n - 1}) {
+      // Reduce straight onto the root, in rank order: every non-root rank sends once.
+      const auto red = binomial_tree({Collective::reduce, n, root});
+      CHECK(red.preserves_order);
+      CHECK(red.root == root);
+      CHECK(red.num_rounds() == static_cast<std::size_t>(L));
+      const auto rep = verify(red, 1000, 1);
+      REQUIRE(rep.ok);
+      for (int r = 0; r < n; ++r)
+        CHECK(rep.bytes_sent[static_cast<std::size_t>(r)] == (r == root ? 0u : 1000u));
+      // Two scratch copies only where a non-root rank receives twice, never from n = 8 on.
+      CHECK(red.scratch_copies == (n >= 8 ? 2u : red.scratch_copies));
+      if (n <= 3) CHECK(red.scratch_copies == 1);
+    }
     const auto a = binomial_tree({Collective::allreduce, n});
+    CHECK(a.scratch_copies == 1);
     CHECK(a.preserves_order);
     CHECK(a.num_rounds() == static_cast<std::size_t>(2 * L));
     const auto rep = verify(a, 1000, 1);
@@ -40,10 +55,13 @@ TEST_CASE("binomial_tree: step counts and bytes") {
   CHECK(binomial_tree({Collective::allreduce, 1}).num_rounds() == 1);  // the copy
   CHECK(binomial_tree({Collective::allreduce, 1, 0, true}).num_rounds() == 0);
   CHECK(binomial_tree({Collective::bcast, 1}).num_rounds() == 0);
+  CHECK(binomial_tree({Collective::reduce, 1}).num_rounds() == 1);
+  CHECK(binomial_tree({Collective::reduce, 1, 0, true}).num_rounds() == 0);
 }
 
 TEST_CASE("binomial_tree: errors") {
-  CHECK_THROWS_AS(binomial_tree({Collective::reduce, 8}), cclx::Error);
+  CHECK_THROWS_AS(binomial_tree({Collective::reduce, 8, 8}), cclx::Error);
+  CHECK_THROWS_AS(binomial_tree({Collective::reduce, 8, -1}), cclx::Error);
   CHECK_THROWS_AS(binomial_tree({Collective::allgather, 8}), cclx::Error);
   CHECK_THROWS_AS(binomial_tree({Collective::bcast, 8, 8}), cclx::Error);
   CHECK_THROWS_AS(binomial_tree({Collective::bcast, 0}), cclx::Error);
@@ -52,22 +70,27 @@ TEST_CASE("binomial_tree: errors") {
 }
 
 TEST_CASE("binomial_tree: only_rank yields the same program") {
-  const auto full = binomial_tree({Collective::allreduce, 13});
-  for (int r = 0; r < 13; ++r) {
-    ScheduleRequest req{Collective::allreduce, 13};
-    req.only_rank = r;
-    CHECK(binomial_tree(req).programs[static_cast<std::size_t>(r)] ==
-          full.programs[static_cast<std::size_t>(r)]);
+  for (const ScheduleRequest full_req :
+       {ScheduleRequest{Collective::allreduce, 13}, ScheduleRequest{Collective::reduce, 13, 6}}) {
+    const auto full = binomial_tree(full_req);
+    for (int r = 0; r < 13; ++r) {
+      ScheduleRequest req = full_req;
+      req.only_rank = r;
+      const auto one = binomial_tree(req);
+      CHECK(one.programs[static_cast<std::size_t>(r)] ==
+            full.programs[static_cast<std::size_t>(r)]);
+      CHECK(one.scratch_copies == full.scratch_copies);
+    }
   }
 }
 
 TEST_CASE("binomial_tree: verified for all sizes, roots, counts, in place") {
   const auto n = cclx::test::sweep([](const ScheduleRequest& r) { return binomial_tree(r); },
-                                   {Collective::allreduce, Collective::bcast});
+                                   {Collective::allreduce, Collective::reduce, Collective::bcast});
   CHECK(n > 1000);
   // Through the registry as well.
   const auto m = cclx::test::sweep(
       [](const ScheduleRequest& r) { return generate_by_name("binomial_tree", r); },
-      {Collective::allreduce}, {1, 5, 16, 33});
+      {Collective::allreduce, Collective::reduce}, {1, 5, 16, 33});
   CHECK(m > 0);
 }

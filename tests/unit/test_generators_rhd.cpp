@@ -42,6 +42,42 @@ TEST_CASE("rhd: powers of two meet the Rabenseifner cost") {
     CHECK(rep.rounds == static_cast<std::size_t>(L));
     for (auto b : rep.bytes_sent) CHECK(b == (count / n) * (n - 1));
 
+    // Out of place: the same exchanges, partial sums in scratch (two copies from n = 8 on).
+    const auto rso = recursive_halving_doubling({Collective::reduce_scatter, n});
+    CHECK(rso.num_rounds() == static_cast<std::size_t>(L));
+    CHECK(rso.scratch_copies == (n >= 8 ? 2u : 1u));
+    rep = verify(rso, count, 1);
+    REQUIRE(rep.ok);
+    for (auto b : rep.bytes_sent) CHECK(b == (count / n) * (n - 1));
+
+    // Reduce: halving, then a binomial gather onto the root. Each rank sends its halving share
+    // plus what it holds when it drops out of the gather (at most half); the root only halves.
+    for (int root : {0, n / 2 + 1, n - 1}) {
+      if (root >= n) continue;
+      const auto red = recursive_halving_doubling({Collective::reduce, n, root});
+      CHECK(red.nblocks == static_cast<std::uint32_t>(n));
+      CHECK(red.root == root);
+      CHECK(red.preserves_order);
+      CHECK(red.num_rounds() == static_cast<std::size_t>(2 * L));
+      CHECK(red.scratch_copies == (n >= 4 ? 2u : 1u));
+      rep = verify(red, count, 1);
+      REQUIRE(rep.ok);
+      std::size_t gathered = 0;
+      for (int r = 0; r < n; ++r) {
+        const auto b = rep.bytes_sent[static_cast<std::size_t>(r)];
+        const std::size_t halving = (count / n) * (n - 1);
+        if (r == root) {
+          CHECK(b == halving);
+        } else {
+          CHECK(b > halving);
+          CHECK(b <= halving + count / 2);
+          gathered += b - halving;
+        }
+      }
+      // Each gather step moves half the message in total (half the ranks drop out).
+      CHECK(gathered == static_cast<std::size_t>(L) * count / 2);
+    }
+
     const auto bc = recursive_halving_doubling({Collective::bcast, n, n - 1});
     CHECK(bc.num_rounds() == static_cast<std::size_t>(2 * L));
     rep = verify(bc, count, 1);
@@ -59,6 +95,16 @@ TEST_CASE("rhd: non-powers of two add a fold and an unfold step") {
           static_cast<std::size_t>(L + 2));
     CHECK(recursive_halving_doubling({Collective::reduce_scatter, n, 0, true}).num_rounds() ==
           static_cast<std::size_t>(L + 2));
+    CHECK(recursive_halving_doubling({Collective::reduce_scatter, n}).num_rounds() ==
+          static_cast<std::size_t>(L + 2));
+    CHECK(recursive_halving_doubling({Collective::reduce_scatter, n}).scratch_copies == 2);
+    // Reduce: the fold, no unfold (the root's pair folds onto the root, odd or even).
+    for (int root : {0, 1, n - 1}) {
+      const auto red = recursive_halving_doubling({Collective::reduce, n, root});
+      CHECK(red.num_rounds() == static_cast<std::size_t>(2 * L + 1));
+      CHECK(red.preserves_order);
+      CHECK(verify(red, 1000, 4).ok);
+    }
     CHECK(recursive_halving_doubling({Collective::bcast, n, 1}).num_rounds() ==
           static_cast<std::size_t>(2 * L + 1));
     // allreduce: the paired ranks pay one extra message of the whole size.
@@ -70,10 +116,28 @@ TEST_CASE("rhd: non-powers of two add a fold and an unfold step") {
   }
 }
 
+TEST_CASE("rhd: only_rank yields the same program and scratch_copies") {
+  for (int n : {3, 6, 8, 13})
+    for (const ScheduleRequest full_req :
+         {ScheduleRequest{Collective::reduce, n, 1}, ScheduleRequest{Collective::reduce, n, n - 1},
+          ScheduleRequest{Collective::reduce_scatter, n}}) {
+      const auto full = recursive_halving_doubling(full_req);
+      for (int r = 0; r < n; ++r) {
+        ScheduleRequest req = full_req;
+        req.only_rank = r;
+        const auto one = recursive_halving_doubling(req);
+        CHECK(one.programs[static_cast<std::size_t>(r)] ==
+              full.programs[static_cast<std::size_t>(r)]);
+        CHECK(one.scratch_copies == full.scratch_copies);
+      }
+    }
+}
+
 TEST_CASE("rhd: errors") {
-  CHECK_THROWS_AS(recursive_halving_doubling({Collective::reduce, 8}), cclx::Error);
+  CHECK_THROWS_AS(recursive_halving_doubling({Collective::reduce, 8, 8}), cclx::Error);
   CHECK_THROWS_AS(recursive_halving_doubling({Collective::alltoall, 8}), cclx::Error);
-  CHECK_THROWS_AS(recursive_halving_doubling({Collective::reduce_scatter, 3}), cclx::Error);
+  CHECK_NOTHROW(recursive_halving_doubling({Collective::reduce_scatter, 3}));
+  CHECK_NOTHROW(recursive_halving_doubling({Collective::reduce, 3, 2}));
   CHECK_THROWS_AS(recursive_halving_doubling({Collective::bcast, 4, -1}), cclx::Error);
   CHECK_NOTHROW(recursive_halving_doubling({Collective::reduce_scatter, 2}));
   CHECK_THROWS_AS(generate_by_name("rhd", {Collective::allreduce, 4}, {{"segment_bytes", 1}}),
@@ -81,16 +145,15 @@ TEST_CASE("rhd: errors") {
 }
 
 TEST_CASE("rhd: verified for all sizes, roots, counts, in place") {
-  const auto accept = [](const ScheduleRequest& r) {
-    return r.collective != Collective::reduce_scatter || r.in_place || r.nranks <= 2;
-  };
-  const auto n = cclx::test::sweep(
-      [](const ScheduleRequest& r) { return recursive_halving_doubling(r); },
-      {Collective::allreduce, Collective::reduce_scatter, Collective::allgather, Collective::bcast},
-      cclx::test::sweep_sizes(), accept);
+  const auto n =
+      cclx::test::sweep([](const ScheduleRequest& r) { return recursive_halving_doubling(r); },
+                        {Collective::allreduce, Collective::reduce, Collective::reduce_scatter,
+                         Collective::allgather, Collective::bcast});
   CHECK(n > 2000);
   const auto m =
       cclx::test::sweep([](const ScheduleRequest& r) { return generate_by_name("rhd", r); },
-                        {Collective::allreduce, Collective::allgather}, {1, 6, 8, 31});
+                        {Collective::allreduce, Collective::reduce, Collective::reduce_scatter,
+                         Collective::allgather},
+                        {1, 6, 8, 31});
   CHECK(m > 0);
 }

@@ -383,6 +383,86 @@ TEST_CASE("verifier: bcast and reduce shapes") {
   }
 }
 
+TEST_CASE("verifier: scratch copies") {
+  // Reduce of 3 ranks onto rank 0 over 2 uneven blocks (count 5: 3 + 2 elements). Rank 1 has no
+  // Out and keeps rank 2's message in scratch copy 1 (blocks 2..4) while its sum goes to copy 0.
+  auto build = [](Region land) {
+    auto s = make(Collective::reduce, 3, 2, [land](int r, ProgramBuilder& b) {
+      if (r == 2) b.send(1, in(0, 2));
+      if (r == 1) b.recv(2, land).reduce(scratch(0, 2), in(0, 2), land);
+      b.end_step();
+      if (r == 1) b.send(0, scratch(0, 2));
+      if (r == 0) b.recv(1, scratch(0, 2)).reduce(out(0, 2), in(0, 2), scratch(0, 2));
+      b.end_step();
+    });
+    s.scratch_copies = 2;
+    return s;
+  };
+  const auto good = build(scratch(2, 2));
+  auto rep = verify(good, 5, 4);
+  INFO(all_errors(rep));
+  CHECK(rep.ok);
+  CHECK(rep.bytes_sent == std::vector<std::size_t>{0, 20, 20});
+
+  // Copy 1's blocks have the sizes of the partition's: block 2 is block 0 (3 elements).
+  auto sized = make(Collective::reduce, 2, 2, [](int r, ProgramBuilder& b) {
+    if (r == 1) b.send(0, in(0)).send(0, in(1));
+    if (r == 0) b.recv(1, scratch(2)).recv(1, scratch(3));
+    b.end_step();
+    if (r == 0) b.reduce(out(0, 2), in(0, 2), scratch(2, 2));
+    b.end_step();
+  });
+  sized.scratch_copies = 2;
+  rep = verify(sized, 5, 4);
+  INFO(all_errors(rep));
+  CHECK(rep.ok);
+  CHECK(rep.bytes_sent == std::vector<std::size_t>{0, 20});
+  // A message of block 1 (2 elements) does not fit copy 1's block 0 (3 elements).
+  auto mismatched = sized;
+  mismatched.programs[1].ops[0].src = in(1);
+  mismatched.programs[1].ops[1].src = in(0);
+  rep = verify(mismatched, 5, 4);
+  CHECK(has_error(rep,
+                  "rank 0 step 0 op 0 (recv from 1 scratch[2]): receives 12 bytes but rank 1 "
+                  "op 0 sends 8 (in[1])"));
+
+  // One copy declared: copy 1 is outside Scratch.
+  auto one = good;
+  one.scratch_copies = 1;
+  rep = verify(one, 5, 4);
+  CHECK_FALSE(rep.ok);
+  CHECK(has_error(rep,
+                  "rank 1 step 0 op 0 (recv from 2 scratch[2..4)): destination "
+                  "scratch[2..4) outside scratch [0..2)"));
+  // Beyond the last copy.
+  auto beyond = build(scratch(4, 2));
+  rep = verify(beyond, 5, 4);
+  CHECK(has_error(rep, "destination scratch[4..6) outside scratch [0..4) (2 copies of 2 blocks)"));
+  // A region straddling two copies.
+  auto straddle = build(scratch(1, 2));
+  rep = verify(straddle, 5, 4);
+  CHECK_FALSE(rep.ok);
+  CHECK(has_error(rep,
+                  "rank 1 step 0 op 0 (recv from 2 scratch[1..3)): destination "
+                  "scratch[1..3) straddles scratch copies 0 and 1"));
+  // Empty regions at a copy boundary are fine.
+  auto empty = good;
+  empty.programs[0].ops.push_back(Op{OpKind::copy, -1, scratch(2, 0), scratch(2, 0), {}});
+  empty.programs[0].step_begin.back() = static_cast<std::uint32_t>(empty.programs[0].ops.size());
+  rep = verify(empty, 5, 4);
+  INFO(all_errors(rep));
+  CHECK(rep.ok);
+  // No copies at all.
+  auto none = good;
+  none.scratch_copies = 0;
+  rep = verify(none, 5, 4);
+  CHECK_FALSE(rep.ok);
+  CHECK(has_error(rep, "scratch_copies must be >= 1"));
+  auto huge = good;
+  huge.scratch_copies = 0xffffffffu;
+  CHECK(has_error(verify(huge, 5, 4), "too large to verify"));
+}
+
 TEST_CASE("verifier: malformed schedules are rejected before execution") {
   auto s = exchange_allreduce(true);
   s.programs.pop_back();

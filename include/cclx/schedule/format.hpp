@@ -9,10 +9,11 @@
 namespace cclx::sched {
 
 // JSON document: {"algorithm","params","collective","nranks","root","in_place","nblocks",
-// "preserves_order","rounds","programs":[{"rank","steps":[[{"op":"send","peer":1,
-// "src":{"buf":"out","first":0,"count":1}}, ...], ...]}]}
+// "preserves_order","prologue_steps","scratch_copies","rounds","programs":[{"rank","steps":
+// [[{"op":"send","peer":1,"src":{"buf":"out","first":0,"count":1}}, ...], ...]}]}
 std::string to_json(const Schedule& s, int indent = -1);
-// Inverse of to_json; throws cclx::Error on malformed input.
+// Inverse of to_json; throws cclx::Error on malformed input. "prologue_steps" and "scratch_copies"
+// may be absent (0 and 1).
 Schedule schedule_from_json(std::string_view json);
 
 // One block per round: "round 3:  r0 -> r1 out[2]   r1: out[1] = out[1] + scratch[1] ..."
