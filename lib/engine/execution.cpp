@@ -86,7 +86,10 @@ std::byte* Execution::address(const Region& g) const {
 }
 
 std::size_t Execution::bytes(const Region& g) const {
-  return part_.region_size(g) * kernel_.elem_size;
+  // Scratch copy j's blocks have the sizes of the partition's blocks (a region stays in one copy).
+  Region local = g;
+  if (g.buf == Buf::scratch) local.first = g.first % part_.nblocks;
+  return part_.region_size(local) * kernel_.elem_size;
 }
 
 void Execution::run_local(const Op& op, std::size_t elem_begin, std::size_t elem_end) {
@@ -182,7 +185,7 @@ void Execution::finish_step() {
   for (std::size_t j = 0; j < nops; ++j) {
     const Op& l = ops[j];
     if (l.is_transfer() || local_done_[j]) continue;
-    run_local(l, 0, part_.region_size(l.dst));
+    run_local(l, 0, bytes(l.dst) / kernel_.elem_size);
   }
   ++step_;
 }
