@@ -312,6 +312,16 @@ void MpiBackend::native(const CollectiveCall& c) const {
     case Collective::reduce: {
       // Non-roots pass their buffer as input even in place (MPI_IN_PLACE is for the root only).
       const void* sb = c.in_place && r != c.root ? c.in : sendbuf;
+      // MPICH 4.0.2 (ch4:ucx) segfaults in MPI_Reduce(MPI_IN_PLACE, ...) at a root other than 0
+      // from about 1000 floats on (tests/mpi/test_api.cpp shows it): stage the root's input in
+      // pooled scratch and reduce out of place instead.
+      engine::ScratchPool::Lease staged;
+      if (c.in_place && r == c.root && c.root != 0 && c.count) {
+        const std::size_t bytes = c.count * c.kernel.elem_size;
+        staged = s_->scratch.acquire(bytes);
+        std::memcpy(staged.data(), c.out, bytes);
+        sb = staged.data();
+      }
       check(small ? MPI_Reduce(sb, c.out, n, dt, op, c.root, comm)
                   : MPI_Reduce_c(sb, c.out, nc, dt, op, c.root, comm),
             r, "MPI_Reduce");
