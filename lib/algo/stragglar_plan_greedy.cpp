@@ -30,6 +30,19 @@ using Word = std::uint64_t;
 struct Variant {
   bool newest_first = false;   // among equally urgent chunks, send the newest (else the oldest)
   bool reverse_pairs = false;  // scan equal-weight pairs from the high ranks down
+  std::uint64_t seed = 0;      // != 0: break ties among equally urgent receivers and partners
+                               // pseudo-randomly (splitmix64, identical on every platform)
+};
+
+// splitmix64: a fixed, portable sequence (std:: distributions are implementation-defined).
+struct Rng {
+  std::uint64_t s;
+  std::uint64_t next() {
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
 };
 
 constexpr int kLevels = 3;  // urgency levels: 0 = no slack, 1, >= 2
@@ -37,7 +50,7 @@ constexpr int kLevels = 3;  // urgency levels: 0 = no slack, 1, >= 2
 class Greedy {
  public:
   Greedy(int n, int target, Variant v)
-      : n_(n), m_(n - 1), S_(n - 1), W_((m_ + 63) / 64), target_(target), v_(v) {}
+      : n_(n), m_(n - 1), S_(n - 1), W_((m_ + 63) / 64), target_(target), v_(v), rng_{v.seed} {}
 
   // Returns the plan, or an empty plan when it needs more than `give_up` rounds.
   Plan run(int give_up) {
@@ -110,6 +123,12 @@ class Greedy {
     for (int x = 0; x < n_; ++x)
       if (!busy[static_cast<std::size_t>(x)]) freel.push_back(x);
     if (v_.reverse_pairs) std::reverse(freel.begin(), freel.end());
+    if (v_.seed != 0) {
+      tie_.assign(static_cast<std::size_t>(n_), 0);
+      for (auto& k : tie_) k = static_cast<std::uint32_t>(rng_.next());
+      for (std::size_t i = freel.size(); i > 1; --i)
+        std::swap(freel[i - 1], freel[static_cast<std::size_t>(rng_.next() % i)]);
+    }
     auto take = [&](int a, int b, int ka, int kb) {
       busy[static_cast<std::size_t>(a)] = busy[static_cast<std::size_t>(b)] = 1;
       Exchange x{a, b, ka, kb};
@@ -128,7 +147,8 @@ class Greedy {
       std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
         const auto xu = static_cast<std::size_t>(x), yu = static_cast<std::size_t>(y);
         if (rank_level_[xu] != rank_level_[yu]) return rank_level_[xu] < rank_level_[yu];
-        return missing_[xu] > missing_[yu];
+        if (missing_[xu] != missing_[yu]) return missing_[xu] > missing_[yu];
+        return v_.seed != 0 && tie_[xu] < tie_[yu];
       });
       for (int b : order) {
         if (busy[static_cast<std::size_t>(b)]) continue;
@@ -186,27 +206,33 @@ class Greedy {
 
   int n_, m_, S_, W_, target_;
   Variant v_;
+  Rng rng_;
+  std::vector<std::uint32_t> tie_;
   std::vector<Word> have_, masks_;
   std::vector<int> holders_, missing_, rank_level_;
 };
 
 }  // namespace
 
-Plan plan_greedy(int n) {
+Plan plan_greedy(int n, int seeds) {
   if (n < 2) throw Error("stragglar: plan_greedy needs n >= 2");
-  const int target = round_lower_bound(n);
+  const int target = round_lower_bound(n), stop = round_lower_bound_slots(n);
   Plan best;
   int best_rounds = 0;
   // Newest-first beat oldest-first on every n measured, and pairs taken by weight (the paper's
-  // criterion) were far worse than urgent receivers first.
-  for (const Variant v : {Variant{true, false}, Variant{true, true}}) {
+  // criterion) were far worse than urgent receivers first. Then seeded tie-breaking restarts;
+  // a run is abandoned as soon as it reaches the best round count so far.
+  std::vector<Variant> variants{Variant{true, false}, Variant{true, true}};
+  for (int i = 1; i <= seeds; ++i)
+    variants.push_back(Variant{true, (i & 1) != 0, 0x5eed0000ULL + static_cast<std::uint64_t>(i)});
+  for (const Variant& v : variants) {
     Plan p = Greedy(n, target, v).run(best.rounds.empty() ? 4 * n + 64 : best_rounds);
     if (p.rounds.empty()) continue;
     if (best.rounds.empty() || static_cast<int>(p.rounds.size()) < best_rounds) {
       best = std::move(p);
       best_rounds = static_cast<int>(best.rounds.size());
     }
-    if (best_rounds == target) break;
+    if (best_rounds <= stop) break;
   }
   return best;
 }

@@ -8,9 +8,13 @@ namespace cclx::sched::stragglar_rounds::detail {
 // n a power of two (n >= 2): the paper's Algorithm 1 structure, exactly n + log2 n - 2 rounds.
 Plan plan_pow2(int n);
 
-// Any n >= 2: per-round greedy matchings driven by deadlines against the lower bound; tries a few
-// tie-breaking variants and keeps the plan with the fewest rounds.
-Plan plan_greedy(int n);
+// Any n >= 2: per-round greedy matchings driven by deadlines against the lower bound; tries two
+// fixed tie-breaking variants and then `seeds` seeded pseudo-random ones, keeping the plan with
+// the fewest rounds (stops early at round_lower_bound_slots).
+Plan plan_greedy(int n, int seeds);
+
+// Any n >= 2: the paper's per-round maximum-weight matching (Boost.Graph), for comparison.
+Plan plan_mwm(int n);
 
 // ceil(log2 n) for n >= 1.
 int ceil_log2(int n);

@@ -1,6 +1,7 @@
 // StragglAR: round plans (counts, matchings, lower bound) and verified schedules.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,47 @@ TEST_CASE("stragglar: plans for n = 1..256 are matchings and respect the lower b
     CHECK(static_cast<int>(p.rounds.size()) >= sg::round_lower_bound(n));
     CHECK(sg::round_lower_bound(n) == n + log2_exact(n) - 2);
   }
+}
+
+TEST_CASE("stragglar: non-powers of two within 2 rounds of the lower bound (n = 2..256)") {
+  int worst = 0, at_bound = 0;
+  for (int n = 2; n <= 256; ++n) {
+    CAPTURE(n);
+    const int r = static_cast<int>(sg::plan(n).rounds.size());
+    const int lb = sg::round_lower_bound(n), slots = sg::round_lower_bound_slots(n);
+    CHECK(slots >= lb);
+    CHECK(slots <= lb + 1);
+    CHECK(r >= slots);
+    worst = std::max(worst, r - lb);
+    at_bound += r == lb;
+  }
+  // The greedy before seeded restarts: largest gap 16, 10 rank counts at the bound.
+  CHECK(worst <= 2);
+  CHECK(at_bound >= 14);
+  // The slot bound: odd n with 2n > 2^L + L + 1 cannot reach n + L - 2.
+  CHECK(sg::round_lower_bound_slots(7) == 9);
+  CHECK(sg::round_lower_bound_slots(5) == 6);
+  CHECK(sg::round_lower_bound_slots(255) == 262);
+  CHECK(sg::round_lower_bound_slots(254) == 260);
+  CHECK(sg::plan(7).rounds.size() == 9);
+}
+
+TEST_CASE("stragglar: named planners") {
+  for (int n : {2, 3, 6, 7, 12, 24, 33, 64}) {
+    CAPTURE(n);
+    for (const char* name : {"auto", "greedy", "mwm"}) {
+      CAPTURE(name);
+      const auto p = sg::plan_with(n, name);
+      check_matchings(p);
+      sg::check_plan(p);
+      CHECK(static_cast<int>(p.rounds.size()) >= sg::round_lower_bound_slots(n));
+    }
+  }
+  CHECK(sg::plan_with(64, "pow2").rounds.size() == sg::plan(64).rounds.size());
+  CHECK(sg::plan_with(24, "mwm").method == "mwm");
+  CHECK(sg::plan_with(24, "auto").rounds.size() == sg::plan(24).rounds.size());
+  CHECK_THROWS(sg::plan_with(24, "pow2"));
+  CHECK_THROWS(sg::plan_with(24, "nope"));
 }
 
 TEST_CASE("stragglar: schedule round counts match the plan") {

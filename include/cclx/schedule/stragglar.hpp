@@ -26,17 +26,29 @@ struct Plan {
   // rounds[r]: the exchanges of round r. For r < n-1 it starts with the straggler exchange
   // {r, n-1, r, r}: rank r sends its partial chunk r, the straggler its own contribution to it.
   std::vector<std::vector<Exchange>> rounds;
-  std::string method;  // "trivial", "pow2" or "greedy" (which planner produced it)
+  std::string method;  // "trivial", "pow2", "greedy" or "mwm" (which planner produced it)
 };
 
 // Lower bound on the rounds for n ranks: the last chunk is fully reduced in round n-2 on two
 // ranks and needs ceil(log2 n) - 1 more doubling rounds: n + ceil(log2 n) - 2 (0 for n = 1).
 int round_lower_bound(int n);
 
+// A tighter necessary bound from counting receive slots (>= round_lower_bound, larger by one for
+// odd n with 2n > 2^ceil(log2 n) + ceil(log2 n) + 1): each non-straggler receives one chunk per
+// round for n-1 rounds; round t < n-1 has at most 2^t receivers, and for odd n one of the n-2
+// ranks besides rank t and the straggler has no partner.
+int round_lower_bound_slots(int n);
+
 // The plan for n ranks (n >= 1). Deterministic. Powers of two use the paper's structure and take
 // exactly n + log2 n - 2 rounds; other n use a deadline-driven greedy matching (see
 // docs/algorithms/stragglar.md for the rounds it reaches).
 Plan plan(int n);
+
+// A named planner, for comparisons (tools, tests): "auto" (= plan(n)), "pow2" (powers of two
+// only), "greedy" (the deadline-driven greedy, also for powers of two) or "mwm" (the paper's
+// per-round maximum-weight matching, Boost.Graph; slow: O(n^3) or worse per round). Throws
+// cclx::Error for an unknown name.
+Plan plan_with(int n, const std::string& planner);
 
 // Throws cclx::Error naming the first violation: a round that is not a matching, a chunk sent by a
 // rank that does not hold it fully reduced, a chunk received twice, or a rank left incomplete.
