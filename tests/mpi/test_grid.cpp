@@ -121,12 +121,6 @@ void check_allreduce(Comm& comm, Consistency& cons, const Op& op, std::size_t co
   });
 }
 
-// Debian's MPICH 4.0.2 (ch4:ucx) crashes in MPI_Reduce with MPI_IN_PLACE at a root other than 0
-// from about 1000 floats on (a plain C program reproduces it; MPIR_CVAR_DEVICE_COLLECTIVES=none
-// avoids it). The grid leaves that one case out; the test case "known bug: ..." in
-// test_known_bugs.cpp shows it (ctest label "known-bug", not part of -L mpi).
-constexpr std::size_t mpich_inplace_reduce_limit = 512;
-
 template <class T, class Op>
 void check_reduce(Comm& comm, const Op& op, std::size_t count, int root) {
   const int n = comm.size(), r = comm.rank();
@@ -146,7 +140,6 @@ void check_reduce(Comm& comm, const Op& op, std::size_t count, int root) {
     for (bool in_place : {false, true}) {
       const std::string l = with(base, name, in_place, root);
       using A = std::decay_t<decltype(a)>;
-      if (is_native<A> && in_place && root != 0 && count >= mpich_inplace_reduce_limit) return;
       progress(l);
       if (in_place) {
         std::vector<T> buf = input;
