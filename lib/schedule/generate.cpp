@@ -21,16 +21,14 @@ Schedule rhd_by_name(const ScheduleRequest& r, const ParamMap&) {
 Schedule binomial_tree_by_name(const ScheduleRequest& r, const ParamMap&) {
   return binomial_tree(r);
 }
-// Defaults: 1 MiB segments, binary tree (a chain for reduce, as before trees served it).
+// Defaults as algo::PipelinedTree{}: 1 MiB segments, binary tree.
 Schedule pipelined_tree_by_name(const ScheduleRequest& r, const ParamMap& p) {
   const auto seg = p.find("segment_bytes");
   const auto fan = p.find("fanout");
   const long long segment_bytes = seg == p.end() ? (1 << 20) : seg->second;
   if (segment_bytes <= 0)
     throw Error("pipelined_tree: segment_bytes must be > 0, got " + std::to_string(segment_bytes));
-  const long long fanout = fan != p.end()                       ? fan->second
-                           : r.collective == Collective::reduce ? 1
-                                                                : 2;
+  const long long fanout = fan != p.end() ? fan->second : 2;
   if (fanout < 1 || fanout > 1 << 20)
     throw Error("pipelined_tree: fanout must be in [1, 2^20], got " + std::to_string(fanout));
   return pipelined_tree(r, static_cast<std::size_t>(segment_bytes), static_cast<int>(fanout));
