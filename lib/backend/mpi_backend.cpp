@@ -9,6 +9,7 @@
 #include "cclx/backend/mpi_transport.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/schedule.hpp"
+#include "mpi_check.hpp"
 
 namespace cclx {
 
@@ -16,14 +17,7 @@ using sched::Collective;
 
 namespace {
 
-void check(int rc, int rank, const char* what) {
-  if (rc == MPI_SUCCESS) return;
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, msg, &len);
-  throw Error(rank,
-              std::string(what) + " failed: " + std::string(msg, static_cast<std::size_t>(len)));
-}
+using detail::mpi_check;
 
 // User-defined ops reach MPI through one trampoline; the kernel of the call in progress is
 // published in a thread-local (blocking native calls only run one op at a time per thread).
@@ -40,10 +34,10 @@ struct MpiPending final : detail::PendingOp {
   int rank = 0;
   bool test() override {
     int flag = 0;
-    check(MPI_Test(&req, &flag, MPI_STATUS_IGNORE), rank, "MPI_Test");
+    mpi_check(MPI_Test(&req, &flag, MPI_STATUS_IGNORE), rank, "MPI_Test");
     return flag != 0;
   }
-  void wait() override { check(MPI_Wait(&req, MPI_STATUS_IGNORE), rank, "MPI_Wait"); }
+  void wait() override { mpi_check(MPI_Wait(&req, MPI_STATUS_IGNORE), rank, "MPI_Wait"); }
 };
 
 bool env_flag(const char* name) {
@@ -123,7 +117,8 @@ struct MpiBackend::State {
   MPI_Op user_op(bool commutative) {
     MPI_Op& op = user_ops[commutative ? 1 : 0];
     if (op == MPI_OP_NULL)
-      check(MPI_Op_create(&user_op_trampoline, commutative ? 1 : 0, &op), rank, "MPI_Op_create");
+      mpi_check(MPI_Op_create(&user_op_trampoline, commutative ? 1 : 0, &op), rank,
+                "MPI_Op_create");
     return op;
   }
   ~State() {
@@ -143,12 +138,12 @@ MpiBackend::MpiBackend(MPI_Comm comm, Ownership own) : s_(std::make_unique<State
   if (!initialized) throw Error("MpiBackend: MPI is not initialized (call MPI_Init first)");
   if (comm == MPI_COMM_NULL) throw Error("MpiBackend: communicator is MPI_COMM_NULL");
   if (own == Ownership::duplicate) {
-    check(MPI_Comm_dup(comm, &s_->user), -1, "MPI_Comm_dup");
+    mpi_check(MPI_Comm_dup(comm, &s_->user), -1, "MPI_Comm_dup");
     s_->owns_user = true;
   } else {
     s_->user = comm;
   }
-  check(MPI_Comm_dup(comm, &s_->internal), -1, "MPI_Comm_dup");
+  mpi_check(MPI_Comm_dup(comm, &s_->internal), -1, "MPI_Comm_dup");
   MPI_Comm_rank(s_->user, &s_->rank);
   MPI_Comm_size(s_->user, &s_->size);
   s_->transport = std::make_unique<MpiTransport>(s_->internal);
@@ -201,19 +196,19 @@ double MpiBackend::clock() {
       for (int peer = 1; peer < s_->size; ++peer)
         for (int i = 0; i < kRounds; ++i) {
           double t = 0;
-          check(MPI_Recv(&t, 1, MPI_DOUBLE, peer, tag, s_->internal, MPI_STATUS_IGNORE), 0,
-                "MPI_Recv (clock)");
+          mpi_check(MPI_Recv(&t, 1, MPI_DOUBLE, peer, tag, s_->internal, MPI_STATUS_IGNORE), 0,
+                    "MPI_Recv (clock)");
           t = MPI_Wtime();
-          check(MPI_Send(&t, 1, MPI_DOUBLE, peer, tag, s_->internal), 0, "MPI_Send (clock)");
+          mpi_check(MPI_Send(&t, 1, MPI_DOUBLE, peer, tag, s_->internal), 0, "MPI_Send (clock)");
         }
     } else {
       double best_rtt = 1e300;
       for (int i = 0; i < kRounds; ++i) {
         const double t1 = MPI_Wtime();
         double t0 = 0;
-        check(MPI_Send(&t1, 1, MPI_DOUBLE, 0, tag, s_->internal), s_->rank, "MPI_Send (clock)");
-        check(MPI_Recv(&t0, 1, MPI_DOUBLE, 0, tag, s_->internal, MPI_STATUS_IGNORE), s_->rank,
-              "MPI_Recv (clock)");
+        mpi_check(MPI_Send(&t1, 1, MPI_DOUBLE, 0, tag, s_->internal), s_->rank, "MPI_Send (clock)");
+        mpi_check(MPI_Recv(&t0, 1, MPI_DOUBLE, 0, tag, s_->internal, MPI_STATUS_IGNORE), s_->rank,
+                  "MPI_Recv (clock)");
         const double t2 = MPI_Wtime();
         if (t2 - t1 < best_rtt) {
           best_rtt = t2 - t1;
@@ -228,22 +223,22 @@ double MpiBackend::clock() {
 
 void MpiBackend::send(const void* data, std::size_t count, DataType t, int dest, int tag) const {
   if (count <= INT_MAX)
-    check(MPI_Send(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user), s_->rank,
-          "MPI_Send");
+    mpi_check(MPI_Send(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user),
+              s_->rank, "MPI_Send");
   else
-    check(MPI_Send_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), dest, tag, s_->user),
-          s_->rank, "MPI_Send_c");
+    mpi_check(MPI_Send_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), dest, tag, s_->user),
+              s_->rank, "MPI_Send_c");
 }
 
 void MpiBackend::recv(void* data, std::size_t count, DataType t, int source, int tag) const {
   if (count <= INT_MAX)
-    check(MPI_Recv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user,
-                   MPI_STATUS_IGNORE),
-          s_->rank, "MPI_Recv");
+    mpi_check(MPI_Recv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user,
+                       MPI_STATUS_IGNORE),
+              s_->rank, "MPI_Recv");
   else
-    check(MPI_Recv_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), source, tag, s_->user,
-                     MPI_STATUS_IGNORE),
-          s_->rank, "MPI_Recv_c");
+    mpi_check(MPI_Recv_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), source, tag,
+                         s_->user, MPI_STATUS_IGNORE),
+              s_->rank, "MPI_Recv_c");
 }
 
 Request MpiBackend::isend(const void* data, std::size_t count, DataType t, int dest,
@@ -251,12 +246,13 @@ Request MpiBackend::isend(const void* data, std::size_t count, DataType t, int d
   auto p = std::make_unique<MpiPending>();
   p->rank = s_->rank;
   if (count <= INT_MAX)
-    check(MPI_Isend(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user, &p->req),
-          s_->rank, "MPI_Isend");
+    mpi_check(
+        MPI_Isend(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user, &p->req),
+        s_->rank, "MPI_Isend");
   else
-    check(MPI_Isend_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), dest, tag, s_->user,
-                      &p->req),
-          s_->rank, "MPI_Isend_c");
+    mpi_check(MPI_Isend_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), dest, tag, s_->user,
+                          &p->req),
+              s_->rank, "MPI_Isend_c");
   return Request(std::move(p));
 }
 
@@ -264,17 +260,18 @@ Request MpiBackend::irecv(void* data, std::size_t count, DataType t, int source,
   auto p = std::make_unique<MpiPending>();
   p->rank = s_->rank;
   if (count <= INT_MAX)
-    check(MPI_Irecv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user, &p->req),
-          s_->rank, "MPI_Irecv");
+    mpi_check(
+        MPI_Irecv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user, &p->req),
+        s_->rank, "MPI_Irecv");
   else
-    check(MPI_Irecv_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), source, tag, s_->user,
-                      &p->req),
-          s_->rank, "MPI_Irecv_c");
+    mpi_check(MPI_Irecv_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), source, tag,
+                          s_->user, &p->req),
+              s_->rank, "MPI_Irecv_c");
   return Request(std::move(p));
 }
 
 void MpiBackend::barrier() const {
-  check(MPI_Barrier(s_->user), s_->rank, "MPI_Barrier");
+  mpi_check(MPI_Barrier(s_->user), s_->rank, "MPI_Barrier");
 }
 
 void MpiBackend::native(const CollectiveCall& c) const {
@@ -305,9 +302,9 @@ void MpiBackend::native(const CollectiveCall& c) const {
   const auto nc = static_cast<MPI_Count>(c.count);
   switch (c.collective) {
     case Collective::allreduce:
-      check(small ? MPI_Allreduce(sendbuf, c.out, n, dt, op, comm)
-                  : MPI_Allreduce_c(sendbuf, c.out, nc, dt, op, comm),
-            r, "MPI_Allreduce");
+      mpi_check(small ? MPI_Allreduce(sendbuf, c.out, n, dt, op, comm)
+                      : MPI_Allreduce_c(sendbuf, c.out, nc, dt, op, comm),
+                r, "MPI_Allreduce");
       break;
     case Collective::reduce: {
       // Non-roots pass their buffer as input even in place (MPI_IN_PLACE is for the root only).
@@ -322,30 +319,30 @@ void MpiBackend::native(const CollectiveCall& c) const {
         std::memcpy(staged.data(), c.out, bytes);
         sb = staged.data();
       }
-      check(small ? MPI_Reduce(sb, c.out, n, dt, op, c.root, comm)
-                  : MPI_Reduce_c(sb, c.out, nc, dt, op, c.root, comm),
-            r, "MPI_Reduce");
+      mpi_check(small ? MPI_Reduce(sb, c.out, n, dt, op, c.root, comm)
+                      : MPI_Reduce_c(sb, c.out, nc, dt, op, c.root, comm),
+                r, "MPI_Reduce");
       break;
     }
     case Collective::bcast:
-      check(
+      mpi_check(
           small ? MPI_Bcast(c.out, n, dt, c.root, comm) : MPI_Bcast_c(c.out, nc, dt, c.root, comm),
           r, "MPI_Bcast");
       break;
     case Collective::reduce_scatter:
-      check(small ? MPI_Reduce_scatter_block(sendbuf, c.out, n, dt, op, comm)
-                  : MPI_Reduce_scatter_block_c(sendbuf, c.out, nc, dt, op, comm),
-            r, "MPI_Reduce_scatter_block");
+      mpi_check(small ? MPI_Reduce_scatter_block(sendbuf, c.out, n, dt, op, comm)
+                      : MPI_Reduce_scatter_block_c(sendbuf, c.out, nc, dt, op, comm),
+                r, "MPI_Reduce_scatter_block");
       break;
     case Collective::allgather:
-      check(small ? MPI_Allgather(sendbuf, n, dt, c.out, n, dt, comm)
-                  : MPI_Allgather_c(sendbuf, nc, dt, c.out, nc, dt, comm),
-            r, "MPI_Allgather");
+      mpi_check(small ? MPI_Allgather(sendbuf, n, dt, c.out, n, dt, comm)
+                      : MPI_Allgather_c(sendbuf, nc, dt, c.out, nc, dt, comm),
+                r, "MPI_Allgather");
       break;
     case Collective::alltoall:
-      check(small ? MPI_Alltoall(sendbuf, n, dt, c.out, n, dt, comm)
-                  : MPI_Alltoall_c(sendbuf, nc, dt, c.out, nc, dt, comm),
-            r, "MPI_Alltoall");
+      mpi_check(small ? MPI_Alltoall(sendbuf, n, dt, c.out, n, dt, comm)
+                      : MPI_Alltoall_c(sendbuf, nc, dt, c.out, nc, dt, comm),
+                r, "MPI_Alltoall");
       break;
   }
 }
@@ -362,11 +359,11 @@ Request MpiBackend::native_iallreduce(const CollectiveCall& c,
   const void* sendbuf = c.in_place ? MPI_IN_PLACE : c.in;
   const MPI_Datatype dt = mpi_datatype(c.type);
   const MPI_Op op = mpi_op(c.kernel.op, c.type);
-  check(c.count <= INT_MAX
-            ? MPI_Iallreduce(sendbuf, c.out, static_cast<int>(c.count), dt, op, s_->user, &p->req)
-            : MPI_Iallreduce_c(sendbuf, c.out, static_cast<MPI_Count>(c.count), dt, op, s_->user,
-                               &p->req),
-        s_->rank, "MPI_Iallreduce");
+  mpi_check(c.count <= INT_MAX ? MPI_Iallreduce(sendbuf, c.out, static_cast<int>(c.count), dt, op,
+                                                s_->user, &p->req)
+                               : MPI_Iallreduce_c(sendbuf, c.out, static_cast<MPI_Count>(c.count),
+                                                  dt, op, s_->user, &p->req),
+            s_->rank, "MPI_Iallreduce");
   return Request(std::move(p));
 }
 
@@ -399,7 +396,7 @@ void MpiBackend::agree(const CollectiveCall& c, std::string_view algorithm,
   std::strncpy(mine.algorithm, std::string(algorithm).c_str(), sizeof mine.algorithm - 1);
 
   std::vector<CallRecord> all(static_cast<std::size_t>(s_->size));
-  check(
+  mpi_check(
       MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, s_->internal),
       s_->rank, "MPI_Allgather (validation)");
 

@@ -3,19 +3,13 @@
 #include <climits>
 
 #include "cclx/error.hpp"
+#include "mpi_check.hpp"
 
 namespace cclx {
 
 namespace {
 
-void check(int rc, int rank, const char* what) {
-  if (rc == MPI_SUCCESS) return;
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, msg, &len);
-  throw Error(rank,
-              std::string(what) + " failed: " + std::string(msg, static_cast<std::size_t>(len)));
-}
+using detail::mpi_check;
 
 // The transfers of one execution, on the private communicator with one tag per channel.
 class MpiChannel final : public engine::Channel {
@@ -33,24 +27,26 @@ class MpiChannel final : public engine::Channel {
   std::size_t post_send(const void* data, std::size_t bytes, int peer) override {
     reqs_.push_back(MPI_REQUEST_NULL);
     if (bytes <= INT_MAX)
-      check(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_, comm_, &reqs_.back()),
-            rank_, "MPI_Isend");
+      mpi_check(
+          MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_, comm_, &reqs_.back()),
+          rank_, "MPI_Isend");
     else
-      check(MPI_Isend_c(data, static_cast<MPI_Count>(bytes), MPI_BYTE, peer, tag_, comm_,
-                        &reqs_.back()),
-            rank_, "MPI_Isend_c");
+      mpi_check(MPI_Isend_c(data, static_cast<MPI_Count>(bytes), MPI_BYTE, peer, tag_, comm_,
+                            &reqs_.back()),
+                rank_, "MPI_Isend_c");
     return reqs_.size() - 1;
   }
 
   std::size_t post_recv(void* data, std::size_t bytes, int peer) override {
     reqs_.push_back(MPI_REQUEST_NULL);
     if (bytes <= INT_MAX)
-      check(MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_, comm_, &reqs_.back()),
-            rank_, "MPI_Irecv");
+      mpi_check(
+          MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_, comm_, &reqs_.back()),
+          rank_, "MPI_Irecv");
     else
-      check(MPI_Irecv_c(data, static_cast<MPI_Count>(bytes), MPI_BYTE, peer, tag_, comm_,
-                        &reqs_.back()),
-            rank_, "MPI_Irecv_c");
+      mpi_check(MPI_Irecv_c(data, static_cast<MPI_Count>(bytes), MPI_BYTE, peer, tag_, comm_,
+                            &reqs_.back()),
+                rank_, "MPI_Irecv_c");
     return reqs_.size() - 1;
   }
 
@@ -58,9 +54,9 @@ class MpiChannel final : public engine::Channel {
     if (reqs_.empty()) return;
     idx_.resize(reqs_.size());
     int n = 0;
-    check(MPI_Testsome(static_cast<int>(reqs_.size()), reqs_.data(), &n, idx_.data(),
-                       MPI_STATUSES_IGNORE),
-          rank_, "MPI_Testsome");
+    mpi_check(MPI_Testsome(static_cast<int>(reqs_.size()), reqs_.data(), &n, idx_.data(),
+                           MPI_STATUSES_IGNORE),
+              rank_, "MPI_Testsome");
     if (n == MPI_UNDEFINED) return;
     for (int i = 0; i < n; ++i) completed.push_back(static_cast<std::size_t>(idx_[i]));
   }

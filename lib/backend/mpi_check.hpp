@@ -1,0 +1,21 @@
+// Turns an MPI error code into a cclx::Error naming the call and the rank (backend-internal).
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "cclx/error.hpp"
+
+namespace cclx::detail {
+
+inline void mpi_check(int rc, int rank, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  throw Error(rank,
+              std::string(what) + " failed: " + std::string(msg, static_cast<std::size_t>(len)));
+}
+
+}  // namespace cclx::detail
