@@ -47,6 +47,7 @@
 #endif
 #if CCLX_BENCH_HAVE_STRAGGLAR
 #include "cclx/algo/stragglar.hpp"
+#include "cclx/algo/straggler_aware.hpp"
 #endif
 
 namespace {
@@ -116,6 +117,10 @@ const auto kAlgorithms = std::tuple {
       // The straggler is --straggler's rank (default: the policy's, the last rank).
       AlgoEntry{"stragglar",
                 [](const Options& o) { return cclx::algo::StragglAR{.straggler = o.straggler}; }},
+      // Detects the straggler itself (ring otherwise); one policy per entry, so its detector
+      // keeps its state across calls, repetitions and sizes.
+      AlgoEntry{"straggler_aware",
+                [](const Options&) { return cclx::algo::StragglerAware<>{}; }},
 #endif
 };
 
