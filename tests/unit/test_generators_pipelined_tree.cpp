@@ -112,11 +112,11 @@ TEST_CASE("pipelined_tree: errors") {
   CHECK_THROWS_AS(generate_by_name("pipelined_tree", req, {{"segment_bytes", 0}}), cclx::Error);
   CHECK_THROWS_AS(generate_by_name("pipelined_tree", req, {{"segment_bytes", -5}}), cclx::Error);
   CHECK_THROWS_AS(generate_by_name("pipelined_tree", req, {{"depth", 3}}), cclx::Error);
-  // Registry defaults: 1 MiB segments, fanout 2 (1 for reduce, a chain as before).
+  // Registry defaults, the same as algo::PipelinedTree{}: 1 MiB segments, fanout 2.
   req.bytes = 3u << 20;
   CHECK(generate_by_name("pipelined_tree", req).params == "segments=3,fanout=2");
   req.collective = Collective::reduce;
-  CHECK(generate_by_name("pipelined_tree", req).params == "segments=3,fanout=1");
+  CHECK(generate_by_name("pipelined_tree", req).params == "segments=3,fanout=2");
   CHECK(generate_by_name("pipelined_tree", req, {{"fanout", 4}}).params == "segments=3,fanout=4");
 }
 
