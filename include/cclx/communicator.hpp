@@ -261,6 +261,7 @@ class Communicator {
   // Argument checks, then (with validation) agreement across ranks; throws on bad input.
   template <algo::Algorithm A>
   void prepare(const CollectiveCall& c) {
+    if (!b_.validation() && detail::plainly_valid(c)) return;
     const std::string err = detail::check_call(c, rank(), size());
     if (b_.validation())
       b_.agree(c, A::name, err);
@@ -289,8 +290,7 @@ class Communicator {
   void run(const CollectiveCall& c, const A& algorithm) {
     prepare<A>(c);
     if constexpr (std::same_as<A, algo::Native>) {
-      b_.next_channel();  // keep channel numbers aligned however algorithms are mixed
-      b_.native(c);
+      b_.native(c);  // MPI matches its own collectives; no channel number needed
     } else if constexpr (algo::AdaptiveAlgorithm<A>) {
       run_adaptive(c, algorithm);
     } else {
@@ -334,7 +334,6 @@ class Communicator {
   Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
     prepare<A>(c);
     if constexpr (std::same_as<A, algo::Native>) {
-      b_.next_channel();
       return b_.native_iallreduce(c, std::move(keepalive));
     } else {
       auto p = std::make_unique<detail::ExecutionPending>();

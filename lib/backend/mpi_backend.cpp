@@ -109,7 +109,6 @@ struct MpiBackend::State {
   engine::ScratchPool scratch;
   unsigned channel = 0;
   engine::WaitPolicy wait;
-  bool validate = false;
   MPI_Op user_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};  // [commutative]
   bool clock_calibrated = false;
   double clock_offset = 0.0;
@@ -148,7 +147,7 @@ MpiBackend::MpiBackend(MPI_Comm comm, Ownership own) : s_(std::make_unique<State
   MPI_Comm_size(s_->user, &s_->size);
   s_->transport = std::make_unique<MpiTransport>(s_->internal);
   s_->wait = engine::WaitPolicy::from_env();
-  s_->validate = env_flag("CCLX_VALIDATE");
+  validate_ = env_flag("CCLX_VALIDATE");
 }
 
 MpiBackend::~MpiBackend() = default;
@@ -178,12 +177,6 @@ const engine::WaitPolicy& MpiBackend::wait_policy() const {
 }
 void MpiBackend::set_wait_policy(const engine::WaitPolicy& p) {
   s_->wait = p;
-}
-bool MpiBackend::validation() const {
-  return s_->validate;
-}
-void MpiBackend::set_validation(bool on) {
-  s_->validate = on;
 }
 
 double MpiBackend::clock() {

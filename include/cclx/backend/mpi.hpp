@@ -65,8 +65,8 @@ class MpiBackend {
   double clock();
 
   // CCLX_VALIDATE=1 (read at construction) or set_validation(true).
-  [[nodiscard]] bool validation() const;
-  void set_validation(bool on);
+  [[nodiscard]] bool validation() const { return validate_; }  // inline: read on every call
+  void set_validation(bool on) { validate_ = on; }
   // Collective check that every rank passes the same call and that no rank found an error in its
   // arguments (`local_error` non-empty). Throws cclx::Error on every rank, naming the ranks.
   void agree(const CollectiveCall& call, std::string_view algorithm,
@@ -75,6 +75,7 @@ class MpiBackend {
  private:
   struct State;
   std::unique_ptr<State> s_;
+  bool validate_ = false;
 };
 
 }  // namespace cclx

@@ -1,6 +1,7 @@
 // Non-template pieces of a collective call, compiled once in lib/api/.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -14,6 +15,19 @@ namespace cclx::detail {
 // Local argument checks (null data, root, buffer sizes, overlap). Returns "" when fine, else the
 // message (without the rank prefix).
 std::string check_call(const CollectiveCall& c, int rank, int nranks);
+
+// True when check_call() cannot fail: an allreduce whose buffers are present, equal in size and
+// either identical (in place) or disjoint. Inline so that the common call skips the full check.
+[[nodiscard]] inline bool plainly_valid(const CollectiveCall& c) {
+  if (c.collective != sched::Collective::allreduce || c.in_size != c.out_size) return false;
+  if (c.out_size == 0) return true;
+  if (!c.in || !c.out) return false;
+  if (c.in_place) return true;
+  const auto* a = static_cast<const std::byte*>(c.in);
+  const auto* b = static_cast<const std::byte*>(c.out);
+  const std::size_t bytes = c.out_size * c.kernel.elem_size;
+  return a + bytes <= b || b + bytes <= a;
+}
 
 // The schedule request for `c` on this rank.
 sched::ScheduleRequest schedule_request(const CollectiveCall& c, int rank, int nranks);
