@@ -85,6 +85,42 @@ Schedule base(const ScheduleRequest& req, std::uint32_t nblocks) {
   return s;
 }
 
+// Recursive halving over the p participants, distance 1 first so that every combine joins
+// neighbouring rank intervals: after the step with mask m, v holds the contributions of the
+// virtual ranks [v & ~(2m-1), +2m). Ends with v's blocks [lo, hi) reduced in home(...).
+// `home(first, count)` is where v accumulates, `landing(first, count, has_acc)` where a message
+// lands; `has_acc` says whether home already holds v's partial result (else it is still In).
+// Returns the range each step started from, for the doubling or gather that mirrors it.
+template <class Home, class Landing>
+std::vector<std::pair<std::uint32_t, std::uint32_t>> halving(ProgramBuilder& b, const Fold& f,
+                                                             int v, bool& has_acc,
+                                                             std::uint32_t& lo, std::uint32_t& hi,
+                                                             Home home, Landing landing) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+  for (int m = 1; m < f.p; m *= 2) {
+    const int pv = v ^ m;
+    const int peer = f.real(pv);
+    const std::uint32_t mid = (lo + hi) / 2;
+    const bool lower = (v & m) == 0;
+    const std::uint32_t klo = lower ? lo : mid, khi = lower ? mid : hi;
+    const std::uint32_t glo = lower ? mid : lo, ghi = lower ? hi : mid;
+    ranges.emplace_back(lo, hi);
+    b.send(peer, has_acc ? home(glo, ghi - glo) : in(glo, ghi - glo));
+    const Region land = landing(klo, khi - klo, has_acc);
+    b.recv(peer, land);
+    const Region acc = has_acc ? home(klo, khi - klo) : in(klo, khi - klo);
+    if (pv < v)
+      b.reduce(home(klo, khi - klo), land, acc);
+    else
+      b.reduce(home(klo, khi - klo), acc, land);
+    has_acc = true;
+    b.end_step();
+    lo = klo;
+    hi = khi;
+  }
+  return ranges;
+}
+
 void allreduce_rank(ProgramBuilder& b, const Fold& f, int r, bool in_place) {
   const auto P = static_cast<std::uint32_t>(f.p);
   if (f.n == 1) {
@@ -109,30 +145,11 @@ void allreduce_rank(ProgramBuilder& b, const Fold& f, int r, bool in_place) {
     }
     b.end_step();
   }
-  // Halving, distance 1 first: after the step with mask m, v holds the contributions of the
-  // virtual ranks [v & ~(2m-1), +2m), a contiguous interval of real ranks.
   std::uint32_t lo = 0, hi = P;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
-  for (int m = 1; m < f.p; m *= 2) {
-    const int pv = v ^ m;
-    const int peer = f.real(pv);
-    const std::uint32_t mid = (lo + hi) / 2;
-    const bool lower = (v & m) == 0;
-    const std::uint32_t klo = lower ? lo : mid, khi = lower ? mid : hi;
-    const std::uint32_t glo = lower ? mid : lo, ghi = lower ? hi : mid;
-    ranges.emplace_back(lo, hi);
-    b.send(peer, has_acc ? out(glo, ghi - glo) : in(glo, ghi - glo));
-    b.recv(peer, scratch(klo, khi - klo));
-    const Region acc = has_acc ? out(klo, khi - klo) : in(klo, khi - klo);
-    if (pv < v)
-      b.reduce(out(klo, khi - klo), scratch(klo, khi - klo), acc);
-    else
-      b.reduce(out(klo, khi - klo), acc, scratch(klo, khi - klo));
-    has_acc = true;
-    b.end_step();
-    lo = klo;
-    hi = khi;
-  }
+  const auto ranges = halving(
+      b, f, v, has_acc, lo, hi,
+      [](std::uint32_t first, std::uint32_t count) { return out(first, count); },
+      [](std::uint32_t first, std::uint32_t count, bool) { return scratch(first, count); });
   // Doubling, in reverse: exchange the completed halves.
   for (int m = f.p / 2, i = L - 1; m >= 1; m /= 2, --i) {
     const int peer = f.real(v ^ m);
@@ -190,28 +207,7 @@ void reduce_rank(ProgramBuilder& b, const Fold& f, int r, int root, bool in_plac
   }
   const int vroot = f.vrank(root);
   std::uint32_t lo = 0, hi = P;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
-  for (int m = 1; m < f.p; m *= 2) {
-    const int pv = v ^ m;
-    const int peer = f.real(pv);
-    const std::uint32_t mid = (lo + hi) / 2;
-    const bool lower = (v & m) == 0;
-    const std::uint32_t klo = lower ? lo : mid, khi = lower ? mid : hi;
-    const std::uint32_t glo = lower ? mid : lo, ghi = lower ? hi : mid;
-    ranges.emplace_back(lo, hi);
-    b.send(peer, has_acc ? home(glo, ghi - glo) : in(glo, ghi - glo));
-    const Region land = landing(klo, khi - klo, has_acc);
-    b.recv(peer, land);
-    const Region acc = has_acc ? home(klo, khi - klo) : in(klo, khi - klo);
-    if (pv < v)
-      b.reduce(home(klo, khi - klo), land, acc);
-    else
-      b.reduce(home(klo, khi - klo), acc, land);
-    has_acc = true;
-    b.end_step();
-    lo = klo;
-    hi = khi;
-  }
+  const auto ranges = halving(b, f, v, has_acc, lo, hi, home, landing);
   // Gather, largest distance first: at distance m the pairs agree with the root's virtual rank on
   // all higher bits; the one that also agrees on bit m receives the other's blocks.
   for (int m = f.p / 2, i = f.levels() - 1; m >= 1; m /= 2, --i) {
