@@ -281,6 +281,7 @@ class Communicator {
     detail::check_schedule(c, *s, r);
     engine::ExecOptions opts = algorithm.exec_options();
     opts.wait = b_.wait_policy();
+    opts.handshake_bytes = b_.handshake_bytes();
     return std::make_unique<engine::Execution>(s, detail::engine_buffers(c, *s, r), c.kernel,
                                                b_.transport(), b_.next_channel(), b_.scratch(),
                                                opts);

@@ -7,6 +7,7 @@
 
 #include "cclx/backend/mpi.hpp"
 #include "cclx/backend/mpi_transport.hpp"
+#include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/schedule.hpp"
 #include "mpi_check.hpp"
@@ -109,6 +110,7 @@ struct MpiBackend::State {
   engine::ScratchPool scratch;
   unsigned channel = 0;
   engine::WaitPolicy wait;
+  std::size_t handshake_bytes = 0;
   MPI_Op user_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};  // [commutative]
   bool clock_calibrated = false;
   double clock_offset = 0.0;
@@ -147,6 +149,7 @@ MpiBackend::MpiBackend(MPI_Comm comm, Ownership own) : s_(std::make_unique<State
   MPI_Comm_size(s_->user, &s_->size);
   s_->transport = std::make_unique<MpiTransport>(s_->internal);
   s_->wait = engine::WaitPolicy::from_env();
+  s_->handshake_bytes = engine::handshake_bytes_from_env();
   validate_ = env_flag("CCLX_VALIDATE");
 }
 
@@ -177,6 +180,12 @@ const engine::WaitPolicy& MpiBackend::wait_policy() const {
 }
 void MpiBackend::set_wait_policy(const engine::WaitPolicy& p) {
   s_->wait = p;
+}
+std::size_t MpiBackend::handshake_bytes() const {
+  return s_->handshake_bytes;
+}
+void MpiBackend::set_handshake_bytes(std::size_t bytes) {
+  s_->handshake_bytes = bytes;
 }
 
 double MpiBackend::clock() {

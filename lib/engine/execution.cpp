@@ -12,10 +12,14 @@ using sched::Op;
 using sched::OpKind;
 using sched::Region;
 
-// A posted transfer segment: which op of the step it belongs to and its byte range in the region.
+// A posted transfer: a segment of an op of the step (its byte range in the op's region), or a
+// receiver-ready token to or from `peer`.
 struct Execution::Pending {
+  enum class Kind : std::uint8_t { segment, token_in, token_out };
+  Kind kind;
   std::uint32_t op;
   std::size_t begin, end;
+  int peer;
 };
 
 namespace {
@@ -104,6 +108,31 @@ void Execution::run_local(const Op& op, std::size_t elem_begin, std::size_t elem
   }
 }
 
+void Execution::post_transfer(std::uint32_t i) {
+  const Op& o = program_->step_data(step_)[i];
+  const Region& g = o.kind == OpKind::recv ? o.dst : o.src;
+  const std::size_t total = bytes(g);
+  const std::size_t seg = options_.segment_bytes ? options_.segment_bytes : total;
+  std::byte* base = address(g);
+  for (std::size_t b = 0; b < total; b += seg) {
+    const std::size_t e = std::min(total, b + seg);
+    const std::size_t id = o.kind == OpKind::recv ? channel_->post_recv(base + b, e - b, o.peer)
+                                                  : channel_->post_send(base + b, e - b, o.peer);
+    if (id != pending_.size())
+      throw Error(rank_, "engine: transport returned transfer ids out of order");
+    pending_.push_back({Pending::Kind::segment, i, b, e, o.peer});
+  }
+}
+
+void Execution::post_sends_to(int peer) {
+  const Op* ops = program_->step_data(step_);
+  const std::size_t before = pending_.size();
+  for (std::size_t i = 0; i < program_->step_size(step_); ++i)
+    if (ops[i].kind == OpKind::send && ops[i].peer == peer)
+      post_transfer(static_cast<std::uint32_t>(i));
+  outstanding_ += pending_.size() - before;
+}
+
 void Execution::start_step() {
   while (step_ < program_->num_steps()) {
     const Op* ops = program_->step_data(step_);
@@ -150,28 +179,45 @@ void Execution::start_step() {
       if (safe) attached_[static_cast<std::size_t>(recv)] = static_cast<std::int32_t>(j);
     }
 
-    // Post receives first so that sends find them, then sends; both segmented.
-    auto post = [&](OpKind kind) {
+    // Per peer, the bytes this step sends to it and receives from it: pairs that move at least
+    // handshake_bytes one way do the receiver-ready handshake (both sides compute the same sums).
+    held_peers_.clear();
+    std::vector<int> ready_to;  // peers to tell that our receives from them are posted
+    if (options_.handshake_bytes) {
+      auto total = [&](OpKind kind, int peer) {
+        std::size_t b = 0;
+        for (std::size_t i = 0; i < nops; ++i)
+          if (ops[i].kind == kind && ops[i].peer == peer)
+            b += bytes(kind == OpKind::recv ? ops[i].dst : ops[i].src);
+        return b;
+      };
       for (std::size_t i = 0; i < nops; ++i) {
         const Op& o = ops[i];
-        if (o.kind != kind) continue;
-        const Region& g = kind == OpKind::recv ? o.dst : o.src;
-        const std::size_t total = bytes(g);
-        const std::size_t seg = options_.segment_bytes ? options_.segment_bytes : total;
-        std::byte* base = address(g);
-        for (std::size_t b = 0; b < total; b += seg) {
-          const std::size_t e = std::min(total, b + seg);
-          const std::size_t id = kind == OpKind::recv
-                                     ? channel_->post_recv(base + b, e - b, o.peer)
-                                     : channel_->post_send(base + b, e - b, o.peer);
-          if (id != pending_.size())
-            throw Error(rank_, "engine: transport returned transfer ids out of order");
-          pending_.push_back({static_cast<std::uint32_t>(i), b, e});
-        }
+        if (!o.is_transfer()) continue;
+        auto& list = o.kind == OpKind::send ? held_peers_ : ready_to;
+        if (std::find(list.begin(), list.end(), o.peer) == list.end() &&
+            total(o.kind, o.peer) >= options_.handshake_bytes)
+          list.push_back(o.peer);
       }
+    }
+    // Between two ranks messages match in posting order, and every rank posts in this order:
+    // token receives, data receives, tokens, data sends (held ones when their token arrives). So
+    // per step and pair the token precedes the data on both sides; one tag serves both.
+    auto push = [&](std::size_t id, const Pending& p) {
+      if (id != pending_.size())
+        throw Error(rank_, "engine: transport returned transfer ids out of order");
+      pending_.push_back(p);
     };
-    post(OpKind::recv);
-    post(OpKind::send);
+    for (int peer : held_peers_)
+      push(channel_->post_recv(token_, 0, peer), {Pending::Kind::token_in, 0, 0, 0, peer});
+    for (std::size_t i = 0; i < nops; ++i)
+      if (ops[i].kind == OpKind::recv) post_transfer(static_cast<std::uint32_t>(i));
+    for (int peer : ready_to)
+      push(channel_->post_send(token_, 0, peer), {Pending::Kind::token_out, 0, 0, 0, peer});
+    for (std::size_t i = 0; i < nops; ++i)
+      if (ops[i].kind == OpKind::send &&
+          std::find(held_peers_.begin(), held_peers_.end(), ops[i].peer) == held_peers_.end())
+        post_transfer(static_cast<std::uint32_t>(i));
     outstanding_ = pending_.size();
     if (outstanding_) return;
     finish_step();
@@ -199,8 +245,10 @@ bool Execution::test() {
     if (completed_.empty()) return false;
     const Op* ops = program_->step_data(step_);
     for (std::size_t id : completed_) {
-      const Pending& p = pending_[id];
+      const Pending p = pending_[id];  // a copy: post_sends_to may grow pending_
       --outstanding_;
+      if (p.kind == Pending::Kind::token_in) post_sends_to(p.peer);
+      if (p.kind != Pending::Kind::segment) continue;
       const std::int32_t a = attached_[p.op];
       if (ops[p.op].kind == OpKind::recv && a >= 0) {
         run_local(ops[a], p.begin / es, p.end / es);

@@ -59,6 +59,10 @@ class MpiBackend {
   unsigned next_channel();
   [[nodiscard]] const engine::WaitPolicy& wait_policy() const;
   void set_wait_policy(const engine::WaitPolicy& p);
+  // Receiver-ready handshake threshold of scheduled collectives (engine::ExecOptions); from
+  // CCLX_HANDSHAKE_BYTES at construction, 0 (off) by default. Must be equal on all ranks.
+  [[nodiscard]] std::size_t handshake_bytes() const;
+  void set_handshake_bytes(std::size_t bytes);
 
   // Seconds on a clock common to all ranks (MPI_Wtime plus an offset to rank 0's clock, measured
   // by ping-pong on first use; the first call is collective).

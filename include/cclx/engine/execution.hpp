@@ -20,8 +20,20 @@ struct ExecOptions {
   // Transfers larger than this are cut into segments so that the reduction of segment k overlaps
   // the transfer of segment k + 1; 0 disables segmentation. Must be equal on all ranks.
   std::size_t segment_bytes = 0;
+  // Receiver-ready handshake: when a step moves at least this many bytes from one rank to another,
+  // the receiver first sends a zero-byte token saying its receives are posted, and the sender
+  // holds its data until the token arrives; 0 disables it. With an MPI that sends large messages
+  // eagerly (UCX over TCP with UCX_RNDV_THRESH=inf), a rank that is a step ahead would otherwise
+  // push its next step's data into a partner that is still receiving the previous step, and the
+  // two flows share that partner's link: the late, critical flow is slowed by one that is early.
+  // Costs one latency per step and peer. Must be equal on all ranks (docs/architecture.md).
+  std::size_t handshake_bytes = 0;
   WaitPolicy wait{};
 };
+
+// CCLX_HANDSHAKE_BYTES: the handshake threshold as bytes, optionally with a K, M or G suffix
+// (powers of 1024); unset or 0 turns the handshake off. Throws on anything else.
+std::size_t handshake_bytes_from_env();
 
 // Where a rank's buffers are. For in-place calls `in` points into the user's buffer as described
 // in partition.hpp; the Communicator computes that.
@@ -54,6 +66,8 @@ class Execution {
   void start_step();
   void finish_step();
   void run_local(const sched::Op& op, std::size_t elem_begin, std::size_t elem_end);
+  void post_transfer(std::uint32_t op_index);  // all segments of one send or recv op
+  void post_sends_to(int peer);                // the current step's sends to `peer`, in op order
   bool step_transfers_done() const { return outstanding_ == 0; }
 
   std::shared_ptr<const sched::Schedule> schedule_;
@@ -78,6 +92,9 @@ class Execution {
   std::vector<std::int32_t> attached_;
   std::vector<std::uint8_t> local_done_;
   std::vector<std::size_t> completed_;
+  // Peers whose sends of this step wait for their receiver-ready token.
+  std::vector<int> held_peers_;
+  std::byte token_[1]{};
 };
 
 }  // namespace cclx::engine
