@@ -47,6 +47,8 @@ Schedule ring(const ScheduleRequest& req) {
   s.nblocks = static_cast<std::uint32_t>(n);
   // The ring adds contributions in rotated order; only the trivial ring keeps rank order.
   s.preserves_order = n == 1;
+  // Around the ring every rank hears only from its left neighbour; alltoall's shifts do not.
+  s.one_sender_per_receiver = req.collective != C::alltoall;
   s.programs.resize(static_cast<std::size_t>(n));
   const auto all = static_cast<std::uint32_t>(n);
 

@@ -191,6 +191,7 @@ std::string to_json(const Schedule& s, int indent) {
             {"nblocks", s.nblocks},
             {"preserves_order", s.preserves_order},
             {"prologue_steps", s.prologue_steps},
+            {"one_sender_per_receiver", s.one_sender_per_receiver},
             {"scratch_copies", s.scratch_copies},
             {"rounds", s.num_rounds()},
             {"programs", std::move(progs)}};
@@ -218,6 +219,8 @@ Schedule schedule_from_json(std::string_view text) {
   s.prologue_steps = j.contains("prologue_steps")
                          ? static_cast<std::uint32_t>(get_int(j, "prologue_steps", top, 0, kU32))
                          : 0;
+  s.one_sender_per_receiver =
+      j.contains("one_sender_per_receiver") && get_bool(j, "one_sender_per_receiver", top);
   // Absent in files written before Scratch had copies: one copy.
   s.scratch_copies = j.contains("scratch_copies")
                          ? static_cast<std::uint32_t>(get_int(j, "scratch_copies", top, 1, kU32))

@@ -176,6 +176,7 @@ class Verifier {
     const std::size_t steps = s_.num_rounds();
     for (std::size_t st = 0; st < steps; ++st) run_step(st);
     check_postcondition();
+    check_one_sender_claim();
     return finish();
   }
 
@@ -638,6 +639,24 @@ class Verifier {
                           : "block " + std::to_string(v.label) + " from " + pool_.describe(v.set);
     error("postcondition: rank " + std::to_string(r) + " " + to_string(Region{buf, b, 1}) +
           " holds " + got + ", expected block " + std::to_string(lab) + " " + what);
+  }
+
+  // The engine skips the receiver-ready handshake on the strength of this claim.
+  void check_one_sender_claim() {
+    if (!s_.one_sender_per_receiver) return;
+    for (std::size_t r = 0; r < s_.programs.size(); ++r) {
+      int from = -1;
+      for (const Op& op : s_.programs[r].ops)
+        if (op.kind == OpKind::recv) {
+          if (from >= 0 && op.peer != from) {
+            error("rank " + std::to_string(r) + " receives from ranks " + std::to_string(from) +
+                  " and " + std::to_string(op.peer) + ", but the schedule claims " +
+                  "one_sender_per_receiver");
+            break;
+          }
+          from = op.peer;
+        }
+    }
   }
 
   void check_postcondition() {

@@ -508,3 +508,23 @@ TEST_CASE("verifier: large schedules are fast") {
   CHECK(rep2.ok);
   CHECK(sec2 < 30.0);
 }
+
+TEST_CASE("verifier: one_sender_per_receiver is checked; ring claims it except for alltoall") {
+  for (int n : {1, 2, 3, 5, 8}) {
+    for (Collective c : {Collective::allreduce, Collective::reduce_scatter, Collective::allgather,
+                         Collective::alltoall}) {
+      const auto s = ring(ScheduleRequest{c, n});
+      CHECK(s.one_sender_per_receiver == (c != Collective::alltoall));
+      const auto rep = verify(s, 40 * static_cast<std::size_t>(n), 4);  // alltoall: n | count
+      INFO(all_errors(rep));
+      CHECK(rep.ok);
+    }
+  }
+  // RHD at n = 4 receives from two partners: claiming one sender must fail.
+  auto rhd = recursive_halving_doubling(ScheduleRequest{Collective::allreduce, 4});
+  CHECK(verify(rhd, 100, 4).ok);
+  rhd.one_sender_per_receiver = true;
+  const auto rep = verify(rhd, 100, 4);
+  CHECK_FALSE(rep.ok);
+  CHECK(has_error(rep, "but the schedule claims one_sender_per_receiver"));
+}

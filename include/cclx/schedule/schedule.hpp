@@ -93,6 +93,12 @@ struct Schedule {
   // reduce-scatter among the non-stragglers while the straggler is late. Counted in num_rounds();
   // reported separately by tools and the simulator.
   std::uint32_t prologue_steps = 0;
+  // Set by a generator when every rank receives from at most one peer over the whole program (a
+  // ring): a step's data can then never meet another sender's data at the receiver, so the engine
+  // skips the receiver-ready handshake (engine::ExecOptions::handshake_bytes), which would only
+  // add latency. A property of the whole schedule, so every rank sees the same value even when it
+  // generated only its own program; the verifier checks the claim.
+  bool one_sender_per_receiver = false;
   // Copies of the partition that Scratch provides (a region stays inside one copy). Ranks that must
   // hold a partial result and an arriving message at once without an Out buffer (a non-root rank
   // of reduce) need two.
