@@ -172,26 +172,50 @@ def plot_straggler(results, path):
     fig.savefig(path, dpi=110)
 
 
-def slow_table(data, base, n, sim):
+def slow_table(data, base, n, sim, slow):
     doc = load(os.path.join(data, f"slow-{n}.json"))
     if doc is None:
         return
     m, b = rows(doc), rows(base)
     size = sorted({s for s, _ in m})[0]
-    print(f"\n#### {n} hosts, {mib(size)}, h3 at 50 Mbit/s, the others at 200 Mbit/s\n")
-    print("| algorithm | all 200 Mbit/s (s) | h3 at 50 Mbit/s (s) | slowdown | simulated (s) | sim / measured |")
+    print(f"\n#### {n} hosts, {mib(size)}, h{slow} at 50 Mbit/s, the others at 200 Mbit/s\n")
+    print(f"| algorithm | all 200 Mbit/s (s) | h{slow} at 50 Mbit/s (s) | slowdown | simulated (s) | sim / measured |")
     print("|:---|---:|---:|---:|---:|---:|")
     for a in ALGOS:
         if (size, a) not in m:
             continue
         t, t0 = m[(size, a)], b.get((size, a))
         if a in SIM_ALGOS:
-            p = sim.time(a, n, size, slow=3)
+            p = sim.time(a, n, size, slow=slow)
             sp, sr = fmt(p), f"{p / t:.2f}"
         else:
             sp, sr = "—", "—"
         print(f"| {a} | {fmt(t0) if t0 else '—'} | {fmt(t)} | {t / t0:.2f}x | {sp} | {sr} |" if t0
               else f"| {a} | — | {fmt(t)} | — | {sp} | {sr} |")
+
+
+def ablation_table(data):
+    """8 hosts, 16 MiB: slow start after idle x handshake x UCX_TCP_SNDBUF (phase ablate8)."""
+    import glob
+    import re
+    cells = []
+    for path in sorted(glob.glob(os.path.join(data, "ablate-8-*.json"))):
+        m = re.match(r"ablate-8-ssai(on|off)-hs(\w+?)(?:-sb(\d+))?\.json$", os.path.basename(path))
+        doc = load(path)
+        if m and doc:
+            cells.append((m[1], m[2], m[3] or "auto", rows(doc)))
+    if not cells:
+        return
+    size = 16 * 2**20
+    bound = 2 * 7 / 8 * size / bps(RATE)
+    algos = ["native", "ring", "rhd", "stragglar"]
+    print("\n#### 8 hosts, 16 MiB: one change at a time (time, efficiency)\n")
+    print("| slow start after idle | UCX_TCP_SNDBUF | handshake | " + " | ".join(algos) + " |")
+    print("|:---|:---|:---|" + "---:|" * len(algos))
+    for ssai, hs, sb, m in cells:
+        cols = [f"{fmt(m[(size, x)])} s, {bound / m[(size, x)] * 100:.0f}%" if (size, x) in m else "—"
+                for x in algos]
+        print(f"| {ssai} | {sb} | {'off' if hs == '0' else '≥ ' + hs} | " + " | ".join(cols) + " |")
 
 
 def main():
@@ -200,6 +224,7 @@ def main():
     ap.add_argument("--sim", default="build-campaign/lib/cclx-sim")
     ap.add_argument("--alpha", type=float, default=150e-6)
     ap.add_argument("--img", default=os.path.join(os.path.dirname(__file__), "..", "img"))
+    ap.add_argument("--img-prefix", default="testbed_", help="PNG names: PREFIXefficiency.png, ...")
     a = ap.parse_args()
     os.makedirs(a.img, exist_ok=True)
     sim = Sim(a.sim, a.alpha)
@@ -213,16 +238,19 @@ def main():
     if doc:
         base_table(doc, 8, sim)
     if effs:
-        plot_base(effs, os.path.join(a.img, "testbed_efficiency.png"))
+        plot_base(effs, os.path.join(a.img, a.img_prefix + "efficiency.png"))
     strag = {}
     for n in (8, 4):
-        r = straggler_table(a.data, n, sim, [0, 100, 200, 300, 400, 600, 800, 1000, 1500])
+        r = straggler_table(a.data, n, sim, [0, 100, 150, 200, 300, 400, 600, 800, 1000, 1500])
         if r:
             strag[n] = r
     if strag:
-        plot_straggler(strag, os.path.join(a.img, "testbed_straggler.png"))
+        plot_straggler(strag, os.path.join(a.img, a.img_prefix + "straggler.png"))
     if 8 in bases:
-        slow_table(a.data, bases[8], 8, sim)
+        slow_table(a.data, bases[8], 8, sim, slow=3)
+    if 4 in bases:
+        slow_table(a.data, bases[4], 4, sim, slow=1)
+    ablation_table(a.data)
 
 
 if __name__ == "__main__":
