@@ -47,11 +47,16 @@ def bps(rate):
 
 
 class Sim:
-    def __init__(self, exe, alpha):
-        self.exe, self.alpha, self.cache = exe, alpha, {}
+    def __init__(self, exe, alpha, profiled=None):
+        # profiled: a directory with cclx-topo's topo<n>.json for the uniform testbeds
+        self.exe, self.alpha, self.cache, self.profiled = exe, alpha, {}, profiled
         self.tmp = tempfile.mkdtemp(prefix="cclxtb-sim-")
 
     def topo(self, n, slow=None):
+        if self.profiled and slow is None:
+            prof = os.path.join(self.profiled, f"topo{n}.json")
+            if os.path.exists(prof):
+                return prof
         name = os.path.join(self.tmp, f"t{n}-{slow}.json")
         host = [{"alpha": self.alpha, "bw": bps(SLOW if h == slow else RATE)} for h in range(n)]
         t = {"builder": "two_level", "hosts": n, "ranks_per_host": 1,
@@ -224,10 +229,12 @@ def main():
     ap.add_argument("--sim", default="build-campaign/lib/cclx-sim")
     ap.add_argument("--alpha", type=float, default=150e-6)
     ap.add_argument("--img", default=os.path.join(os.path.dirname(__file__), "..", "img"))
+    ap.add_argument("--profiled", help="directory with cclx-topo's topo4.json/topo8.json: simulate "
+                    "the uniform testbeds on the profiled topologies instead of the built ones")
     ap.add_argument("--img-prefix", default="testbed_", help="PNG names: PREFIXefficiency.png, ...")
     a = ap.parse_args()
     os.makedirs(a.img, exist_ok=True)
-    sim = Sim(a.sim, a.alpha)
+    sim = Sim(a.sim, a.alpha, a.profiled)
     effs, bases = {}, {}
     for n in (4, 8):
         doc = load(os.path.join(a.data, f"base-{n}.json"))

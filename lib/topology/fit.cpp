@@ -1,11 +1,45 @@
 #include "cclx/topology/fit.hpp"
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "cclx/error.hpp"
 
 namespace cclx::topo {
+
+namespace {
+
+void residuals(std::span<const TimingSample> samples, AlphaBetaFit& f) {
+  double sq = 0, rel = 0;
+  for (const auto& s : samples) {
+    const double r = s.seconds - (f.alpha + f.beta * s.bytes);
+    sq += r * r;
+    rel += (r / s.seconds) * (r / s.seconds);
+  }
+  const auto m = static_cast<double>(samples.size());
+  f.rms_residual = std::sqrt(sq / m);
+  f.rel_residual = std::sqrt(rel / m);
+  f.samples = samples.size();
+}
+
+// Median time per distinct size, by increasing size.
+std::vector<std::pair<double, double>> medians_by_size(std::span<const TimingSample> samples) {
+  std::map<double, std::vector<double>> by;
+  for (const auto& s : samples) by[s.bytes].push_back(s.seconds);
+  std::vector<std::pair<double, double>> out;
+  for (auto& [bytes, ts] : by) {
+    std::sort(ts.begin(), ts.end());
+    const std::size_t n = ts.size();
+    out.emplace_back(bytes, n % 2 ? ts[n / 2] : (ts[n / 2 - 1] + ts[n / 2]) / 2);
+  }
+  return out;
+}
+
+}  // namespace
 
 AlphaBetaFit fit_alpha_beta(std::span<const TimingSample> samples) {
   const auto m = static_cast<Eigen::Index>(samples.size());
@@ -38,16 +72,27 @@ AlphaBetaFit fit_alpha_beta(std::span<const TimingSample> samples) {
   AlphaBetaFit f;
   f.alpha = x(0);
   f.beta = x(1);
-  f.samples = samples.size();
-  double sq = 0, rel = 0;
-  for (const auto& s : samples) {
-    const double r = s.seconds - (f.alpha + f.beta * s.bytes);
-    sq += r * r;
-    rel += (r / s.seconds) * (r / s.seconds);
-  }
-  f.rms_residual = std::sqrt(sq / static_cast<double>(m));
-  f.rel_residual = std::sqrt(rel / static_cast<double>(m));
+  residuals(samples, f);
   return f;
+}
+
+AlphaBetaFit fit_alpha_beta_anchored(std::span<const TimingSample> samples) {
+  (void)fit_alpha_beta(samples);  // the same input checks
+  const auto med = medians_by_size(samples);
+  const auto& [s_hi, t_hi] = med.back();
+  const auto& [s_lo2, t_lo2] = med[med.size() - 2];
+  AlphaBetaFit f;
+  f.beta = std::max(0.0, (t_hi - t_lo2) / (s_hi - s_lo2));
+  f.alpha = std::max(0.0, med.front().second - f.beta * med.front().first);
+  residuals(samples, f);
+  return f;
+}
+
+AlphaBetaFit fit_link(std::span<const TimingSample> samples, double tolerance) {
+  const AlphaBetaFit f = fit_alpha_beta(samples);
+  const auto& [s_hi, t_hi] = medians_by_size(samples).back();
+  if (std::abs(f.alpha + f.beta * s_hi - t_hi) <= tolerance * t_hi) return f;
+  return fit_alpha_beta_anchored(samples);
 }
 
 }  // namespace cclx::topo

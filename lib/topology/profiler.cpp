@@ -101,7 +101,7 @@ Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
       std::vector<TimingSample> med;
       for (std::size_t k = 0; k < opt.sizes.size(); ++k)
         med.push_back({static_cast<double>(opt.sizes[k]), median(times[k])});
-      const AlphaBetaFit f = fit_alpha_beta(med);
+      const AlphaBetaFit f = fit_link(med);
       mine.insert(mine.end(), {static_cast<double>(rank), static_cast<double>(peer), f.alpha,
                                f.beta, f.rms_residual, f.rel_residual,
                                static_cast<double>(f.samples), static_cast<double>(reps)});

@@ -243,3 +243,28 @@ TEST_CASE("copies and moves keep link ids pointing into their own graph") {
     CHECK(RouteTable(*u).route(0, 4).beta == h.inter.beta);
   }
 }
+
+TEST_CASE("α-β fit of a token-bucket link: the anchored fit keeps the large-message rate") {
+  // What a tbf-shaped 23.9 MB/s link with an 80 KB burst measured (ping-pong medians, one way):
+  // small messages pass at line rate, large ones at the shaped rate.
+  const std::vector<TimingSample> tbf = {{8, 11e-6},       {1024, 9e-6},      {8192, 11e-6},
+                                         {65536, 1.26e-3}, {524288, 18.8e-3}, {4194304, 174.3e-3}};
+  const AlphaBetaFit rel = fit_alpha_beta(tbf);
+  CHECK(rel.bandwidth() > 1.3 * 23.9e6);  // the relative fit lets the small sizes decide β
+  const AlphaBetaFit a = fit_alpha_beta_anchored(tbf);
+  CHECK(a.bandwidth() == doctest::Approx((4194304.0 - 524288) / (174.3e-3 - 18.8e-3)));
+  CHECK(a.bandwidth() == doctest::Approx(23.9e6).epsilon(0.02));
+  CHECK(a.alpha >= 0);
+  CHECK(a.alpha < 11e-6);
+  const AlphaBetaFit l = fit_link(tbf);
+  CHECK(l.beta == a.beta);
+  // On a linear link fit_link keeps the relative fit.
+  const std::vector<TimingSample> lin = {{8, 5e-6 + 8e-9}, {1e6, 5e-6 + 1e-3}, {4e6, 5e-6 + 4e-3}};
+  const AlphaBetaFit r2 = fit_alpha_beta(lin), l2 = fit_link(lin);
+  CHECK(l2.alpha == r2.alpha);
+  CHECK(l2.beta == r2.beta);
+  // Repeated sizes: medians per size.
+  const std::vector<TimingSample> rep = {{8, 1e-5},   {8, 3e-5},   {8, 2e-5},   {1e6, 1e-2},
+                                         {1e6, 1e-2}, {2e6, 2e-2}, {2e6, 2e-2}, {2e6, 9}};
+  CHECK(fit_alpha_beta_anchored(rep).beta == doctest::Approx(1e-8));
+}

@@ -27,4 +27,15 @@ struct AlphaBetaFit {
 // Needs at least two distinct sizes and positive times; throws cclx::Error otherwise.
 [[nodiscard]] AlphaBetaFit fit_alpha_beta(std::span<const TimingSample> samples);
 
+// For links that are not linear over the probed sizes (a token-bucket shaper lets small messages
+// through at line rate; an MPI switches protocol at some size): β from the two largest sizes (the
+// slope between their median times, what large transfers see), α from the smallest size's median
+// time minus β times its size; both at least 0. Residuals are over all samples, as above. Same
+// input requirements as fit_alpha_beta.
+[[nodiscard]] AlphaBetaFit fit_alpha_beta_anchored(std::span<const TimingSample> samples);
+
+// fit_alpha_beta, unless its line misses the median time of the largest size by more than
+// `tolerance` (relative), in which case fit_alpha_beta_anchored: the profiler's choice.
+[[nodiscard]] AlphaBetaFit fit_link(std::span<const TimingSample> samples, double tolerance = 0.1);
+
 }  // namespace cclx::topo
