@@ -13,7 +13,7 @@ BENCH=${BENCH:-$PWD/build-campaign/benchmarks/cclx-bench}
 OUT=${OUT:-/tmp/cclx-campaign}
 TUNED=${TUNED:-1}
 ALGOS=native,ring,rhd,binomial_tree,stragglar
-COMMON=(-i 1 -x 1 --repeat 3 --json)
+COMMON=(-i 1 -x 1 --repeat "${REPEAT:-3}" --json)  # REPEAT: interleaved repetitions per point
 if [[ $TUNED == 1 ]]; then
   UP_OPTS=(--slow-start-after-idle off)
   RUN_OPTS=(--env CCLX_HANDSHAKE_BYTES=256K)
