@@ -117,12 +117,16 @@ void Execution::post_transfer(std::uint32_t i) {
   std::byte* base = address(g);
   for (std::size_t b = 0; b < total; b += seg) {
     const std::size_t e = std::min(total, b + seg);
-    const std::size_t id = o.kind == OpKind::recv ? channel_->post_recv(base + b, e - b, o.peer)
-                                                  : channel_->post_send(base + b, e - b, o.peer);
-    if (id != pending_.size())
-      throw Error(rank_, "engine: transport returned transfer ids out of order");
-    pending_.push_back({Pending::Kind::segment, i, b, e, o.peer});
+    track(o.kind == OpKind::recv ? channel_->post_recv(base + b, e - b, o.peer)
+                                 : channel_->post_send(base + b, e - b, o.peer),
+          {Pending::Kind::segment, i, b, e, o.peer});
   }
+}
+
+void Execution::track(std::size_t id, const Pending& p) {
+  if (id != pending_.size())
+    throw Error(rank_, "engine: transport returned transfer ids out of order");
+  pending_.push_back(p);
 }
 
 void Execution::post_sends_to(int peer) {
@@ -204,17 +208,12 @@ void Execution::start_step() {
     // Between two ranks messages match in posting order, and every rank posts in this order:
     // token receives, data receives, tokens, data sends (held ones when their token arrives). So
     // per step and pair the token precedes the data on both sides; one tag serves both.
-    auto push = [&](std::size_t id, const Pending& p) {
-      if (id != pending_.size())
-        throw Error(rank_, "engine: transport returned transfer ids out of order");
-      pending_.push_back(p);
-    };
     for (int peer : held_peers_)
-      push(channel_->post_recv(token_, 0, peer), {Pending::Kind::token_in, 0, 0, 0, peer});
+      track(channel_->post_recv(token_, 0, peer), {Pending::Kind::token_in, 0, 0, 0, peer});
     for (std::size_t i = 0; i < nops; ++i)
       if (ops[i].kind == OpKind::recv) post_transfer(static_cast<std::uint32_t>(i));
     for (int peer : ready_to)
-      push(channel_->post_send(token_, 0, peer), {Pending::Kind::token_out, 0, 0, 0, peer});
+      track(channel_->post_send(token_, 0, peer), {Pending::Kind::token_out, 0, 0, 0, peer});
     for (std::size_t i = 0; i < nops; ++i)
       if (ops[i].kind == OpKind::send &&
           std::find(held_peers_.begin(), held_peers_.end(), ops[i].peer) == held_peers_.end())

@@ -66,8 +66,9 @@ class Execution {
   void start_step();
   void finish_step();
   void run_local(const sched::Op& op, std::size_t elem_begin, std::size_t elem_end);
-  void post_transfer(std::uint32_t op_index);  // all segments of one send or recv op
-  void post_sends_to(int peer);                // the current step's sends to `peer`, in op order
+  void post_transfer(std::uint32_t op_index);    // all segments of one send or recv op
+  void post_sends_to(int peer);                  // the current step's sends to `peer`, in op order
+  void track(std::size_t id, const Pending& p);  // records a posted transfer under its id
   bool step_transfers_done() const { return outstanding_ == 0; }
 
   std::shared_ptr<const sched::Schedule> schedule_;
