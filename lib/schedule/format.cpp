@@ -163,7 +163,8 @@ std::string header(const Schedule& s) {
     o << " root=" << s.root;
   o << " nblocks=" << s.nblocks << (s.in_place ? " in-place" : "")
     << (s.preserves_order ? " rank-ordered" : "") << " rounds=" << s.num_rounds();
-  if (s.prologue_steps) o << " prologue=" << s.prologue_steps;
+  if (s.prologue_steps)
+    o << " prologue=" << s.prologue_steps << " after_prologue=" << s.rounds_after_prologue();
   if (s.scratch_copies != 1) o << " scratch_copies=" << s.scratch_copies;
   return o.str();
 }
@@ -194,6 +195,7 @@ std::string to_json(const Schedule& s, int indent) {
             {"one_sender_per_receiver", s.one_sender_per_receiver},
             {"scratch_copies", s.scratch_copies},
             {"rounds", s.num_rounds()},
+            {"rounds_after_prologue", s.rounds_after_prologue()},
             {"programs", std::move(progs)}};
   return j.dump(indent);
 }
@@ -239,6 +241,11 @@ Schedule schedule_from_json(std::string_view text) {
   if (j.contains("rounds") &&
       get_int(j, "rounds", top, 0, 0x7fffffffffffffffLL) != static_cast<long long>(s.num_rounds()))
     fail("$.rounds", "does not match the programs' step count " + std::to_string(s.num_rounds()));
+  if (j.contains("rounds_after_prologue") &&
+      get_int(j, "rounds_after_prologue", top, 0, 0x7fffffffffffffffLL) !=
+          static_cast<long long>(s.rounds_after_prologue()))
+    fail("$.rounds_after_prologue",
+         "does not match rounds - prologue_steps = " + std::to_string(s.rounds_after_prologue()));
   return s;
 }
 

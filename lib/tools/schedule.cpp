@@ -27,7 +27,8 @@ constexpr const char* kUsage =
     "                 multiple of n); the request's bytes are count * elem-size (default 1)\n"
     "  --json/--text  print the schedule (text is the default when nothing else is asked)\n"
     "  --verify       run the symbolic verifier; exit 1 when it fails\n"
-    "  --stats        rounds, prologue steps, bytes and messages per rank\n";
+    "  --stats        rounds, prologue steps, rounds after the prologue (StragglAR's round\n"
+    "                 count), bytes and messages per rank\n";
 
 struct UsageError {
   std::string what;
@@ -157,6 +158,7 @@ int run(const Options& o) {
     std::size_t msgs = 0;
     for (auto m : rep.messages_sent) msgs = std::max(msgs, m);
     std::cout << "rounds: " << s.num_rounds() << "\nprologue steps: " << s.prologue_steps
+              << "\nrounds after the prologue: " << s.rounds_after_prologue()
               << "\ntransfer rounds: " << rep.rounds
               << "\nmax bytes sent per rank: " << rep.max_bytes_sent() << " (count " << count
               << " x " << elem << " bytes)\nmax messages sent per rank: " << msgs << '\n';

@@ -58,6 +58,7 @@ TEST_CASE("JSON round trip is exact for every generator") {
           const auto j = nlohmann::json::parse(text);
           CHECK(j["rounds"] == s.num_rounds());
           CHECK(j["prologue_steps"] == s.prologue_steps);
+          CHECK(j["rounds_after_prologue"] == s.num_rounds() - s.prologue_steps);
           CHECK(j["scratch_copies"] == s.scratch_copies);
           CHECK(j["programs"].size() == s.programs.size());
         }
@@ -166,6 +167,11 @@ TEST_CASE("JSON reader rejects malformed input with a clear message") {
   j = good;
   j["rounds"] = 5;
   CHECK(reader_error(j.dump()).find("$.rounds: does not match") != std::string::npos);
+
+  j = good;
+  j["rounds_after_prologue"] = 99;
+  CHECK(reader_error(j.dump()).find("$.rounds_after_prologue: does not match") !=
+        std::string::npos);
 }
 
 TEST_CASE("text listing shows transfers with their landing regions and local actions") {

@@ -42,10 +42,6 @@ void check_matchings(const sg::Plan& p) {
   }
 }
 
-std::size_t rounds_after_prologue(const sched::Schedule& s) {
-  return s.num_rounds() - s.prologue_steps;
-}
-
 void verify_all(int n, int straggler, bool in_place) {
   sched::ScheduleRequest req{sched::Collective::allreduce, n};
   req.in_place = in_place;
@@ -144,7 +140,7 @@ TEST_CASE("stragglar: schedule round counts match the plan") {
     sched::ScheduleRequest req{sched::Collective::allreduce, n};
     const auto s = sched::stragglar(req, n - 1);
     CHECK(s.prologue_steps == static_cast<std::uint32_t>(n >= 3 ? n - 2 : 0));
-    CHECK(rounds_after_prologue(s) == sg::plan(n).rounds.size());
+    CHECK(s.rounds_after_prologue() == sg::plan(n).rounds.size());
     CHECK(s.nblocks == static_cast<std::uint32_t>(n - 1));
   }
 }

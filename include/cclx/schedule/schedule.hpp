@@ -111,6 +111,12 @@ struct Schedule {
     for (const auto& p : programs) r = p.num_steps() > r ? p.num_steps() : r;
     return r;
   }
+  // The algorithm's own rounds (StragglAR: after the straggler joins); what tools report as the
+  // round count next to num_rounds().
+  [[nodiscard]] std::size_t rounds_after_prologue() const {
+    const auto r = num_rounds();
+    return r > prologue_steps ? r - prologue_steps : 0;
+  }
 };
 
 [[nodiscard]] std::string_view to_string(Collective c);
