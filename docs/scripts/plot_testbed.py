@@ -6,7 +6,7 @@ Reads the cclx-bench JSON written by benchmarks/testbed/campaign/run.sh (default
 Markdown tables on stdout and writes docs/img/testbed_*.png.
 
   /usr/bin/python3 docs/scripts/plot_testbed.py --data /tmp/cclx-campaign \
-      --sim build-campaign/lib/cclx-sim --alpha 150e-6
+      --sim build-campaign/lib/cclx-sim --alpha 150e-6 [--no-plots]
 
 Model: one rank per host; every host has an up- and a down-link (star on a non-blocking
 switch) at the rate TCP achieves through tbf, 0.956 x configured (docs/testbed.md); α is
@@ -18,10 +18,15 @@ import os
 import subprocess
 import tempfile
 
-import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+def pyplot():
+    """matplotlib only when plotting (Debian: python3-matplotlib); --no-plots needs none."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 TCP_EFF = 0.956
 RATE = 200e6  # configured bit/s
@@ -117,6 +122,7 @@ def base_table(doc, n, sim):
 
 
 def plot_base(effs, path):
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(effs), figsize=(5.5 * len(effs), 4), squeeze=False)
     for ax, (n, eff) in zip(axes[0], sorted(effs.items())):
         sizes = sorted({s for s, _ in eff})
@@ -163,6 +169,7 @@ def straggler_table(data, n, sim, delays):
 
 
 def plot_straggler(results, path):
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(results), figsize=(5.5 * len(results), 4), squeeze=False)
     for ax, (n, (size, res)) in zip(axes[0], sorted(results.items())):
         ds = sorted(res)
@@ -232,6 +239,7 @@ def main():
     ap.add_argument("--profiled", help="directory with cclx-topo's topo4.json/topo8.json: simulate "
                     "the uniform testbeds on the profiled topologies instead of the built ones")
     ap.add_argument("--img-prefix", default="testbed_", help="PNG names: PREFIXefficiency.png, ...")
+    ap.add_argument("--no-plots", action="store_true", help="tables only (no matplotlib needed)")
     a = ap.parse_args()
     os.makedirs(a.img, exist_ok=True)
     sim = Sim(a.sim, a.alpha, a.profiled)
@@ -244,14 +252,14 @@ def main():
     doc = load(os.path.join(a.data, "base-8-64M.json"))
     if doc:
         base_table(doc, 8, sim)
-    if effs:
+    if effs and not a.no_plots:
         plot_base(effs, os.path.join(a.img, a.img_prefix + "efficiency.png"))
     strag = {}
     for n in (8, 4):
         r = straggler_table(a.data, n, sim, [0, 100, 150, 200, 300, 400, 600, 800, 1000, 1500])
         if r:
             strag[n] = r
-    if strag:
+    if strag and not a.no_plots:
         plot_straggler(strag, os.path.join(a.img, a.img_prefix + "straggler.png"))
     if 8 in bases:
         slow_table(a.data, bases[8], 8, sim, slow=3)
