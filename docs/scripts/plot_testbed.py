@@ -58,8 +58,10 @@ class Sim:
         self.tmp = tempfile.mkdtemp(prefix="cclxtb-sim-")
 
     def topo(self, n, slow=None):
-        if self.profiled and slow is None:
-            prof = os.path.join(self.profiled, f"topo{n}.json")
+        if self.profiled:
+            # topo<n>.json: uniform testbed; topo<n>-slow<h>.json: host h at the slow rate
+            prof = os.path.join(self.profiled,
+                                f"topo{n}.json" if slow is None else f"topo{n}-slow{slow}.json")
             if os.path.exists(prof):
                 return prof
         name = os.path.join(self.tmp, f"t{n}-{slow}.json")
@@ -236,8 +238,9 @@ def main():
     ap.add_argument("--sim", default="build-campaign/lib/cclx-sim")
     ap.add_argument("--alpha", type=float, default=150e-6)
     ap.add_argument("--img", default=os.path.join(os.path.dirname(__file__), "..", "img"))
-    ap.add_argument("--profiled", help="directory with cclx-topo's topo4.json/topo8.json: simulate "
-                    "the uniform testbeds on the profiled topologies instead of the built ones")
+    ap.add_argument("--profiled", help="directory with cclx-topo's topo4.json, topo8.json (uniform) "
+                    "and topo4-slow1.json, topo8-slow3.json (slow host): simulate on the profiled "
+                    "topologies instead of the built ones")
     ap.add_argument("--img-prefix", default="testbed_", help="PNG names: PREFIXefficiency.png, ...")
     ap.add_argument("--no-plots", action="store_true", help="tables only (no matplotlib needed)")
     a = ap.parse_args()
