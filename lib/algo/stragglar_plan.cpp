@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "cclx/error.hpp"
@@ -53,16 +54,22 @@ Plan plan(int n) {
   if (n < 1) throw Error("stragglar: n must be >= 1");
   if (n == 1) return Plan{1, {}, "trivial"};
   if ((n & (n - 1)) == 0) return detail::plan_pow2(n);
+  if (auto p = detail::plan_from_table(n)) return *std::move(p);
   return detail::plan_greedy(n, kGreedySeeds);
 }
 
 Plan plan_with(int n, const std::string& planner) {
   if (planner == "auto") return plan(n);
   if (n < 1) throw Error("stragglar: n must be >= 1");
-  if (planner != "pow2" && planner != "greedy" && planner != "mwm")
-    throw Error("stragglar: unknown planner '" + planner + "' (auto, pow2, greedy, mwm)");
+  if (planner != "pow2" && planner != "greedy" && planner != "mwm" && planner != "sat")
+    throw Error("stragglar: unknown planner '" + planner + "' (auto, pow2, greedy, mwm, sat)");
   if (n == 1) return Plan{1, {}, "trivial"};
   if (planner == "pow2") return detail::plan_pow2(n);
+  if (planner == "sat") {
+    if (auto p = detail::plan_from_table(n)) return *std::move(p);
+    throw Error("stragglar: no SAT-found plan for n=" + std::to_string(n) +
+                " (the table holds the n where the greedy misses the receive-slot bound)");
+  }
   if (planner == "greedy") return detail::plan_greedy(n, kGreedySeeds);
   return detail::plan_mwm(n);
 }

@@ -1,6 +1,8 @@
 // StragglAR's round planners (internal). Both use the labels of cclx/schedule/stragglar.hpp.
 #pragma once
 
+#include <optional>
+
 #include "cclx/schedule/stragglar.hpp"
 
 namespace cclx::sched::stragglar_rounds::detail {
@@ -12,6 +14,10 @@ Plan plan_pow2(int n);
 // fixed tie-breaking variants and then `seeds` seeded pseudo-random ones, keeping the plan with
 // the fewest rounds (stops early at round_lower_bound_slots).
 Plan plan_greedy(int n, int seeds);
+
+// The plan found offline by SAT (docs/scripts/stragglar_sat.py) for the n where plan_greedy misses
+// round_lower_bound_slots(n); nullopt for every other n.
+std::optional<Plan> plan_from_table(int n);
 
 // Any n >= 2: the paper's per-round maximum-weight matching (Boost.Graph), for comparison.
 Plan plan_mwm(int n);

@@ -40,14 +40,15 @@ int round_lower_bound(int n);
 int round_lower_bound_slots(int n);
 
 // The plan for n ranks (n >= 1). Deterministic. Powers of two use the paper's structure and take
-// exactly n + log2 n - 2 rounds; other n use a deadline-driven greedy matching (see
-// docs/algorithms/stragglar.md for the rounds it reaches).
+// exactly n + log2 n - 2 rounds; other n a plan found offline by SAT where the table has one (it
+// reaches round_lower_bound_slots), else a deadline-driven greedy matching (see
+// docs/algorithms/stragglar.md for the rounds each reaches).
 Plan plan(int n);
 
 // A named planner, for comparisons (tools, tests): "auto" (= plan(n)), "pow2" (powers of two
-// only), "greedy" (the deadline-driven greedy, also for powers of two) or "mwm" (the paper's
-// per-round maximum-weight matching, Boost.Graph; slow: O(n^3) or worse per round). Throws
-// cclx::Error for an unknown name.
+// only), "greedy" (the deadline-driven greedy, also for powers of two), "mwm" (the paper's
+// per-round maximum-weight matching, Boost.Graph; slow: O(n^3) or worse per round) or "sat" (the
+// SAT-found table; throws for an n it lacks). Throws cclx::Error for an unknown name.
 Plan plan_with(int n, const std::string& planner);
 
 // Throws cclx::Error naming the first violation: a round that is not a matching, a chunk sent by a
