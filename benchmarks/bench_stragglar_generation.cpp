@@ -33,7 +33,7 @@ void BM_schedule(benchmark::State& state) {
 }
 
 void sizes(benchmark::internal::Benchmark* b, bool with_rank) {
-  for (int n : {8, 16, 64, 96, 128, 200, 255, 256, 1024}) {
+  for (int n : {8, 12, 16, 64, 96, 128, 200, 255, 256, 1024}) {  // 12: a SAT-table plan
     if (with_rank) {
       b->Args({n, -1});
       b->Args({n, 0});
