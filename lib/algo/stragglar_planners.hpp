@@ -1,4 +1,4 @@
-// StragglAR's round planners (internal). Both use the labels of cclx/schedule/stragglar.hpp.
+// StragglAR's round planners (internal). All use the labels of cclx/schedule/stragglar.hpp.
 #pragma once
 
 #include <optional>
