@@ -1,0 +1,50 @@
+// MpiBackend's state, shared by the backend's source files (one per concern: lifetime and
+// point-to-point, native collectives, validation, clock, datatypes, user ops).
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+
+#include "cclx/backend/mpi.hpp"
+#include "cclx/backend/mpi_transport.hpp"
+#include "cclx/engine/scratch_pool.hpp"
+#include "cclx/engine/wait_policy.hpp"
+#include "mpi_check.hpp"
+#include "mpi_user_op.hpp"
+
+namespace cclx {
+
+struct MpiBackend::State {
+  MPI_Comm user = MPI_COMM_NULL;
+  bool owns_user = false;
+  MPI_Comm internal = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+  std::unique_ptr<MpiTransport> transport;
+  engine::ScratchPool scratch;
+  unsigned channel = 0;
+  engine::WaitPolicy wait;
+  std::size_t handshake_bytes = 0;
+  MPI_Op user_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};  // [commutative]
+  bool clock_calibrated = false;
+  double clock_offset = 0.0;
+
+  MPI_Op user_op(bool commutative) {
+    MPI_Op& op = user_ops[commutative ? 1 : 0];
+    if (op == MPI_OP_NULL)
+      detail::mpi_check(MPI_Op_create(&detail::user_op_trampoline, commutative ? 1 : 0, &op), rank,
+                        "MPI_Op_create");
+    return op;
+  }
+  ~State() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;  // too late to free anything; MPI has released it
+    for (auto& op : user_ops)
+      if (op != MPI_OP_NULL) MPI_Op_free(&op);
+    if (internal != MPI_COMM_NULL) MPI_Comm_free(&internal);
+    if (owns_user && user != MPI_COMM_NULL) MPI_Comm_free(&user);
+  }
+};
+
+}  // namespace cclx
