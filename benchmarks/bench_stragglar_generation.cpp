@@ -4,7 +4,7 @@
 //   cclx-bench-stragglar-gen --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
-#include "cclx/schedule/generate.hpp"
+#include "cclx/algo/policies.hpp"
 #include "cclx/schedule/stragglar.hpp"
 
 namespace {

@@ -55,9 +55,7 @@ namespace {
 using json = nlohmann::json;
 using Comm = cclx::Communicator<cclx::MpiBackend>;
 
-enum class Coll { allreduce, reduce, bcast, reduce_scatter, allgather, alltoall };
-constexpr std::array<std::string_view, 6> kCollNames = {"allreduce",      "reduce",    "bcast",
-                                                        "reduce_scatter", "allgather", "alltoall"};
+using Coll = cclx::sched::Collective;
 constexpr std::array<std::string_view, 6> kCollTitles = {"Allreduce",      "Reduce",    "Broadcast",
                                                          "Reduce_scatter", "Allgather", "Alltoall"};
 
@@ -119,8 +117,7 @@ const auto kAlgorithms = std::tuple {
                 [](const Options& o) { return cclx::algo::StragglAR{.straggler = o.straggler}; }},
       // Detects the straggler itself (ring otherwise); one policy per entry, so its detector
       // keeps its state across calls, repetitions and sizes.
-      AlgoEntry{"straggler_aware",
-                [](const Options&) { return cclx::algo::StragglerAware<>{}; }},
+      AlgoEntry{"straggler_aware", [](const Options&) { return cclx::algo::StragglerAware<>{}; }},
 #endif
 };
 
@@ -221,9 +218,11 @@ Options parse(int argc, char** argv) {
   o.mode = argv[1];
   if (o.mode == "-h" || o.mode == "--help") throw UsageError{};
   if (o.mode != "overhead") {
-    const auto it = std::find(kCollNames.begin(), kCollNames.end(), o.mode);
-    if (it == kCollNames.end()) throw UsageError{"unknown collective '" + o.mode + "'"};
-    o.coll = static_cast<Coll>(it - kCollNames.begin());
+    try {
+      o.coll = cclx::sched::collective_from_string(o.mode);
+    } catch (const cclx::Error& e) {
+      throw UsageError{e.detail()};
+    }
   }
   auto value = [&](int& i) -> std::string_view {
     if (i + 1 >= argc) throw UsageError{std::string(argv[i]) + " needs a value"};
@@ -463,24 +462,43 @@ Call make_call(Comm& comm, const Options& o, Bufs<T>& b, const A& a) {
   const bool ip = o.in_place;
   switch (o.coll) {
     case Coll::allreduce:
-      if (ip) return [&comm, &b, a] { comm.allreduce(b.out, cclx::sum, a); };
-      return [&comm, &b, a] { comm.allreduce(b.in, b.out, cclx::sum, a); };
+      if constexpr (cclx::algo::serves<A>(Coll::allreduce)) {
+        if (ip) return [&comm, &b, a] { comm.allreduce(b.out, cclx::sum, a); };
+        return [&comm, &b, a] { comm.allreduce(b.in, b.out, cclx::sum, a); };
+      }
+      break;
     case Coll::reduce:
-      if (ip) return [&comm, &b, a] { comm.reduce(b.out, cclx::sum, kRoot, a); };
-      return [&comm, &b, a] { comm.reduce(b.in, b.out, cclx::sum, kRoot, a); };
+      if constexpr (cclx::algo::serves<A>(Coll::reduce)) {
+        if (ip) return [&comm, &b, a] { comm.reduce(b.out, cclx::sum, kRoot, a); };
+        return [&comm, &b, a] { comm.reduce(b.in, b.out, cclx::sum, kRoot, a); };
+      }
+      break;
     case Coll::bcast:
-      return [&comm, &b, a] { comm.bcast(b.out, kRoot, a); };
+      if constexpr (cclx::algo::serves<A>(Coll::bcast)) {
+        return [&comm, &b, a] { comm.bcast(b.out, kRoot, a); };
+      }
+      break;
     case Coll::reduce_scatter:
-      if (ip) return [&comm, &b, a] { comm.reduce_scatter(b.out, cclx::sum, a); };
-      return [&comm, &b, a] { comm.reduce_scatter(b.in, b.out, cclx::sum, a); };
+      if constexpr (cclx::algo::serves<A>(Coll::reduce_scatter)) {
+        if (ip) return [&comm, &b, a] { comm.reduce_scatter(b.out, cclx::sum, a); };
+        return [&comm, &b, a] { comm.reduce_scatter(b.in, b.out, cclx::sum, a); };
+      }
+      break;
     case Coll::allgather:
-      if (ip) return [&comm, &b, a] { comm.allgather(b.out, a); };
-      return [&comm, &b, a] { comm.allgather(b.in, b.out, a); };
+      if constexpr (cclx::algo::serves<A>(Coll::allgather)) {
+        if (ip) return [&comm, &b, a] { comm.allgather(b.out, a); };
+        return [&comm, &b, a] { comm.allgather(b.in, b.out, a); };
+      }
+      break;
     case Coll::alltoall:
-      if (ip) return [&comm, &b, a] { comm.alltoall(b.out, a); };
-      return [&comm, &b, a] { comm.alltoall(b.in, b.out, a); };
+      if constexpr (cclx::algo::serves<A>(Coll::alltoall)) {
+        if (ip) return [&comm, &b, a] { comm.alltoall(b.out, a); };
+        return [&comm, &b, a] { comm.alltoall(b.in, b.out, a); };
+      }
+      break;
   }
-  return {};
+  throw cclx::Error(std::string(A::name) + " does not serve " +
+                    std::string(cclx::sched::to_string(o.coll)));
 }
 
 // Index of the first element of `got` that differs from `want` beyond tolerance, or -1.

@@ -9,7 +9,7 @@
 
 #include "cclx/error.hpp"
 #include "cclx/schedule/format.hpp"
-#include "cclx/schedule/generate.hpp"
+#include "cclx/algo/policies.hpp"
 #include "cclx/schedule/verifier.hpp"
 
 namespace {

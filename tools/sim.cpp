@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cclx/error.hpp"
-#include "cclx/schedule/generate.hpp"
+#include "cclx/algo/policies.hpp"
 #include "cclx/sim/prologue.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"

@@ -15,8 +15,7 @@ struct CollectiveCall {
   const void* in = nullptr;  // out-of-place input; equals `out` for in-place calls
   void* out = nullptr;
   bool in_place = false;
-  // Elements per block as the user sees it: the whole vector for allreduce/reduce/bcast; one
-  // rank's block for reduce_scatter/allgather/alltoall.
+  // As MPI counts it: the descriptor's count() (collectives/<name>.hpp) from the buffer sizes.
   std::size_t count = 0;
   std::size_t out_size = 0;  // elements the user's output holds (for size checks)
   std::size_t in_size = 0;   // elements the user's input holds
@@ -25,17 +24,5 @@ struct CollectiveCall {
   int root = 0;
   bool has_op = false;  // reductions only
 };
-
-// Elements in the schedule's partition (all blocks) for a communicator of `nranks`.
-[[nodiscard]] inline std::size_t partition_count(const CollectiveCall& c, int nranks) {
-  switch (c.collective) {
-    case sched::Collective::reduce_scatter:
-    case sched::Collective::allgather:
-    case sched::Collective::alltoall:
-      return c.count * static_cast<std::size_t>(nranks);
-    default:
-      return c.count;
-  }
-}
 
 }  // namespace cclx

@@ -24,6 +24,7 @@
 #include "cclx/algo/algorithm.hpp"
 #include "cclx/backend/mpi.hpp"
 #include "cclx/collective_call.hpp"
+#include "cclx/collectives/collectives.hpp"
 #include "cclx/detail/call_support.hpp"
 #include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"
@@ -52,6 +53,9 @@ struct ExecutionPending final : PendingOp {
   bool test() override { return exec->test(); }
   void wait() override { exec->wait(); }
 };
+
+// The op argument of data-movement collectives.
+struct NoOp {};
 
 template <class T, class Op>
 ReduceKernel kernel_for(const Op& op) {
@@ -97,16 +101,18 @@ class Communicator {
   }
   void barrier() const { b_.barrier(); }
 
+  // Collectives: one buffer means in place, two mean out of place (MPI_IN_PLACE's conventions).
+  // What count, the buffers and in place mean for each collective is stated once, in its
+  // descriptor (include/cclx/collectives/<name>.hpp).
+
   // ---- allreduce ----
   template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
   void allreduce(R&& buf, const Op& op, const A& algorithm = {}) {
-    auto c = in_place_call<R>(sched::Collective::allreduce, buf, op);
-    run(c, algorithm);
+    run<coll::Allreduce>(call<coll::Allreduce>(buf, &op), algorithm);
   }
   template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
   void allreduce(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
-    auto c = out_of_place_call<In, Out>(sched::Collective::allreduce, in, out, op);
-    run(c, algorithm);
+    run<coll::Allreduce>(call<coll::Allreduce>(in, out, &op), algorithm);
   }
 
   // Nonblocking allreduce; the buffers must stay untouched until the request completes, and the
@@ -114,87 +120,67 @@ class Communicator {
   template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
   Request iallreduce(R&& buf, const Op& op, const A& algorithm = {}) {
     auto keep = std::make_shared<Op>(op);
-    auto c = in_place_call<R>(sched::Collective::allreduce, buf, *keep);
-    return start(c, algorithm, keep);
+    return start<coll::Allreduce>(call<coll::Allreduce>(buf, keep.get()), algorithm, keep);
   }
   template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
   Request iallreduce(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
     auto keep = std::make_shared<Op>(op);
-    auto c = out_of_place_call<In, Out>(sched::Collective::allreduce, in, out, *keep);
-    return start(c, algorithm, keep);
+    return start<coll::Allreduce>(call<coll::Allreduce>(in, out, keep.get()), algorithm, keep);
   }
 
   // ---- reduce: the result lands on `root`; non-roots' buffers are only read ----
   template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
   void reduce(R&& buf, const Op& op, int root, const A& algorithm = {}) {
-    auto c = in_place_call<R>(sched::Collective::reduce, buf, op);
-    c.root = root;
-    run(c, algorithm);
+    run<coll::Reduce>(call<coll::Reduce>(buf, &op, root), algorithm);
   }
   // `out` matters on the root only (it may be empty elsewhere).
   template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
   void reduce(const In& in, Out&& out, const Op& op, int root, const A& algorithm = {}) {
-    auto c = out_of_place_call<In, Out>(sched::Collective::reduce, in, out, op);
-    c.root = root;
-    run(c, algorithm);
+    run<coll::Reduce>(call<coll::Reduce>(in, out, &op, root), algorithm);
   }
 
   // ---- bcast: root's buffer to everyone ----
   template <MutableRange R, algo::Algorithm A = algo::Native>
   void bcast(R&& buf, int root, const A& algorithm = {}) {
-    using T = element_t<R>;
-    CollectiveCall c = base_call<T>(sched::Collective::bcast);
-    c.out = std::ranges::data(buf);
-    c.in = c.out;
-    c.in_place = true;
-    c.count = c.in_size = c.out_size = std::ranges::size(buf);
-    c.root = root;
-    run(c, algorithm);
+    run<coll::Bcast>(call<coll::Bcast>(buf, no_op, root), algorithm);
   }
 
   // ---- reduce_scatter (equal blocks): rank r gets block r of the reduction ----
   // In place: `buf` holds n blocks; the result goes to its first block (as MPI_IN_PLACE does).
   template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
   void reduce_scatter(R&& buf, const Op& op, const A& algorithm = {}) {
-    auto c = in_place_call<R>(sched::Collective::reduce_scatter, buf, op);
-    c.count = c.out_size / static_cast<std::size_t>(size());
-    run(c, algorithm);
+    run<coll::ReduceScatter>(call<coll::ReduceScatter>(buf, &op), algorithm);
   }
   template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
   void reduce_scatter(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
-    auto c = out_of_place_call<In, Out>(sched::Collective::reduce_scatter, in, out, op);
-    c.count = c.out_size;
-    run(c, algorithm);
+    run<coll::ReduceScatter>(call<coll::ReduceScatter>(in, out, &op), algorithm);
   }
 
   // ---- allgather: block r of the output comes from rank r ----
   // In place: `buf` holds n blocks and this rank's contribution is already at block rank().
   template <MutableRange R, algo::Algorithm A = algo::Native>
   void allgather(R&& buf, const A& algorithm = {}) {
-    auto c = in_place_data_call<R>(sched::Collective::allgather, buf);
-    run(c, algorithm);
+    run<coll::Allgather>(call<coll::Allgather>(buf, no_op), algorithm);
   }
   template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
   void allgather(const In& in, Out&& out, const A& algorithm = {}) {
-    auto c = out_of_place_data_call<In, Out>(sched::Collective::allgather, in, out);
-    c.count = c.in_size;
-    run(c, algorithm);
+    run<coll::Allgather>(call<coll::Allgather>(in, out, no_op), algorithm);
   }
 
   // ---- alltoall: block i of the input goes to rank i; block i of the output came from rank i --
   template <MutableRange R, algo::Algorithm A = algo::Native>
   void alltoall(R&& buf, const A& algorithm = {}) {
-    auto c = in_place_data_call<R>(sched::Collective::alltoall, buf);
-    run(c, algorithm);
+    run<coll::Alltoall>(call<coll::Alltoall>(buf, no_op), algorithm);
   }
   template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
   void alltoall(const In& in, Out&& out, const A& algorithm = {}) {
-    auto c = out_of_place_data_call<In, Out>(sched::Collective::alltoall, in, out);
-    c.count = c.in_size / static_cast<std::size_t>(size());
-    run(c, algorithm);
+    run<coll::Alltoall>(call<coll::Alltoall>(in, out, no_op), algorithm);
   }
 
  private:
+  using NoOp = detail::NoOp;
+  static constexpr const NoOp* no_op = nullptr;
+
   template <class T>
   static CollectiveCall base_call(sched::Collective coll) {
     CollectiveCall c;
@@ -204,57 +190,40 @@ class Communicator {
     return c;
   }
 
-  template <class R, class Op>
-  CollectiveCall in_place_call(sched::Collective coll, R& buf, const Op& op) const {
-    using T = element_t<R>;
-    CollectiveCall c = base_call<T>(coll);
-    c.kernel = detail::kernel_for<T>(op);
-    c.has_op = true;
-    c.out = std::ranges::data(buf);
-    c.in = c.out;
-    c.in_place = true;
-    c.count = c.in_size = c.out_size = std::ranges::size(buf);
+  template <class D, class T, class Op>
+  CollectiveCall typed_call(const Op* op, int root) const {
+    static_assert(D::reduces == !std::same_as<Op, NoOp>, "cclx: op given to the wrong collective");
+    CollectiveCall c = base_call<T>(D::id);
+    if constexpr (D::reduces) {
+      c.kernel = detail::kernel_for<T>(*op);
+      c.has_op = true;
+    }
+    c.root = D::rooted ? root : 0;
     return c;
   }
 
-  template <class In, class Out, class Op>
-  CollectiveCall out_of_place_call(sched::Collective coll, const In& in, Out& out,
-                                   const Op& op) const {
-    static_assert(std::same_as<element_t<In>, element_t<Out>>,
-                  "cclx: input and output element types differ");
-    using T = element_t<In>;
-    CollectiveCall c = base_call<T>(coll);
-    c.kernel = detail::kernel_for<T>(op);
-    c.has_op = true;
-    c.in = std::ranges::data(in);
-    c.out = std::ranges::data(out);
-    c.count = c.in_size = std::ranges::size(in);
-    c.out_size = std::ranges::size(out);
-    return c;
-  }
-
-  // Data-movement collectives (no op).
-  template <class R>
-  CollectiveCall in_place_data_call(sched::Collective coll, R& buf) const {
-    using T = element_t<R>;
-    CollectiveCall c = base_call<T>(coll);
+  // In place: one buffer.
+  template <class D, class R, class Op>
+  CollectiveCall call(R& buf, const Op* op, int root = 0) const {
+    CollectiveCall c = typed_call<D, element_t<R>>(op, root);
     c.out = std::ranges::data(buf);
     c.in = c.out;
     c.in_place = true;
     c.in_size = c.out_size = std::ranges::size(buf);
-    c.count = c.out_size / static_cast<std::size_t>(size());
+    c.count = D::count(c.in_size, c.out_size, true, size());
     return c;
   }
-  template <class In, class Out>
-  CollectiveCall out_of_place_data_call(sched::Collective coll, const In& in, Out& out) const {
+  // Out of place: input and output.
+  template <class D, class In, class Out, class Op>
+  CollectiveCall call(const In& in, Out& out, const Op* op, int root = 0) const {
     static_assert(std::same_as<element_t<In>, element_t<Out>>,
                   "cclx: input and output element types differ");
-    using T = element_t<In>;
-    CollectiveCall c = base_call<T>(coll);
+    CollectiveCall c = typed_call<D, element_t<In>>(op, root);
     c.in = std::ranges::data(in);
     c.out = std::ranges::data(out);
     c.in_size = std::ranges::size(in);
     c.out_size = std::ranges::size(out);
+    c.count = D::count(c.in_size, c.out_size, false, size());
     return c;
   }
 
@@ -287,6 +256,29 @@ class Communicator {
                                                opts);
   }
 
+  // What the type system can tell about a call is checked here, at compile time.
+  template <class D, class A>
+  static constexpr void check_policy() {
+    static_assert(algo::serves<A>(D::id),
+                  "cclx: this algorithm does not serve this collective (see the policy's "
+                  "`collectives` and the README's algorithm table)");
+  }
+
+  template <class D, algo::Algorithm A>
+  void run(const CollectiveCall& c, const A& algorithm) {
+    check_policy<D, A>();
+    run(c, algorithm);
+  }
+  template <class D, algo::Algorithm A>
+  Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
+    check_policy<D, A>();
+    static_assert(!algo::AdaptiveAlgorithm<A>,
+                  "cclx: adaptive policies (StragglerAware) serve blocking calls only: they "
+                  "choose from the arrival times of the previous blocking calls and learn from "
+                  "each call's completion; use its fallback or StragglAR for nonblocking calls");
+    return start(c, algorithm, std::move(keepalive));
+  }
+
   template <algo::Algorithm A>
   void run(const CollectiveCall& c, const A& algorithm) {
     prepare<A>(c);
@@ -303,9 +295,6 @@ class Communicator {
   // small allgather) so that all ranks update the policy's state identically.
   template <algo::AdaptiveAlgorithm A>
   void run_adaptive(const CollectiveCall& c, const A& algorithm) {
-    if (c.collective != sched::Collective::allreduce)
-      throw Error(rank(), std::string(A::name) + " serves allreduce only, not " +
-                              std::string(sched::to_string(c.collective)));
     const double arrived = b_.clock();
     bool fallback = false;
     algorithm.dispatch([&](const auto& choice) {

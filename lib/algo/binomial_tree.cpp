@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cclx/error.hpp"
-#include "cclx/schedule/generate.hpp"
+#include "cclx/algo/policies.hpp"
 
 namespace cclx::sched {
 
@@ -96,7 +96,7 @@ void emit_bcast(ProgramBuilder& b, const Plan& plan, int r) {
 
 Schedule binomial_tree(const ScheduleRequest& req) {
   using C = Collective;
-  require_supported(req, "binomial_tree", {C::allreduce, C::reduce, C::bcast});
+  require_supported(req, "binomial_tree");
   const int n = req.nranks;
   Schedule s;
   s.algorithm = "binomial_tree";
@@ -105,7 +105,7 @@ Schedule binomial_tree(const ScheduleRequest& req) {
   s.root = req.collective == C::allreduce ? 0 : req.root;
   s.in_place = req.in_place;
   s.nblocks = 1;
-  s.preserves_order = true;
+  s.preserves_order = keeps_rank_order("binomial_tree", req.collective);
   s.programs.resize(static_cast<std::size_t>(n));
 
   const int L = ceil_log2(n);

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "cclx/error.hpp"
-#include "cclx/schedule/generate.hpp"
+#include "cclx/algo/policies.hpp"
 
 namespace cclx::sched {
 
@@ -421,8 +421,7 @@ void bcast_rank(ProgramBuilder& b, const Fold& f, int r, int root) {
 
 Schedule recursive_halving_doubling(const ScheduleRequest& req) {
   using C = Collective;
-  require_supported(req, "rhd",
-                    {C::allreduce, C::reduce, C::reduce_scatter, C::allgather, C::bcast});
+  require_supported(req, "rhd");
   const int n = req.nranks;
   const bool rooted = req.collective == C::reduce || req.collective == C::bcast;
   // Reduce folds the root's pair onto the root (an odd root keeps the pair instead of its partner).
@@ -433,7 +432,7 @@ Schedule recursive_halving_doubling(const ScheduleRequest& req) {
   const bool p_blocks = req.collective == C::allreduce || req.collective == C::reduce;
   Schedule s = base(req, static_cast<std::uint32_t>(p_blocks ? f.p : n));
   if (!rooted) s.root = 0;
-  s.preserves_order = req.collective != C::reduce_scatter || n == 1;
+  s.preserves_order = keeps_rank_order("rhd", req.collective) || n == 1;
   // A second scratch copy where some rank without Out (and with In read-only) must keep a partial
   // sum while a message lands: see the header comment.
   if (req.collective == C::reduce && n > 2) {

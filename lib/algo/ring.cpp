@@ -3,7 +3,7 @@
 //   allgather:      n-1 steps, each rank forwards the completed block it received last;
 //   allreduce:      reduce-scatter then allgather, 2(n-1) steps, 2(n-1)/n * s bytes per rank;
 //   alltoall:       pairwise shift, step k sends block r+k to rank r+k (n-1 steps).
-#include "cclx/schedule/generate.hpp"
+#include "cclx/algo/policies.hpp"
 #include "ring_phases.hpp"
 
 namespace cclx::sched {
@@ -36,7 +36,7 @@ void ring_allgather(ProgramBuilder& b, int n, int r, int have, Region first_src,
 
 Schedule ring(const ScheduleRequest& req) {
   using C = Collective;
-  require_supported(req, "ring", {C::allreduce, C::reduce_scatter, C::allgather, C::alltoall});
+  require_supported(req, "ring");
   const int n = req.nranks;
   Schedule s;
   s.algorithm = "ring";
@@ -46,7 +46,7 @@ Schedule ring(const ScheduleRequest& req) {
   s.in_place = req.in_place;
   s.nblocks = static_cast<std::uint32_t>(n);
   // The ring adds contributions in rotated order; only the trivial ring keeps rank order.
-  s.preserves_order = n == 1;
+  s.preserves_order = keeps_rank_order("ring", req.collective) || n == 1;
   // Around the ring every rank hears only from its left neighbour; alltoall's shifts do not.
   s.one_sender_per_receiver = req.collective != C::alltoall;
   s.programs.resize(static_cast<std::size_t>(n));

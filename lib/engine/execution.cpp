@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 
 namespace cclx::engine {
@@ -45,7 +46,7 @@ Execution::Execution(std::shared_ptr<const sched::Schedule> schedule, const Buff
     throw Error(rank_, "schedule '" + s.algorithm + "' is for " + std::to_string(s.nranks) +
                            " ranks, communicator has " + std::to_string(transport.size()));
   program_ = &s.programs[static_cast<std::size_t>(rank_)];
-  windows_ = sched::windows_of(s.collective, s.nranks, rank_, s.root, s.nblocks);
+  windows_ = coll::windows_of(s.collective, s.nranks, rank_, s.root, s.nblocks);
 
   // Scratch is laid out like the partition; only the prefix the program touches is allocated.
   std::size_t scratch_elems = 0;

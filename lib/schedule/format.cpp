@@ -2,11 +2,13 @@
 // foreign file fails with a message naming the field, never with undefined behaviour later.
 #include "cclx/schedule/format.hpp"
 
+#include <array>
 #include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 
 namespace cclx::sched {
@@ -96,7 +98,8 @@ long long get_int(const json& obj, const char* key, const std::string& path, lon
 }
 
 template <class E, std::size_t N>
-E get_enum(const json& obj, const char* key, const std::string& path, const E (&values)[N]) {
+E get_enum(const json& obj, const char* key, const std::string& path,
+           const std::array<E, N>& values) {
   const auto name = get_string(obj, key, path);
   for (E e : values)
     if (to_string(e) == name) return e;
@@ -110,12 +113,8 @@ E get_enum(const json& obj, const char* key, const std::string& path, const E (&
 }
 
 constexpr std::uint32_t kU32 = 0xffffffffu;
-constexpr Buf kBufs[] = {Buf::in, Buf::out, Buf::scratch};
-constexpr OpKind kKinds[] = {OpKind::send, OpKind::recv, OpKind::copy, OpKind::reduce};
-constexpr Collective kCollectives[] = {Collective::allreduce, Collective::reduce,
-                                       Collective::bcast,     Collective::reduce_scatter,
-                                       Collective::allgather, Collective::alltoall};
-
+constexpr std::array kBufs = {Buf::in, Buf::out, Buf::scratch};
+constexpr std::array kKinds = {OpKind::send, OpKind::recv, OpKind::copy, OpKind::reduce};
 Region region_from(const json& obj, const char* key, const std::string& path) {
   const auto& j = field(obj, key, path);
   const auto p = path + "." + key;
@@ -211,7 +210,7 @@ Schedule schedule_from_json(std::string_view text) {
   Schedule s;
   s.algorithm = get_string(j, "algorithm", top);
   s.params = get_string(j, "params", top);
-  s.collective = get_enum(j, "collective", top, kCollectives);
+  s.collective = get_enum(j, "collective", top, coll::all_collectives);
   s.nranks = static_cast<int>(get_int(j, "nranks", top, 1, 0x7fffffff));
   // Unrooted collectives carry whatever root the request had; the verifier checks rooted ones.
   s.root = static_cast<int>(get_int(j, "root", top, -0x7fffffff - 1, 0x7fffffff));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "cclx/algo/policies.hpp"
 #include "cclx/error.hpp"
 
 namespace cclx::sched {
@@ -33,22 +34,25 @@ Schedule pipelined_tree_by_name(const ScheduleRequest& r, const ParamMap& p) {
     throw Error("pipelined_tree: fanout must be in [1, 2^20], got " + std::to_string(fanout));
   return pipelined_tree(r, static_cast<std::size_t>(segment_bytes), static_cast<int>(fanout));
 }
+// A registry entry from the policy's own declaration of what it serves.
+template <class A>
+GeneratorInfo info(std::vector<std::string> params,
+                   Schedule (*generate)(const ScheduleRequest&, const ParamMap&)) {
+  return {std::string(A::name),
+          {A::collectives.begin(), A::collectives.end()},
+          {A::keeps_rank_order.begin(), A::keeps_rank_order.end()},
+          std::move(params),
+          generate};
+}
 }  // namespace
 
 const std::vector<GeneratorInfo>& generators() {
-  using C = Collective;
   static const std::vector<GeneratorInfo> all = {
-      {"ring", {C::allreduce, C::reduce_scatter, C::allgather, C::alltoall}, {}, &ring_by_name},
-      {"stragglar", {C::allreduce}, {"straggler"}, &stragglar_by_name},
-      {"rhd",
-       {C::allreduce, C::reduce, C::reduce_scatter, C::allgather, C::bcast},
-       {},
-       &rhd_by_name},
-      {"binomial_tree", {C::allreduce, C::reduce, C::bcast}, {}, &binomial_tree_by_name},
-      {"pipelined_tree",
-       {C::allreduce, C::reduce, C::bcast},
-       {"segment_bytes", "fanout"},
-       &pipelined_tree_by_name},
+      info<algo::Ring>({}, &ring_by_name),
+      info<algo::StragglAR>({"straggler"}, &stragglar_by_name),
+      info<algo::RecursiveHalvingDoubling>({}, &rhd_by_name),
+      info<algo::BinomialTree>({}, &binomial_tree_by_name),
+      info<algo::PipelinedTree>({"segment_bytes", "fanout"}, &pipelined_tree_by_name),
   };
   return all;
 }
@@ -74,8 +78,23 @@ Schedule generate_by_name(std::string_view name, const ScheduleRequest& req,
   return g.generate(req, params);
 }
 
-void require_supported(const ScheduleRequest& req, std::string_view algorithm,
-                       std::initializer_list<Collective> supported) {
+bool keeps_rank_order(std::string_view algorithm, Collective c) {
+  for (const auto& g : generators())
+    if (g.name == algorithm)
+      return std::find(g.keeps_rank_order.begin(), g.keeps_rank_order.end(), c) !=
+             g.keeps_rank_order.end();
+  return false;
+}
+
+std::string order_preserving_algorithms(Collective c) {
+  std::string list = "native";
+  for (const auto& g : generators())
+    if (keeps_rank_order(g.name, c)) list += ", " + g.name;
+  return list;
+}
+
+void require_supported(const ScheduleRequest& req, std::string_view algorithm) {
+  const auto& supported = generator(algorithm).collectives;
   if (req.nranks < 1) throw Error(std::string(algorithm) + ": communicator size must be >= 1");
   if (req.only_rank >= req.nranks)
     throw Error(std::string(algorithm) + ": rank " + std::to_string(req.only_rank) +

@@ -1,26 +1,13 @@
 #include <string>
 
+#include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/schedule.hpp"
 
 namespace cclx::sched {
 
 std::string_view to_string(Collective c) {
-  switch (c) {
-    case Collective::allreduce:
-      return "allreduce";
-    case Collective::reduce:
-      return "reduce";
-    case Collective::bcast:
-      return "bcast";
-    case Collective::reduce_scatter:
-      return "reduce_scatter";
-    case Collective::allgather:
-      return "allgather";
-    case Collective::alltoall:
-      return "alltoall";
-  }
-  return "?";
+  return coll::visit(c, [](auto d) { return d.name; });
 }
 
 std::string_view to_string(Buf b) {
@@ -50,11 +37,12 @@ std::string_view to_string(OpKind k) {
 }
 
 Collective collective_from_string(std::string_view name) {
-  for (auto c : {Collective::allreduce, Collective::reduce, Collective::bcast,
-                 Collective::reduce_scatter, Collective::allgather, Collective::alltoall})
+  std::string known;
+  for (auto c : coll::all_collectives) {
     if (to_string(c) == name) return c;
-  throw Error("unknown collective '" + std::string(name) +
-              "' (known: allreduce reduce bcast reduce_scatter allgather alltoall)");
+    known += ' ' + std::string(to_string(c));
+  }
+  throw Error("unknown collective '" + std::string(name) + "' (known:" + known + ")");
 }
 
 }  // namespace cclx::sched

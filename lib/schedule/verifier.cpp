@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <sstream>
 
+#include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/format.hpp"
 #include "cclx/schedule/partition.hpp"
@@ -216,25 +217,23 @@ class Verifier {
             std::to_string(n_) + " ranks");
       ok = false;
     }
-    const auto c = s_.collective;
-    if ((c == Collective::reduce || c == Collective::bcast) && (s_.root < 0 || s_.root >= n_)) {
-      error("invalid root " + std::to_string(s_.root));
-      ok = false;
-    }
-    if ((c == Collective::reduce_scatter || c == Collective::allgather ||
-         c == Collective::alltoall) &&
-        nb_ != static_cast<std::uint32_t>(n_)) {
-      error(std::string(to_string(c)) + " needs nblocks == nranks, got " + std::to_string(nb_));
-      ok = false;
-    }
-    // Alltoall moves In block i of rank a to Out block a of rank i, so its blocks must be equal.
-    if (c == Collective::alltoall && part_.count % nb_ != 0) {
-      error(
-          "alltoall needs a count divisible by nranks (every pair exchanges count / n "
-          "elements), got " +
-          std::to_string(part_.count));
-      ok = false;
-    }
+    coll::visit(s_.collective, [&](auto d) {
+      if (d.rooted && (s_.root < 0 || s_.root >= n_)) {
+        error("invalid root " + std::to_string(s_.root));
+        ok = false;
+      }
+      if (d.blocks_are_ranks && nb_ != static_cast<std::uint32_t>(n_)) {
+        error(std::string(d.name) + " needs nblocks == nranks, got " + std::to_string(nb_));
+        ok = false;
+      }
+      // E.g. alltoall moves In block i of rank a to Out block a of rank i: blocks must be equal.
+      if (d.equal_blocks && part_.count % nb_ != 0) {
+        error(std::string(d.name) +
+              " needs a count divisible by nblocks (blocks of equal size), got " +
+              std::to_string(part_.count));
+        ok = false;
+      }
+    });
     for (std::size_t r = 0; r < s_.programs.size(); ++r) {
       const auto& p = s_.programs[r];
       bool good =
@@ -286,32 +285,28 @@ class Verifier {
     pool_.pin(all_);
     for (int r = 0; r < n_; ++r) pool_.bits(all_)[r / 64] |= std::uint64_t{1} << (r % 64);
 
-    const auto c = s_.collective;
-    const std::int64_t nb = nb_;
-    for (int r = 0; r < n_; ++r) {
-      auto& L = layout_[static_cast<std::size_t>(r)];
-      L.win = windows_of(c, n_, r, s_.root, nb_);
-      // Segments: [0, nb) In / user buffer, [nb, 2nb) Out, [2nb, (2 + copies) nb) Scratch.
-      L.in_base = 0;
-      L.out_base = nb;
-      const bool nonroot_reduce = c == Collective::reduce && r != s_.root;
-      L.in_writable = s_.in_place && !nonroot_reduce && c != Collective::bcast;
-      if (L.in_writable) {
-        if (c == Collective::reduce_scatter)
-          L.out_base = -static_cast<std::int64_t>(in_place_out_shift(c, r));
-        else
-          L.in_base = nb;  // In block b is Out block b
+    coll::visit(s_.collective, [&](auto d) {
+      for (int r = 0; r < n_; ++r) {
+        auto& L = layout_[static_cast<std::size_t>(r)];
+        L.win = d.windows(n_, r, s_.root, nb_);
+        // Segments: [0, nb) In / user buffer, [nb, 2nb) Out, [2nb, (2 + copies) nb) Scratch.
+        L.in_base = 0;
+        L.out_base = nb_;
+        const coll::InPlaceLayout in_place = d.in_place(r, s_.root);
+        L.in_writable = s_.in_place && in_place.aliased;
+        // One user buffer: Out block b is its block b - out_shift (In block b is its block b).
+        if (L.in_writable) L.out_base = -static_cast<std::int64_t>(in_place.out_shift);
+        // Initial values.
+        const auto base = static_cast<std::size_t>(r) * cells_per_rank();
+        if (d.root_out_is_input) {
+          if (r == s_.root)
+            for (std::uint32_t b = 0; b < nb_; ++b) set(base + phys(L, Buf::out, b), label(b), r);
+        } else {
+          for (std::uint32_t b = L.win.in.first; b < L.win.in.first + L.win.in.count; ++b)
+            set(base + phys(L, Buf::in, b), label(b), r);
+        }
       }
-      // Initial values.
-      const auto base = static_cast<std::size_t>(r) * cells_per_rank();
-      if (c == Collective::bcast) {
-        if (r == s_.root)
-          for (std::uint32_t b = 0; b < nb_; ++b) set(base + phys(L, Buf::out, b), label(b), r);
-      } else {
-        for (std::uint32_t b = L.win.in.first; b < L.win.in.first + L.win.in.count; ++b)
-          set(base + phys(L, Buf::in, b), label(b), r);
-      }
-    }
+    });
   }
 
   static std::int32_t label(std::uint32_t b) { return static_cast<std::int32_t>(b); }
@@ -660,40 +655,18 @@ class Verifier {
   }
 
   void check_postcondition() {
-    const auto all = all_;
-    switch (s_.collective) {
-      case Collective::allreduce:
-        for (int r = 0; r < n_; ++r)
-          for (std::uint32_t b = 0; b < nb_; ++b)
-            expect(r, Buf::out, b, label(b), all, "from all ranks");
-        break;
-      case Collective::reduce:
-        for (std::uint32_t b = 0; b < nb_; ++b)
-          expect(s_.root, Buf::out, b, label(b), all, "from all ranks");
-        break;
-      case Collective::bcast:
-        for (int r = 0; r < n_; ++r)
-          for (std::uint32_t b = 0; b < nb_; ++b)
-            expect(r, Buf::out, b, label(b), singleton_[static_cast<std::size_t>(s_.root)],
-                   "from the root");
-        break;
-      case Collective::reduce_scatter:
-        for (int r = 0; r < n_; ++r)
-          expect(r, Buf::out, static_cast<std::uint32_t>(r), label(static_cast<std::uint32_t>(r)),
-                 all, "from all ranks");
-        break;
-      case Collective::allgather:
-        for (int r = 0; r < n_; ++r)
-          for (std::uint32_t b = 0; b < nb_; ++b)
-            expect(r, Buf::out, b, label(b), singleton_[b], "from rank " + std::to_string(b));
-        break;
-      case Collective::alltoall:
-        for (int r = 0; r < n_; ++r)
-          for (std::uint32_t b = 0; b < nb_; ++b)
-            expect(r, Buf::out, b, label(static_cast<std::uint32_t>(r)), singleton_[b],
-                   "from rank " + std::to_string(b));
-        break;
-    }
+    coll::visit(s_.collective, [&](auto d) {
+      for (int r = 0; r < n_; ++r)
+        for (std::uint32_t b = 0; b < nb_; ++b) {
+          const coll::Expectation e = d.expected(r, s_.root, b);
+          if (e.from == coll::Expectation::From::all_ranks)
+            expect(r, Buf::out, b, label(e.block), all_, "from all ranks");
+          else if (e.from == coll::Expectation::From::one_rank)
+            expect(r, Buf::out, b, label(e.block), singleton_[static_cast<std::size_t>(e.rank)],
+                   e.rank == s_.root && d.rooted ? "from the root"
+                                                 : "from rank " + std::to_string(e.rank));
+        }
+    });
   }
 
   const Schedule& s_;

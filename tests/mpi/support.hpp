@@ -52,14 +52,24 @@ inline std::vector<Coll> registered_collectives(std::string_view name) {
   return {};
 }
 
+// Whether policy A serves collective c (its compile-time declaration): serves<decltype(a)>(c) in
+// `if constexpr`, since calling an algorithm on a collective it does not serve does not compile.
 template <class A>
-bool supports(const A&, Coll c) {
-  if constexpr (is_native<A>) {
-    return true;
-  } else {
-    const auto cs = registered_collectives(A::name);
-    return std::find(cs.begin(), cs.end(), c) != cs.end();
-  }
+constexpr bool serves(Coll c) {
+  return cclx::algo::serves<std::remove_cvref_t<A>>(c);
+}
+template <class A>
+constexpr bool supports(const A&, Coll c) {
+  return serves<A>(c);
+}
+
+// for_each_algorithm, restricted to the algorithms that serve C: a call of an algorithm on a
+// collective it does not serve does not compile, so generic code selects at compile time.
+template <Coll C, class F>
+void for_each_algorithm_serving(F&& f) {
+  for_each_algorithm([&](std::string_view name, const auto& a) {
+    if constexpr (cclx::algo::serves<std::decay_t<decltype(a)>>(C)) f(name, a);
+  });
 }
 
 // ---- element types ----

@@ -100,8 +100,7 @@ void check_allreduce(Comm& comm, Consistency& cons, const Op& op, std::size_t co
   compare(base + " MPI vs closed form", ref, closed_form<T>(Op::id, n, 0, count),
           exact_vs_mpi<T>(Op::id));
 
-  for_each_algorithm([&](std::string_view name, const auto& a) {
-    if (!supports(a, Coll::allreduce)) return;
+  for_each_algorithm_serving<Coll::allreduce>([&](std::string_view name, const auto& a) {
     for (bool in_place : {false, true}) {
       const std::string l = with(base, name, in_place);
       progress(l);
@@ -135,8 +134,7 @@ void check_reduce(Comm& comm, const Op& op, std::size_t count, int root) {
     compare(base + " MPI vs closed form", ref, closed_form<T>(Op::id, n, 0, count),
             exact_vs_mpi<T>(Op::id));
 
-  for_each_algorithm([&](std::string_view name, const auto& a) {
-    if (!supports(a, Coll::reduce)) return;
+  for_each_algorithm_serving<Coll::reduce>([&](std::string_view name, const auto& a) {
     for (bool in_place : {false, true}) {
       const std::string l = with(base, name, in_place, root);
       using A = std::decay_t<decltype(a)>;
@@ -176,8 +174,7 @@ void check_reduce_scatter(Comm& comm, const Op& op, std::size_t block) {
           closed_form<T>(Op::id, n, block * static_cast<std::size_t>(r), block),
           exact_vs_mpi<T>(Op::id));
 
-  for_each_algorithm([&](std::string_view name, const auto& a) {
-    if (!supports(a, Coll::reduce_scatter)) return;
+  for_each_algorithm_serving<Coll::reduce_scatter>([&](std::string_view name, const auto& a) {
     for (bool in_place : {false, true}) {
       const std::string l = with(base, name, in_place);
       progress(l);
@@ -205,8 +202,7 @@ void check_bcast(Comm& comm, Consistency& cons, std::size_t count, int root) {
   std::vector<T> want(count);
   for (std::size_t i = 0; i < count; ++i) want[i] = data_value<T>(root, i);
   const std::string base = "bcast " + type_name<T>() + " count=" + std::to_string(count);
-  for_each_algorithm([&](std::string_view name, const auto& a) {
-    if (!supports(a, Coll::bcast)) return;
+  for_each_algorithm_serving<Coll::bcast>([&](std::string_view name, const auto& a) {
     const std::string l = with(base, name, true, root);
     progress(l);
     std::vector<T> buf = r == root ? want : std::vector<T>(count, sentinel<T>());
@@ -227,8 +223,7 @@ void check_allgather(Comm& comm, Consistency& cons, std::size_t block) {
   std::vector<T> mine(block);
   for (std::size_t j = 0; j < block; ++j) mine[j] = data_value<T>(r, j);
   const std::string base = "allgather " + type_name<T>() + " count=" + std::to_string(block);
-  for_each_algorithm([&](std::string_view name, const auto& a) {
-    if (!supports(a, Coll::allgather)) return;
+  for_each_algorithm_serving<Coll::allgather>([&](std::string_view name, const auto& a) {
     for (bool in_place : {false, true}) {
       const std::string l = with(base, name, in_place);
       progress(l);
@@ -260,8 +255,7 @@ void check_alltoall(Comm& comm, std::size_t block) {
       want[k] = data_value<T>(d, static_cast<std::size_t>(r) * block + j);
     }
   const std::string base = "alltoall " + type_name<T>() + " count=" + std::to_string(block);
-  for_each_algorithm([&](std::string_view name, const auto& a) {
-    if (!supports(a, Coll::alltoall)) return;
+  for_each_algorithm_serving<Coll::alltoall>([&](std::string_view name, const auto& a) {
     for (bool in_place : {false, true}) {
       const std::string l = with(base, name, in_place);
       progress(l);

@@ -31,33 +31,36 @@ std::vector<std::int32_t> run(Comm& comm, Coll coll, const A& a, std::size_t cou
   switch (coll) {
     case Coll::allreduce: {
       std::vector<std::int32_t> out(count);
-      comm.allreduce(ramp(r, count, 1), out, cclx::sum, a);
+      if constexpr (serves<A>(Coll::allreduce))
+        comm.allreduce(ramp(r, count, 1), out, cclx::sum, a);
       return out;
     }
     case Coll::reduce: {
       std::vector<std::int32_t> out(count, 7);
-      comm.reduce(ramp(r, count, 2), out, cclx::sum, n - 1, a);
+      if constexpr (serves<A>(Coll::reduce))
+        comm.reduce(ramp(r, count, 2), out, cclx::sum, n - 1, a);
       if (r != n - 1) out.assign(count, 7);  // only the root's output is defined
       return out;
     }
     case Coll::reduce_scatter: {
       std::vector<std::int32_t> out(count);
-      comm.reduce_scatter(ramp(r, count * nn, 3), out, cclx::sum, a);
+      if constexpr (serves<A>(Coll::reduce_scatter))
+        comm.reduce_scatter(ramp(r, count * nn, 3), out, cclx::sum, a);
       return out;
     }
     case Coll::bcast: {
       auto buf = ramp(r, count, 4);
-      comm.bcast(buf, n / 2, a);
+      if constexpr (serves<A>(Coll::bcast)) comm.bcast(buf, n / 2, a);
       return buf;
     }
     case Coll::allgather: {
       std::vector<std::int32_t> out(count * nn);
-      comm.allgather(ramp(r, count, 5), out, a);
+      if constexpr (serves<A>(Coll::allgather)) comm.allgather(ramp(r, count, 5), out, a);
       return out;
     }
     case Coll::alltoall: {
       std::vector<std::int32_t> out(count * nn);
-      comm.alltoall(ramp(r, count * nn, 6), out, a);
+      if constexpr (serves<A>(Coll::alltoall)) comm.alltoall(ramp(r, count * nn, 6), out, a);
       return out;
     }
   }

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "cclx/schedule/generate.hpp"
+#include "cclx/algo/policies.hpp"
 
 TEST_CASE("ring allreduce has 2(n-1) steps") {
   for (int n = 1; n <= 8; ++n) {

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "cclx/error.hpp"
-#include "cclx/schedule/generate.hpp"
+#include "cclx/algo/policies.hpp"
 #include "cclx/sim/prologue.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"

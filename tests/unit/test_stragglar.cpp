@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cclx/schedule/generate.hpp"
+#include "cclx/algo/policies.hpp"
 #include "cclx/schedule/stragglar.hpp"
 #include "cclx/schedule/verifier.hpp"
 

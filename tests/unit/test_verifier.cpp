@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cclx/error.hpp"
-#include "cclx/schedule/generate.hpp"
+#include "cclx/algo/policies.hpp"
 #include "cclx/schedule/verifier.hpp"
 
 namespace {
@@ -473,7 +473,7 @@ TEST_CASE("verifier: malformed schedules are rejected before execution") {
   CHECK(has_error(verify(t, 4), "rank 0: malformed program"));
 
   auto a = make(Collective::alltoall, 2, 2, [](int, ProgramBuilder&) {});
-  CHECK(has_error(verify(a, 3), "alltoall needs a count divisible by nranks"));
+  CHECK(has_error(verify(a, 3), "alltoall needs a count divisible by nblocks"));
 }
 
 TEST_CASE("verifier: error list is capped") {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cclx/error.hpp"
-#include "cclx/schedule/generate.hpp"
+#include "cclx/algo/policies.hpp"
 #include "cclx/schedule/verifier.hpp"
 
 namespace {

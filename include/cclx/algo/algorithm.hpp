@@ -3,11 +3,14 @@
 // a policy carry its run-time settings, e.g. `algo::Ring{.segment_bytes = 1 << 20}`.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <concepts>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "cclx/collectives/collectives.hpp"
 #include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/cache.hpp"
@@ -18,16 +21,28 @@ namespace cclx::algo {
 // The MPI library's own collective; always available, every collective and op.
 struct Native {
   static constexpr std::string_view name = "native";
+  static constexpr auto collectives = coll::all_collectives;
+  static constexpr auto keeps_rank_order = coll::all_collectives;
 };
+
+// Whether policy A serves collective c (its `collectives` declaration).
+template <class A>
+constexpr bool serves(sched::Collective c) {
+  return std::find(A::collectives.begin(), A::collectives.end(), c) != A::collectives.end();
+}
 
 // A schedule-producing policy:
 //   name                      registry-style name ("ring")
+//   collectives               the collectives it serves (a constexpr array)
+//   keeps_rank_order          those on which it keeps rank order (non-commutative ops)
 //   generate(req)             the schedule (throws cclx::Error if it cannot serve req)
 //   cache_params(req)         everything besides req's fields that changes the schedule
 //   exec_options()            engine settings (segmentation)
 template <class A>
 concept ScheduledAlgorithm = requires(const A& a, const sched::ScheduleRequest& req) {
   { A::name } -> std::convertible_to<std::string_view>;
+  A::collectives.size();
+  A::keeps_rank_order.size();
   { a.generate(req) } -> std::same_as<sched::Schedule>;
   { a.cache_params(req) } -> std::convertible_to<std::string>;
   { a.exec_options() } -> std::same_as<engine::ExecOptions>;

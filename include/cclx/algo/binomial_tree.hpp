@@ -1,14 +1,23 @@
 // Binomial tree: reduce and bcast in ceil(log2 n) steps of the whole message; allreduce = reduce to
-// rank 0 + bcast. Combines in rank order, so non-commutative ops are honored. Best for small
-// messages.
+// rank 0 + bcast. Combines in rank order. Best for small messages.
 #pragma once
 
 #include "cclx/algo/algorithm.hpp"
+
+namespace cclx::sched {
+Schedule binomial_tree(const ScheduleRequest& req);
+}  // namespace cclx::sched
 
 namespace cclx::algo {
 
 struct BinomialTree {
   static constexpr std::string_view name = "binomial_tree";
+  // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
+  // read by the registry (sched::generators()) and the Communicator's compile-time checks.
+  static constexpr std::array collectives = {sched::Collective::allreduce,
+                                             sched::Collective::reduce, sched::Collective::bcast};
+  static constexpr std::array<sched::Collective, 3> keeps_rank_order = {
+      sched::Collective::allreduce, sched::Collective::reduce, sched::Collective::bcast};
 
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::binomial_tree(r);

@@ -7,10 +7,23 @@
 
 #include "cclx/algo/algorithm.hpp"
 
+namespace cclx::sched {
+// Segmented tree with `fanout` children per node (1 = chain); the message is cut into segments of
+// at most `segment_bytes` (at most `max_segments`) that flow down (bcast) or up (reduce) the tree
+// in a pipeline.
+Schedule pipelined_tree(const ScheduleRequest& req, std::size_t segment_bytes, int fanout);
+}  // namespace cclx::sched
+
 namespace cclx::algo {
 
 struct PipelinedTree {
   static constexpr std::string_view name = "pipelined_tree";
+  // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
+  // read by the registry (sched::generators()) and the Communicator's compile-time checks.
+  static constexpr std::array collectives = {sched::Collective::allreduce,
+                                             sched::Collective::reduce, sched::Collective::bcast};
+  static constexpr std::array<sched::Collective, 3> keeps_rank_order = {
+      sched::Collective::allreduce, sched::Collective::reduce, sched::Collective::bcast};
   std::size_t segment_bytes = 1 << 20;
   int fanout = 2;
 

@@ -5,10 +5,22 @@
 
 #include "cclx/algo/algorithm.hpp"
 
+namespace cclx::sched {
+Schedule recursive_halving_doubling(const ScheduleRequest& req);
+}  // namespace cclx::sched
+
 namespace cclx::algo {
 
 struct RecursiveHalvingDoubling {
   static constexpr std::string_view name = "rhd";
+  // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
+  // read by the registry (sched::generators()) and the Communicator's compile-time checks.
+  static constexpr std::array collectives = {
+      sched::Collective::allreduce, sched::Collective::reduce, sched::Collective::reduce_scatter,
+      sched::Collective::allgather, sched::Collective::bcast};
+  static constexpr std::array<sched::Collective, 4> keeps_rank_order = {
+      sched::Collective::allreduce, sched::Collective::reduce, sched::Collective::allgather,
+      sched::Collective::bcast};
   std::size_t segment_bytes = 0;  // as in Ring
 
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {

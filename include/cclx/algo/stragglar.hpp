@@ -6,10 +6,21 @@
 
 #include "cclx/algo/algorithm.hpp"
 
+namespace cclx::sched {
+// StragglAR allreduce with rank `straggler` arriving late: the others reduce-scatter among
+// themselves (prologue_steps, empty on the straggler), then pairwise rounds complete the chunks
+// (n-1 blocks). Round plan and counts: schedule/stragglar.hpp.
+Schedule stragglar(const ScheduleRequest& req, int straggler);
+}  // namespace cclx::sched
+
 namespace cclx::algo {
 
 struct StragglAR {
   static constexpr std::string_view name = "stragglar";
+  // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
+  // read by the registry (sched::generators()) and the Communicator's compile-time checks.
+  static constexpr std::array collectives = {sched::Collective::allreduce};
+  static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
   int straggler = -1;  // the late rank; -1: the last rank
 
   [[nodiscard]] int straggler_for(int nranks) const {

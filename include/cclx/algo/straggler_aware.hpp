@@ -16,6 +16,8 @@ template <ScheduledAlgorithm Fallback = Ring>
 struct StragglerAware {
   static constexpr std::string_view name = "straggler_aware";
   static constexpr bool adaptive = true;
+  static constexpr std::array collectives = {sched::Collective::allreduce};
+  static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
   Fallback fallback{};
   std::shared_ptr<StragglerDetector> detector = std::make_shared<StragglerDetector>();
 

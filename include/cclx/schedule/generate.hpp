@@ -1,6 +1,7 @@
-// Schedule generators: pure functions from a request to a Schedule. No MPI, no element types.
-// Algorithm policies (include/cclx/algo/) call these through the cache; tools, the verifier tests
-// and the simulator call them directly or by name through generate_by_name().
+// Schedule requests and the registry of generators (pure functions from a request to a Schedule; no
+// MPI, no element types). Algorithm policies (include/cclx/algo/) call their generator through
+// the cache; tools, the verifier tests and the simulator call them directly or by name through
+// generate_by_name().
 #pragma once
 
 #include <cstddef>
@@ -27,26 +28,21 @@ struct ScheduleRequest {
   int only_rank = -1;
 };
 
-// Each generator throws cclx::Error when it cannot serve the request (unsupported collective,
-// invalid parameters, a rank count it rejects).
-Schedule ring(const ScheduleRequest& req);
-Schedule recursive_halving_doubling(const ScheduleRequest& req);
-Schedule binomial_tree(const ScheduleRequest& req);
-// Segmented tree with `fanout` children per node (1 = chain); the message is cut into segments of
-// at most `segment_bytes` (at most `max_segments`) that flow down (bcast) or up (reduce) the tree
-// in a pipeline.
-Schedule pipelined_tree(const ScheduleRequest& req, std::size_t segment_bytes, int fanout);
-// StragglAR allreduce with rank `straggler` arriving late: the others reduce-scatter among
-// themselves (prologue_steps, empty on the straggler), then pairwise rounds complete the chunks
-// (n-1 blocks). Round plan and counts: stragglar.hpp.
-Schedule stragglar(const ScheduleRequest& req, int straggler);
+// The generators are declared next to their policies (include/cclx/algo/<name>.hpp, all of them in
+// algo/policies.hpp) and defined in lib/algo/. Each throws cclx::Error when it cannot serve the
+// request (unsupported collective, invalid parameters, a rank count it rejects).
 
 // Parameters given by name (tools, tests): e.g. {"segment_bytes": 65536, "fanout": 2}.
 using ParamMap = std::map<std::string, long long, std::less<>>;
 
+// What an algorithm serves and where it keeps rank order, as its policy declares it
+// (algo::Ring::collectives, ...): the generators (require_supported, Schedule::preserves_order),
+// the error texts and the README's algorithm table (checked by a unit test) read it here.
 struct GeneratorInfo {
-  std::string name;                      // "ring", "rhd", ...
-  std::vector<Collective> collectives;   // what it serves
+  std::string name;                     // "ring", "rhd", ...
+  std::vector<Collective> collectives;  // what it serves
+  // Of those, the collectives it combines in rank order (so non-commutative ops are honored).
+  std::vector<Collective> keeps_rank_order;
   std::vector<std::string> param_names;  // accepted ParamMap keys
   Schedule (*generate)(const ScheduleRequest&, const ParamMap&);
 };
@@ -58,8 +54,13 @@ const GeneratorInfo& generator(std::string_view name);
 Schedule generate_by_name(std::string_view name, const ScheduleRequest& req,
                           const ParamMap& params = {});
 
-// Shared checks for generators.
-void require_supported(const ScheduleRequest& req, std::string_view algorithm,
-                       std::initializer_list<Collective> supported);
+// Whether the registry says `algorithm` keeps rank order on `c` (false for unknown names).
+[[nodiscard]] bool keeps_rank_order(std::string_view algorithm, Collective c);
+// "native, binomial_tree, ..." for error messages: the algorithms that keep rank order on `c`.
+[[nodiscard]] std::string order_preserving_algorithms(Collective c);
+
+// Shared checks for generators: the request is well formed and `algorithm`'s registry entry serves
+// its collective.
+void require_supported(const ScheduleRequest& req, std::string_view algorithm);
 
 }  // namespace cclx::sched

@@ -45,43 +45,4 @@ struct Windows {
   Window in, out;
 };
 
-// The collectives' buffer shapes, for a partition of `nblocks` blocks:
-//   allreduce       In = Out = [0, nblocks)
-//   reduce          In = [0, nblocks); Out = [0, nblocks) on the root only
-//   bcast           Out = [0, nblocks) (the root's Out holds the data initially); no In
-//   reduce_scatter  nblocks == n: In = [0, n), Out = [rank, rank + 1)
-//   allgather       nblocks == n: In = [rank, rank + 1), Out = [0, n)
-//   alltoall        nblocks == n: In = [0, n) (block i goes to rank i), Out = [0, n) (from rank i)
-[[nodiscard]] inline Windows windows_of(Collective c, int nranks, int rank, int root,
-                                        std::uint32_t nblocks) {
-  const auto r = static_cast<std::uint32_t>(rank);
-  (void)nranks;
-  switch (c) {
-    case Collective::allreduce:
-      return {{true, 0, nblocks}, {true, 0, nblocks}};
-    case Collective::reduce:
-      return {{true, 0, nblocks}, {rank == root, 0, nblocks}};
-    case Collective::bcast:
-      return {{false, 0, 0}, {true, 0, nblocks}};
-    case Collective::reduce_scatter:
-      return {{true, 0, nblocks}, {true, r, 1}};
-    case Collective::allgather:
-      return {{true, r, 1}, {true, 0, nblocks}};
-    case Collective::alltoall:
-      return {{true, 0, nblocks}, {true, 0, nblocks}};
-  }
-  return {};
-}
-
-// In-place calls use one user buffer. Where In's blocks live inside it, in block units relative to
-// the user buffer's start (MPI's MPI_IN_PLACE conventions):
-//   allreduce, reduce(root), alltoall: In block b is at b (In and Out coincide)
-//   allgather: the rank's own In block is Out block `rank`
-//   reduce_scatter: In is the whole buffer and the result (Out) goes to block 0
-// A non-root rank of reduce never has its In written, in place or not (MPI leaves its send buffer
-// alone). in_place_out_shift gives Out's placement: Out block b lives at user-buffer block b - shift.
-[[nodiscard]] inline std::uint32_t in_place_out_shift(Collective c, int rank) {
-  return c == Collective::reduce_scatter ? static_cast<std::uint32_t>(rank) : 0u;
-}
-
 }  // namespace cclx::sched

@@ -1,0 +1,56 @@
+// Every collective's descriptor (one header each) and the run-time dispatch over them: code that
+// holds a sched::Collective value reaches the descriptor with visit().
+//
+// Adding a collective: a header with its descriptor (see descriptor.hpp), a line in Collective
+// (schedule.hpp), in all_collectives and in visit(), its native MPI call (backend/mpi_native.cpp)
+// and the generators that serve it.
+#pragma once
+
+#include <array>
+#include <utility>
+
+#include "cclx/collectives/allgather.hpp"
+#include "cclx/collectives/allreduce.hpp"
+#include "cclx/collectives/alltoall.hpp"
+#include "cclx/collectives/bcast.hpp"
+#include "cclx/collectives/reduce.hpp"
+#include "cclx/collectives/reduce_scatter.hpp"
+
+namespace cclx::coll {
+
+inline constexpr std::array all_collectives = {Collective::allreduce, Collective::reduce,
+                                               Collective::bcast,     Collective::reduce_scatter,
+                                               Collective::allgather, Collective::alltoall};
+
+// Calls f(D{}) with the descriptor D of `c`.
+template <class F>
+constexpr decltype(auto) visit(Collective c, F&& f) {
+  switch (c) {
+    case Collective::allreduce:
+      return std::forward<F>(f)(Allreduce{});
+    case Collective::reduce:
+      return std::forward<F>(f)(Reduce{});
+    case Collective::bcast:
+      return std::forward<F>(f)(Bcast{});
+    case Collective::reduce_scatter:
+      return std::forward<F>(f)(ReduceScatter{});
+    case Collective::allgather:
+      return std::forward<F>(f)(Allgather{});
+    case Collective::alltoall:
+      break;
+  }
+  return std::forward<F>(f)(Alltoall{});
+}
+
+// The blocks In and Out cover on `rank` for a partition of `nblocks` blocks.
+[[nodiscard]] inline Windows windows_of(Collective c, int nranks, int rank, int root,
+                                        std::uint32_t nblocks) {
+  return visit(c, [&](auto d) { return d.windows(nranks, rank, root, nblocks); });
+}
+
+// Elements in the schedule's partition (all blocks) for a call of `count` on `nranks` ranks.
+[[nodiscard]] inline std::size_t partition_count(Collective c, std::size_t count, int nranks) {
+  return visit(c, [&](auto d) { return d.partition_count(count, nranks); });
+}
+
+}  // namespace cclx::coll

@@ -1,0 +1,67 @@
+// The vocabulary of collective descriptors. Each collective is described once, in its own header
+// (allreduce.hpp, ...), by a struct with the members below; everything that needs to know what a
+// collective means reads it through collectives.hpp: the Communicator's overloads and argument
+// checks, the engine's buffer windows, the verifier's initial state and postcondition, names.
+//
+// A descriptor D has
+//   id, name                       the enum value and the user-visible name
+//   reduces                        takes a reduction op
+//   rooted                         has a root (checked to be in [0, n))
+//   blocks_are_ranks               the partition has one block per rank (nblocks == n)
+//   equal_blocks                   every block has the same size (alltoall's pairwise exchange)
+//   count(in_size, out_size, in_place, n)
+//                                  the user-visible count (elements per block as MPI counts
+//                                  them) from the sizes of the user's buffers
+//   partition_count(count, n)      elements in the schedule's partition (all blocks)
+//   windows(n, rank, root, nb)     the blocks each buffer covers on a rank (partition.hpp)
+//   in_place(rank, root)           where an in-place call's single buffer holds In and Out
+//   root_out_is_input              the root's Out holds the data initially (bcast)
+//   expected(rank, root, block)    what Out block `block` of `rank` must hold at the end
+//   check_sizes(call, rank, n)     the out-of-place buffer rule ("" when fine)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "cclx/schedule/partition.hpp"
+#include "cclx/schedule/schedule.hpp"
+
+namespace cclx::coll {
+
+using sched::Collective;
+using sched::Window;
+using sched::Windows;
+
+// An in-place call has one user buffer U. `aliased`: In's blocks live in U (In block b at U's
+// block b + in_shift, Out block b at U's block b - out_shift); otherwise In is not in U (a bcast
+// has no In; a non-root rank of reduce only reads its buffer, which the engine sees as In only).
+struct InPlaceLayout {
+  bool aliased = true;
+  std::uint32_t out_shift = 0;
+};
+
+// The verifier's postcondition for one Out block: which partition block's data it must hold,
+// combined from whom.
+struct Expectation {
+  enum class From : std::uint8_t { unchecked, all_ranks, one_rank };
+  From from = From::unchecked;
+  std::uint32_t block = 0;
+  int rank = -1;  // From::one_rank
+};
+
+inline Expectation from_all(std::uint32_t block) {
+  return {Expectation::From::all_ranks, block, -1};
+}
+inline Expectation from_rank(std::uint32_t block, int rank) {
+  return {Expectation::From::one_rank, block, rank};
+}
+
+// The message check_sizes returns when the out-of-place buffers break the collective's rule.
+inline std::string size_mismatch(std::string_view what, std::size_t in, std::size_t out,
+                                 const char* rule) {
+  return std::string(what) + ": buffer sizes do not match (input " + std::to_string(in) +
+         ", output " + std::to_string(out) + " elements; expected " + rule + ")";
+}
+
+}  // namespace cclx::coll

@@ -1,0 +1,125 @@
+// Which collectives an algorithm serves, and where it keeps rank order, is declared once, by its
+// policy (algo::Ring::collectives, ...). These tests hold everything else to it: the registry, the
+// generators (they serve exactly that and set Schedule::preserves_order from it), and the README's
+// algorithm table.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cclx/cclx.hpp"
+
+namespace {
+
+using cclx::sched::Collective;
+
+template <class F>
+void for_each_policy(F&& f) {
+  namespace algo = cclx::algo;
+  f("Native", algo::Native{});
+  f("Ring", algo::Ring{});
+  f("RecursiveHalvingDoubling", algo::RecursiveHalvingDoubling{});
+  f("BinomialTree", algo::BinomialTree{});
+  f("PipelinedTree", algo::PipelinedTree{});
+  f("StragglAR", algo::StragglAR{});
+  f("StragglerAware", algo::StragglerAware<>{});
+}
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+  return b == std::string::npos ? std::string{} : s.substr(b, e - b + 1);
+}
+
+std::vector<std::string> cells(const std::string& row) {
+  std::vector<std::string> out;
+  std::stringstream ss(row);
+  std::string cell;
+  std::getline(ss, cell, '|');  // before the first bar
+  while (std::getline(ss, cell, '|')) out.push_back(trim(cell));
+  return out;
+}
+
+// "allreduce, reduce" -> names; "all" -> every collective; "none" -> empty.
+std::set<std::string> names(const std::string& cell) {
+  std::set<std::string> out;
+  if (cell == "none") return out;
+  if (cell == "all") {
+    for (Collective c : cclx::coll::all_collectives) out.emplace(cclx::sched::to_string(c));
+    return out;
+  }
+  std::stringstream ss(cell);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.insert(trim(item));
+  return out;
+}
+
+template <class Array>
+std::set<std::string> names_of(const Array& cs, bool reducing_only) {
+  std::set<std::string> out;
+  for (Collective c : cs)
+    if (!reducing_only || cclx::coll::visit(c, [](auto d) { return d.reduces; }))
+      out.emplace(cclx::sched::to_string(c));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("registry: every generator serves exactly what its policy declares") {
+  for (const auto& g : cclx::sched::generators())
+    for (Collective c : cclx::coll::all_collectives)
+      for (int n : {1, 2, 3, 4, 5, 7, 8, 9}) {
+        cclx::sched::ScheduleRequest req;
+        req.collective = c;
+        req.nranks = n;
+        const bool served =
+            std::find(g.collectives.begin(), g.collectives.end(), c) != g.collectives.end();
+        CAPTURE(g.name);
+        CAPTURE(cclx::sched::to_string(c));
+        CAPTURE(n);
+        if (!served) {
+          CHECK_THROWS_AS((void)cclx::sched::generate_by_name(g.name, req), cclx::Error);
+          continue;
+        }
+        const auto s = cclx::sched::generate_by_name(g.name, req);
+        CHECK(s.preserves_order == (n == 1 || cclx::sched::keeps_rank_order(g.name, c)));
+      }
+}
+
+TEST_CASE("registry: the README's algorithm table states the policies' declarations") {
+  std::ifstream readme(CCLX_SOURCE_DIR "/README.md");
+  REQUIRE(readme.good());
+  std::set<std::string> seen;
+  std::string line;
+  while (std::getline(readme, line)) {
+    if (line.rfind("| `algo::", 0) != 0) continue;
+    const auto row = cells(line);
+    REQUIRE(row.size() >= 3);
+    // "`algo::Ring{.segment_bytes}`" -> "Ring"
+    std::string policy = row[0].substr(std::string("`algo::").size());
+    policy = policy.substr(0, policy.find_first_of("{<`"));
+    bool known = false;
+    for_each_policy([&](std::string_view label, const auto& a) {
+      using A = std::decay_t<decltype(a)>;
+      if (label != policy) return;
+      known = true;
+      seen.insert(policy);
+      CAPTURE(policy);
+      CHECK(names(row[1]) == names_of(A::collectives, false));
+      // The order column speaks of reductions only ("all" = every reducing collective).
+      std::set<std::string> order;
+      for (const auto& name : names(row[2]))
+        if (cclx::coll::visit(cclx::sched::collective_from_string(name),
+                              [](auto d) { return d.reduces; }))
+          order.insert(name);
+      CHECK(order == names_of(A::keeps_rank_order, true));
+    });
+    CHECK_MESSAGE(known, "README lists an unknown policy: " << policy);
+  }
+  for_each_policy([&](std::string_view label, const auto&) {
+    CHECK_MESSAGE(seen.count(std::string(label)), "README's table misses " << label);
+  });
+}
