@@ -56,8 +56,10 @@ using json = nlohmann::json;
 using Comm = cclx::Communicator<cclx::MpiBackend>;
 
 using Coll = cclx::sched::Collective;
-constexpr std::array<std::string_view, 6> kCollTitles = {"Allreduce",      "Reduce",    "Broadcast",
-                                                         "Reduce_scatter", "Allgather", "Alltoall"};
+// Indexed by sched::Collective.
+constexpr std::array<std::string_view, 8> kCollTitles = {"Allreduce",      "Reduce",    "Broadcast",
+                                                         "Reduce_scatter", "Allgather", "Alltoall",
+                                                         "Gather",         "Scatter"};
 
 constexpr int kRoot = 0;
 
@@ -418,34 +420,42 @@ template <class T>
 void setup(Bufs<T>& b, const Options& o, std::size_t bytes, int rank, int n) {
   const auto un = static_cast<std::size_t>(n);
   const std::size_t elems = elems_for(bytes, sizeof(T));
-  const bool blocked =
-      o.coll == Coll::reduce_scatter || o.coll == Coll::allgather || o.coll == Coll::alltoall;
+  const bool blocked = cclx::coll::visit(o.coll, [](auto d) { return d.blocks_are_ranks; });
   const std::size_t block = std::max<std::size_t>(1, elems / un);
   const std::size_t total = blocked ? block * un : elems;
   b.bytes = total * sizeof(T);
 
   std::size_t in_n = total, out_n = total;
   if (o.coll == Coll::reduce_scatter) out_n = block;
-  if (o.coll == Coll::allgather) in_n = block;
+  if (o.coll == Coll::allgather || o.coll == Coll::gather) in_n = block;
+  if (o.coll == Coll::scatter) out_n = block;
   const bool in_place = o.in_place || o.coll == Coll::bcast;
   if (in_place) {
     in_n = 0;
-    out_n = total;
+    // Gather and scatter in place: the root's one buffer holds n blocks, the others' one block.
+    const bool rooted_blocks = o.coll == Coll::gather || o.coll == Coll::scatter;
+    out_n = rooted_blocks && rank != kRoot ? block : total;
   }
   b.in.resize(in_n);
   for (std::size_t i = 0; i < in_n; ++i) b.in[i] = value<T>(rank, i);
   b.out.assign(out_n, T{});
-  b.init.assign(in_place ? total : 0, T{});
+  b.init.assign(in_place ? out_n : 0, T{});
   if (in_place) {
-    if (o.coll == Coll::allgather) {
+    if (o.coll == Coll::allgather || (o.coll == Coll::gather && rank == kRoot)) {
       for (std::size_t i = 0; i < block; ++i) b.init[rank * block + i] = value<T>(rank, i);
     } else if (o.coll != Coll::bcast || rank == kRoot) {
-      for (std::size_t i = 0; i < total; ++i) b.init[i] = value<T>(rank, i);
+      for (std::size_t i = 0; i < out_n; ++i) b.init[i] = value<T>(rank, i);
     }
   }
   b.check_begin = 0;
-  b.check_end = o.coll == Coll::reduce_scatter ? block : out_n;
-  if (o.coll == Coll::reduce && rank != kRoot) b.check_end = 0;
+  b.check_end =
+      o.coll == Coll::reduce_scatter || (o.coll == Coll::scatter && !in_place) ? block : out_n;
+  if ((o.coll == Coll::reduce || o.coll == Coll::gather) && rank != kRoot) b.check_end = 0;
+  // Scatter in place: the root's result is its own block inside its buffer.
+  if (o.coll == Coll::scatter && in_place && rank == kRoot) {
+    b.check_begin = rank * block;
+    b.check_end = b.check_begin + block;
+  }
 }
 
 // Restores the inputs before a checked call (in-place calls overwrite them).
@@ -490,6 +500,18 @@ Call make_call(Comm& comm, const Options& o, Bufs<T>& b, const A& a) {
         return [&comm, &b, a] { comm.allgather(b.in, b.out, a); };
       }
       break;
+    case Coll::gather:
+      if constexpr (cclx::algo::serves<A>(Coll::gather)) {
+        if (ip) return [&comm, &b, a] { comm.gather(b.out, kRoot, a); };
+        return [&comm, &b, a] { comm.gather(b.in, b.out, kRoot, a); };
+      }
+      break;
+    case Coll::scatter:
+      if constexpr (cclx::algo::serves<A>(Coll::scatter)) {
+        if (ip) return [&comm, &b, a] { comm.scatter(b.out, kRoot, a); };
+        return [&comm, &b, a] { comm.scatter(b.in, b.out, kRoot, a); };
+      }
+      break;
     case Coll::alltoall:
       if constexpr (cclx::algo::serves<A>(Coll::alltoall)) {
         if (ip) return [&comm, &b, a] { comm.alltoall(b.out, a); };
@@ -527,6 +549,9 @@ double bus_factor(Coll c, int n) {
     case Coll::reduce_scatter:
     case Coll::allgather:
     case Coll::alltoall:
+      return (dn - 1) / dn;
+    case Coll::gather:
+    case Coll::scatter:
       return (dn - 1) / dn;
     case Coll::reduce:
     case Coll::bcast:
@@ -574,9 +599,7 @@ void print_header(const Options& o, int n, std::string_view type_name, std::size
   std::printf("# Command: %s\n", o.command.c_str());
   std::printf("# Ranks: %d  Type: %s (%zu B)  Op: %s  Buffers: %s  Root: %d\n", n,
               std::string(type_name).c_str(), elem,
-              (o.coll == Coll::bcast || o.coll == Coll::allgather || o.coll == Coll::alltoall)
-                  ? "-"
-                  : "sum",
+              cclx::coll::visit(o.coll, [](auto d) { return d.reduces; }) ? "sum" : "-",
               (o.in_place || o.coll == Coll::bcast) ? "in-place" : "out-of-place", kRoot);
   std::string algos;
   for (const auto& l : labels) algos += (algos.empty() ? "" : " ") + l;

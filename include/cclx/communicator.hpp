@@ -177,6 +177,30 @@ class Communicator {
     run<coll::Alltoall>(call<coll::Alltoall>(in, out, no_op), algorithm);
   }
 
+  // ---- gather: block r of the root's output comes from rank r ----
+  // In place: on the root `buf` holds n blocks with its own at block root; elsewhere `buf` is the
+  // rank's block. Out of place: `out` matters on the root only (it may be empty elsewhere).
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  void gather(R&& buf, int root, const A& algorithm = {}) {
+    run<coll::Gather>(call<coll::Gather>(buf, no_op, root), algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
+  void gather(const In& in, Out&& out, int root, const A& algorithm = {}) {
+    run<coll::Gather>(call<coll::Gather>(in, out, no_op, root), algorithm);
+  }
+
+  // ---- scatter: rank r gets block r of the root's input ----
+  // In place: on the root `buf` holds n blocks and keeps its own at block root; elsewhere `buf`
+  // receives the rank's block. Out of place: `in` matters on the root only.
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  void scatter(R&& buf, int root, const A& algorithm = {}) {
+    run<coll::Scatter>(call<coll::Scatter>(buf, no_op, root), algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
+  void scatter(const In& in, Out&& out, int root, const A& algorithm = {}) {
+    run<coll::Scatter>(call<coll::Scatter>(in, out, no_op, root), algorithm);
+  }
+
  private:
   using NoOp = detail::NoOp;
   static constexpr const NoOp* no_op = nullptr;
@@ -210,7 +234,7 @@ class Communicator {
     c.in = c.out;
     c.in_place = true;
     c.in_size = c.out_size = std::ranges::size(buf);
-    c.count = D::count(c.in_size, c.out_size, true, size());
+    c.count = D::count(c.in_size, c.out_size, true, size(), rank() == c.root);
     return c;
   }
   // Out of place: input and output.
@@ -223,7 +247,7 @@ class Communicator {
     c.out = std::ranges::data(out);
     c.in_size = std::ranges::size(in);
     c.out_size = std::ranges::size(out);
-    c.count = D::count(c.in_size, c.out_size, false, size());
+    c.count = D::count(c.in_size, c.out_size, false, size(), rank() == c.root);
     return c;
   }
 

@@ -7,6 +7,10 @@
 //              result lives in scratch copy 0 and its second and later messages land in copy 1
 //              (scratch_copies = 2 when some non-root rank receives twice: always for n >= 8,
 //              for some roots below; the first message lands in copy 0, consumed in place).
+//   gather:    the reduce plan carrying blocks (nblocks = n) instead of partial results: L steps,
+//              every block crosses at most L links; the root receives n-1 blocks in at most L
+//              messages.
+//   scatter:   the gather reversed.
 //   allreduce: order-preserving binomial reduce to rank 0 (L steps), then bcast from 0 (L steps):
 //              2L steps; rank 0 sends L*s bytes, others at most L*s. Cost 2L(α + sβ).
 // The reduce tree splits the rank interval [0, n) into [lo, lo + 2^(k-1)) and the rest; each half
@@ -15,15 +19,16 @@
 // adjacent rank intervals (left operand = lower ranks), whatever the target.
 #include <vector>
 
-#include "cclx/error.hpp"
 #include "cclx/algo/policies.hpp"
+#include "cclx/error.hpp"
 
 namespace cclx::sched {
 
 namespace {
 
+// `from` hands the rank interval [lo, hi) it stands for to `to`.
 struct Xfer {
-  int from, to;
+  int from, to, lo, hi;
 };
 using Plan = std::vector<std::vector<Xfer>>;  // per step
 
@@ -43,7 +48,8 @@ void reduce_plan(int lo, int hi, int target, int step0, Plan& plan) {
   const bool left = target < mid;
   reduce_plan(lo, mid, left ? target : lo, step0, plan);
   reduce_plan(mid, hi, left ? mid : target, step0, plan);
-  plan[static_cast<std::size_t>(step0 + k - 1)].push_back({left ? mid : lo, target});
+  plan[static_cast<std::size_t>(step0 + k - 1)].push_back(
+      {left ? mid : lo, target, left ? mid : lo, left ? hi : mid});
 }
 
 // Rank r's reduce: partial results accumulate in Out when the rank has one (allreduce, the root of
@@ -92,6 +98,55 @@ void emit_bcast(ProgramBuilder& b, const Plan& plan, int r) {
   }
 }
 
+// Gather along the reduce plan (nblocks = n, block b = rank b's data): each transfer carries the
+// blocks of the sender's interval, which the sender holds contiguously: in scratch at their own
+// block numbers (its own In block copied there in step 0 when it will receive), or straight from
+// In when the interval is its own block alone; the root collects them in Out.
+void emit_gather(ProgramBuilder& b, const Plan& plan, int r, int root, bool in_place) {
+  const auto me = static_cast<std::uint32_t>(r);
+  bool receives = false;
+  for (const auto& step : plan)
+    for (const Xfer& x : step) receives |= x.to == r;
+  bool first = true;
+  for (const auto& step : plan) {
+    for (const Xfer& x : step) {
+      const auto lo = static_cast<std::uint32_t>(x.lo),
+                 len = static_cast<std::uint32_t>(x.hi - x.lo);
+      if (x.from == r) b.send(x.to, len == 1 ? in(me) : scratch(lo, len));
+      if (x.to == r) b.recv(x.from, r == root ? out(lo, len) : scratch(lo, len));
+    }
+    if (first) {
+      if (r == root && !in_place) b.copy(out(me), in(me));
+      if (r != root && receives) b.copy(scratch(me), in(me));
+      first = false;
+    }
+    b.end_step();
+  }
+}
+
+// Scatter: the gather run backwards. The root sends from In; a rank that forwards receives its
+// interval into scratch and takes its own block from there; a leaf receives straight into Out.
+void emit_scatter(ProgramBuilder& b, const Plan& plan, int r, int root, bool in_place) {
+  const auto me = static_cast<std::uint32_t>(r);
+  if (r == root && !in_place) b.copy(out(me), in(me));
+  for (auto it = plan.rbegin(); it != plan.rend(); ++it) {
+    for (const Xfer& x : *it) {
+      const auto lo = static_cast<std::uint32_t>(x.lo),
+                 len = static_cast<std::uint32_t>(x.hi - x.lo);
+      if (x.to == r) b.send(x.from, r == root ? in(lo, len) : scratch(lo, len));
+      if (x.from == r) {
+        if (len == 1) {
+          b.recv(x.to, out(me));
+        } else {
+          b.recv(x.to, scratch(lo, len));
+          b.copy(out(me), scratch(me));
+        }
+      }
+    }
+    b.end_step();
+  }
+}
+
 }  // namespace
 
 Schedule binomial_tree(const ScheduleRequest& req) {
@@ -104,7 +159,8 @@ Schedule binomial_tree(const ScheduleRequest& req) {
   s.nranks = n;
   s.root = req.collective == C::allreduce ? 0 : req.root;
   s.in_place = req.in_place;
-  s.nblocks = 1;
+  const bool per_rank = req.collective == C::gather || req.collective == C::scatter;
+  s.nblocks = per_rank ? static_cast<std::uint32_t>(n) : 1;
   s.preserves_order = keeps_rank_order("binomial_tree", req.collective);
   s.programs.resize(static_cast<std::size_t>(n));
 
@@ -123,6 +179,14 @@ Schedule binomial_tree(const ScheduleRequest& req) {
     }
     if (n == 1) {
       if (!req.in_place) b.copy(out(0), in(0)).end_step();
+      continue;
+    }
+    if (req.collective == C::gather) {
+      emit_gather(b, plan, r, s.root, req.in_place);
+      continue;
+    }
+    if (req.collective == C::scatter) {
+      emit_scatter(b, plan, r, s.root, req.in_place);
       continue;
     }
     if (req.collective == C::reduce) {

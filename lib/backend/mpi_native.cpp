@@ -79,6 +79,24 @@ void MpiBackend::native(const CollectiveCall& c) const {
                       : MPI_Allgather_c(sendbuf, nc, dt, c.out, nc, dt, comm),
                 r, "MPI_Allgather");
       break;
+    case Collective::gather: {
+      // MPI_IN_PLACE is the root's send buffer; the others pass their block.
+      const void* sb = c.in_place && r != c.root ? c.in : sendbuf;
+      mpi_check(small ? MPI_Gather(sb, n, dt, c.out, n, dt, c.root, comm)
+                      : MPI_Gather_c(sb, nc, dt, c.out, nc, dt, c.root, comm),
+                r, "MPI_Gather");
+      break;
+    }
+    case Collective::scatter: {
+      // MPI_IN_PLACE is the root's receive buffer; its one buffer is the send buffer.
+      const bool root_in_place = c.in_place && r == c.root;
+      const void* sb = root_in_place ? c.out : c.in;
+      void* rb = root_in_place ? MPI_IN_PLACE : c.out;
+      mpi_check(small ? MPI_Scatter(sb, n, dt, rb, n, dt, c.root, comm)
+                      : MPI_Scatter_c(sb, nc, dt, rb, nc, dt, c.root, comm),
+                r, "MPI_Scatter");
+      break;
+    }
     case Collective::alltoall:
       mpi_check(small ? MPI_Alltoall(sendbuf, n, dt, c.out, n, dt, comm)
                       : MPI_Alltoall_c(sendbuf, nc, dt, c.out, nc, dt, comm),

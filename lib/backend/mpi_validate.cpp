@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cclx/backend/mpi.hpp"
+#include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 #include "mpi_state.hpp"
 
@@ -30,7 +31,7 @@ std::string list_ranks(const std::vector<int>& ranks) {
 
 void MpiBackend::agree(const CollectiveCall& c, std::string_view algorithm,
                        const std::string& local_error) const {
-  const bool rooted = c.collective == Collective::reduce || c.collective == Collective::bcast;
+  const bool rooted = coll::visit(c.collective, [](auto d) { return d.rooted; });
   CallRecord mine{};
   mine.collective = static_cast<std::int64_t>(c.collective);
   mine.count = static_cast<std::int64_t>(c.count);

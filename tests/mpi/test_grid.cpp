@@ -20,8 +20,9 @@
 //               checked against a closed form computed locally in rank order. Every algorithm's
 //               result must then EQUAL the reference for integers and for min/max, and be within
 //               a relative tolerance (2e-5 float, 1e-12 double) for floating sum/prod;
-//   data        bcast/allgather/alltoall results must equal the expected payload exactly;
-//   ranks       results that are the same on every rank (allreduce, bcast, allgather) must be
+//   data        bcast/allgather/alltoall/gather/scatter results must equal the expected payload
+//   exactly; ranks       results that are the same on every rank (allreduce, bcast, allgather) must
+//   be
 //               bitwise identical across ranks (hashes compared in one MPI_Allreduce per batch);
 //   untouched   out-of-place inputs are unchanged, non-roots' reduce buffers (in place) are
 //               unchanged and their outputs (out of place) keep the sentinel.
@@ -243,6 +244,71 @@ void check_allgather(Comm& comm, Consistency& cons, std::size_t block) {
 }
 
 template <class T>
+void check_gather(Comm& comm, std::size_t block, int root) {
+  const int n = comm.size(), r = comm.rank();
+  const auto un = static_cast<std::size_t>(n);
+  std::vector<T> want(block * un);
+  for (int s = 0; s < n; ++s)
+    for (std::size_t j = 0; j < block; ++j)
+      want[static_cast<std::size_t>(s) * block + j] = data_value<T>(s, j);
+  std::vector<T> mine(block);
+  for (std::size_t j = 0; j < block; ++j) mine[j] = data_value<T>(r, j);
+  const std::string base = "gather " + type_name<T>() + " count=" + std::to_string(block) +
+                           " root=" + std::to_string(root);
+  for_each_algorithm_serving<Coll::gather>([&](std::string_view name, const auto& a) {
+    for (bool in_place : {false, true}) {
+      const std::string l = with(base, name, in_place);
+      progress(l);
+      if (in_place) {
+        // The root's buffer holds n blocks with its own at block root; the others' is theirs.
+        std::vector<T> buf(r == root ? block * un : block, sentinel<T>());
+        std::copy(mine.begin(), mine.end(),
+                  buf.begin() + static_cast<std::ptrdiff_t>(r == root ? block * r : 0));
+        if (!no_throw(l, [&] { comm.gather(buf, root, a); })) continue;
+        compare(l, buf, r == root ? want : mine, true);
+      } else {
+        const std::vector<T> in = mine;
+        std::vector<T> out(r == root ? block * un : 0, sentinel<T>());
+        if (!no_throw(l, [&] { comm.gather(in, out, root, a); })) continue;
+        compare(l + " input untouched", in, mine, true);
+        if (r == root) compare(l, out, want, true);
+      }
+    }
+  });
+}
+
+template <class T>
+void check_scatter(Comm& comm, std::size_t block, int root) {
+  const int n = comm.size(), r = comm.rank();
+  const auto un = static_cast<std::size_t>(n);
+  // The root's block d is data_value(root, d * block + j).
+  std::vector<T> all(block * un), want(block);
+  for (std::size_t k = 0; k < block * un; ++k) all[k] = data_value<T>(root, k);
+  for (std::size_t j = 0; j < block; ++j)
+    want[j] = data_value<T>(root, static_cast<std::size_t>(r) * block + j);
+  const std::string base = "scatter " + type_name<T>() + " count=" + std::to_string(block) +
+                           " root=" + std::to_string(root);
+  for_each_algorithm_serving<Coll::scatter>([&](std::string_view name, const auto& a) {
+    for (bool in_place : {false, true}) {
+      const std::string l = with(base, name, in_place);
+      progress(l);
+      if (in_place) {
+        // The root's buffer holds all n blocks (its own stays at block root); the others' one.
+        std::vector<T> buf = r == root ? all : std::vector<T>(block, sentinel<T>());
+        if (!no_throw(l, [&] { comm.scatter(buf, root, a); })) continue;
+        compare(l, buf, r == root ? all : want, true);
+      } else {
+        const std::vector<T> in = r == root ? all : std::vector<T>{};
+        std::vector<T> out(block, sentinel<T>());
+        if (!no_throw(l, [&] { comm.scatter(in, out, root, a); })) continue;
+        if (r == root) compare(l + " input untouched", in, all, true);
+        compare(l, out, want, true);
+      }
+    }
+  });
+}
+
+template <class T>
 void check_alltoall(Comm& comm, std::size_t block) {
   const int n = comm.size(), r = comm.rank();
   const auto un = static_cast<std::size_t>(n);
@@ -410,6 +476,41 @@ TEST_CASE("grid allgather large") {
   for_each_large_data_type([&](auto tag) {
     using T = typename decltype(tag)::type;
     for (std::size_t c : large_counts) check_allgather<T>(comm, cons, large_block(c, comm.size()));
+  });
+}
+
+TEST_CASE("grid gather small") {
+  Comm comm(MPI_COMM_WORLD);
+  for_each_type([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (std::size_t c : small_counts(comm.size()))
+      for (int root : all_roots(comm.size())) check_gather<T>(comm, c, root);
+  });
+}
+
+TEST_CASE("grid gather large") {
+  Comm comm(MPI_COMM_WORLD);
+  for_each_large_data_type([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (std::size_t c : large_counts)
+      check_gather<T>(comm, large_block(c, comm.size()), comm.size() - 1);
+  });
+}
+
+TEST_CASE("grid scatter small") {
+  Comm comm(MPI_COMM_WORLD);
+  for_each_type([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (std::size_t c : small_counts(comm.size()))
+      for (int root : all_roots(comm.size())) check_scatter<T>(comm, c, root);
+  });
+}
+
+TEST_CASE("grid scatter large") {
+  Comm comm(MPI_COMM_WORLD);
+  for_each_large_data_type([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (std::size_t c : large_counts) check_scatter<T>(comm, large_block(c, comm.size()), 0);
   });
 }
 

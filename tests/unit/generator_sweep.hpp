@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "cclx/error.hpp"
 #include "cclx/algo/policies.hpp"
+#include "cclx/collectives/collectives.hpp"
+#include "cclx/error.hpp"
 #include "cclx/schedule/verifier.hpp"
 
 namespace cclx::test {
@@ -47,7 +48,7 @@ inline std::size_t sweep(const std::function<sched::Schedule(const sched::Schedu
   for (int n : ns)
     for (Collective c : colls) {
       std::vector<int> roots{0};
-      if (c == Collective::reduce || c == Collective::bcast) roots = {0, n / 2, n - 1};
+      if (coll::visit(c, [](auto d) { return d.rooted; })) roots = {0, n / 2, n - 1};
       for (int root : roots)
         for (bool ip : {false, true})
           for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t(n - 1),

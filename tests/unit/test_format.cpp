@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cclx/algo/policies.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/format.hpp"
-#include "cclx/algo/policies.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "cclx/error.hpp"
 #include "cclx/algo/policies.hpp"
+#include "cclx/error.hpp"
 #include "cclx/schedule/verifier.hpp"
 #include "generator_sweep.hpp"
 
@@ -86,11 +86,13 @@ TEST_CASE("binomial_tree: only_rank yields the same program") {
 
 TEST_CASE("binomial_tree: verified for all sizes, roots, counts, in place") {
   const auto n = cclx::test::sweep([](const ScheduleRequest& r) { return binomial_tree(r); },
-                                   {Collective::allreduce, Collective::reduce, Collective::bcast});
+                                   {Collective::allreduce, Collective::reduce, Collective::bcast,
+                                    Collective::gather, Collective::scatter});
   CHECK(n > 1000);
   // Through the registry as well.
   const auto m = cclx::test::sweep(
       [](const ScheduleRequest& r) { return generate_by_name("binomial_tree", r); },
-      {Collective::allreduce, Collective::reduce}, {1, 5, 16, 33});
+      {Collective::allreduce, Collective::reduce, Collective::gather, Collective::scatter},
+      {1, 5, 16, 33});
   CHECK(m > 0);
 }

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cclx/error.hpp"
 #include "cclx/algo/policies.hpp"
+#include "cclx/error.hpp"
 #include "cclx/sim/prologue.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"

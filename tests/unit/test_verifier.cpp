@@ -6,8 +6,8 @@
 #include <functional>
 #include <string>
 
-#include "cclx/error.hpp"
 #include "cclx/algo/policies.hpp"
+#include "cclx/error.hpp"
 #include "cclx/schedule/verifier.hpp"
 
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cclx/error.hpp"
 #include "cclx/algo/policies.hpp"
+#include "cclx/error.hpp"
 #include "cclx/schedule/verifier.hpp"
 
 namespace {

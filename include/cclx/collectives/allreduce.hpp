@@ -15,7 +15,7 @@ struct Allreduce {
   static constexpr bool reduces = true, rooted = false, blocks_are_ranks = false,
                         equal_blocks = false, root_out_is_input = false;
 
-  static std::size_t count(std::size_t in_size, std::size_t, bool, int) { return in_size; }
+  static std::size_t count(std::size_t in_size, std::size_t, bool, int, bool) { return in_size; }
   static std::size_t partition_count(std::size_t count, int) { return count; }
   static Windows windows(int, int, int, std::uint32_t nb) { return {{true, 0, nb}, {true, 0, nb}}; }
   static InPlaceLayout in_place(int, int) { return {}; }

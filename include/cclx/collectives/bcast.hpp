@@ -14,7 +14,7 @@ struct Bcast {
   static constexpr bool reduces = false, rooted = true, blocks_are_ranks = false,
                         equal_blocks = false, root_out_is_input = true;
 
-  static std::size_t count(std::size_t, std::size_t out_size, bool, int) { return out_size; }
+  static std::size_t count(std::size_t, std::size_t out_size, bool, int, bool) { return out_size; }
   static std::size_t partition_count(std::size_t count, int) { return count; }
   static Windows windows(int, int, int, std::uint32_t nb) { return {{false, 0, 0}, {true, 0, nb}}; }
   static InPlaceLayout in_place(int, int) { return {false, 0}; }

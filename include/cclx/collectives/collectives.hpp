@@ -13,14 +13,16 @@
 #include "cclx/collectives/allreduce.hpp"
 #include "cclx/collectives/alltoall.hpp"
 #include "cclx/collectives/bcast.hpp"
+#include "cclx/collectives/gather.hpp"
 #include "cclx/collectives/reduce.hpp"
 #include "cclx/collectives/reduce_scatter.hpp"
+#include "cclx/collectives/scatter.hpp"
 
 namespace cclx::coll {
 
-inline constexpr std::array all_collectives = {Collective::allreduce, Collective::reduce,
-                                               Collective::bcast,     Collective::reduce_scatter,
-                                               Collective::allgather, Collective::alltoall};
+inline constexpr std::array all_collectives = {
+    Collective::allreduce, Collective::reduce,   Collective::bcast,  Collective::reduce_scatter,
+    Collective::allgather, Collective::alltoall, Collective::gather, Collective::scatter};
 
 // Calls f(D{}) with the descriptor D of `c`.
 template <class F>
@@ -36,6 +38,10 @@ constexpr decltype(auto) visit(Collective c, F&& f) {
       return std::forward<F>(f)(ReduceScatter{});
     case Collective::allgather:
       return std::forward<F>(f)(Allgather{});
+    case Collective::gather:
+      return std::forward<F>(f)(Gather{});
+    case Collective::scatter:
+      return std::forward<F>(f)(Scatter{});
     case Collective::alltoall:
       break;
   }

@@ -9,7 +9,7 @@
 //   rooted                         has a root (checked to be in [0, n))
 //   blocks_are_ranks               the partition has one block per rank (nblocks == n)
 //   equal_blocks                   every block has the same size (alltoall's pairwise exchange)
-//   count(in_size, out_size, in_place, n)
+//   count(in_size, out_size, in_place, n, is_root)
 //                                  the user-visible count (elements per block as MPI counts
 //                                  them) from the sizes of the user's buffers
 //   partition_count(count, n)      elements in the schedule's partition (all blocks)

@@ -17,7 +17,7 @@ struct Reduce {
   static constexpr bool reduces = true, rooted = true, blocks_are_ranks = false,
                         equal_blocks = false, root_out_is_input = false;
 
-  static std::size_t count(std::size_t in_size, std::size_t, bool, int) { return in_size; }
+  static std::size_t count(std::size_t in_size, std::size_t, bool, int, bool) { return in_size; }
   static std::size_t partition_count(std::size_t count, int) { return count; }
   static Windows windows(int, int rank, int root, std::uint32_t nb) {
     return {{true, 0, nb}, {rank == root, 0, nb}};

@@ -16,7 +16,7 @@ struct ReduceScatter {
   static constexpr bool reduces = true, rooted = false, blocks_are_ranks = true,
                         equal_blocks = false, root_out_is_input = false;
 
-  static std::size_t count(std::size_t in_size, std::size_t out_size, bool in_place, int n) {
+  static std::size_t count(std::size_t in_size, std::size_t out_size, bool in_place, int n, bool) {
     return in_place ? in_size / static_cast<std::size_t>(n) : out_size;
   }
   static std::size_t partition_count(std::size_t count, int n) {

@@ -33,7 +33,9 @@ enum class Collective : std::uint8_t {
   bcast,
   reduce_scatter,
   allgather,
-  alltoall
+  alltoall,
+  gather,
+  scatter
 };
 
 enum class Buf : std::uint8_t { in, out, scratch };

@@ -1,0 +1,48 @@
+// scatter: rank r ends with block r of the root's input.
+//   count      elements of ONE block (each rank's output); the root's input holds n * count
+//              (other ranks' input may be empty)
+//   in place   on the root, one buffer of n blocks whose block root stays where it is
+//              (MPI_IN_PLACE as the root's receive buffer); elsewhere the one buffer is the
+//              rank's output
+//   blocks     nblocks == n; In = [0, n) on the root only; Out = [r, r + 1)
+//   MPI        MPI_Scatter
+#pragma once
+
+#include "cclx/collectives/descriptor.hpp"
+
+namespace cclx::coll {
+
+struct Scatter {
+  static constexpr Collective id = Collective::scatter;
+  static constexpr std::string_view name = "scatter";
+  static constexpr bool reduces = false, rooted = true, blocks_are_ranks = true,
+                        equal_blocks = false, root_out_is_input = false;
+
+  static std::size_t count(std::size_t in_size, std::size_t out_size, bool in_place, int n,
+                           bool is_root) {
+    return in_place && is_root ? in_size / static_cast<std::size_t>(n) : out_size;
+  }
+  static std::size_t partition_count(std::size_t count, int n) {
+    return count * static_cast<std::size_t>(n);
+  }
+  static Windows windows(int, int rank, int root, std::uint32_t nb) {
+    return {{rank == root, 0, rank == root ? nb : 0u}, {true, static_cast<std::uint32_t>(rank), 1}};
+  }
+  static InPlaceLayout in_place(int rank, int root) { return {rank == root, 0}; }
+  static Expectation expected(int rank, int root, std::uint32_t b) {
+    return b == static_cast<std::uint32_t>(rank) ? from_rank(b, root) : Expectation{};
+  }
+  static std::string check_sizes(std::size_t in, std::size_t out, bool in_place, bool is_root,
+                                 int n) {
+    const auto un = static_cast<std::size_t>(n);
+    if (!is_root) return {};
+    if (in_place)
+      return in % un ? std::string(name) + ": the root's in-place buffer of " + std::to_string(in) +
+                           " elements is not divisible into " + std::to_string(n) + " equal blocks"
+                     : std::string{};
+    if (in != out * un) return size_mismatch(name, in, out, "input == n * output on the root");
+    return {};
+  }
+};
+
+}  // namespace cclx::coll
