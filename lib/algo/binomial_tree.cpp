@@ -161,7 +161,7 @@ Schedule binomial_tree(const ScheduleRequest& req) {
   s.in_place = req.in_place;
   const bool per_rank = req.collective == C::gather || req.collective == C::scatter;
   s.nblocks = per_rank ? static_cast<std::uint32_t>(n) : 1;
-  s.preserves_order = keeps_rank_order("binomial_tree", req.collective);
+  s.preserves_order = keeps_rank_order("binomial_tree", req.collective) || n == 1;
   s.programs.resize(static_cast<std::size_t>(n));
 
   const int L = ceil_log2(n);

@@ -215,7 +215,7 @@ Schedule pipelined_tree(const ScheduleRequest& req, std::size_t segment_bytes, i
   s.root = req.collective == C::allreduce ? 0 : req.root;
   s.in_place = req.in_place;
   s.nblocks = S;
-  s.preserves_order = keeps_rank_order("pipelined_tree", req.collective);
+  s.preserves_order = keeps_rank_order("pipelined_tree", req.collective) || n == 1;
   s.programs.resize(static_cast<std::size_t>(n));
 
   const Tree tree(n, fanout);
