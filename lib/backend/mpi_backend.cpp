@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "cclx/backend/mpi.hpp"
 #include "cclx/engine/execution.hpp"
@@ -107,23 +108,36 @@ void MpiBackend::set_handshake_bytes(std::size_t bytes) {
 }
 
 void MpiBackend::send(const void* data, std::size_t count, DataType t, int dest, int tag) const {
-  if (count <= INT_MAX)
-    mpi_check(MPI_Send(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user),
-              s_->rank, "MPI_Send");
-  else
+  if (count > INT_MAX) {
     mpi_check(MPI_Send_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), dest, tag, s_->user),
               s_->rank, "MPI_Send_c");
+  } else if (s_->timeout_s <= 0) {
+    mpi_check(MPI_Send(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user),
+              s_->rank, "MPI_Send");
+  } else {  // against the deadline
+    MPI_Request req = MPI_REQUEST_NULL;
+    mpi_check(MPI_Isend(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user, &req),
+              s_->rank, "MPI_Isend");
+    s_->finish(req, true, [&] { return "send to rank " + std::to_string(dest); });
+  }
 }
 
 void MpiBackend::recv(void* data, std::size_t count, DataType t, int source, int tag) const {
-  if (count <= INT_MAX)
-    mpi_check(MPI_Recv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user,
-                       MPI_STATUS_IGNORE),
-              s_->rank, "MPI_Recv");
-  else
+  if (count > INT_MAX) {
     mpi_check(MPI_Recv_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), source, tag,
                          s_->user, MPI_STATUS_IGNORE),
               s_->rank, "MPI_Recv_c");
+  } else if (s_->timeout_s <= 0) {
+    mpi_check(MPI_Recv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user,
+                       MPI_STATUS_IGNORE),
+              s_->rank, "MPI_Recv");
+  } else {  // against the deadline
+    MPI_Request req = MPI_REQUEST_NULL;
+    mpi_check(
+        MPI_Irecv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user, &req),
+        s_->rank, "MPI_Irecv");
+    s_->finish(req, true, [&] { return "recv from rank " + std::to_string(source); });
+  }
 }
 
 Request MpiBackend::isend(const void* data, std::size_t count, DataType t, int dest,
@@ -154,7 +168,13 @@ Request MpiBackend::irecv(void* data, std::size_t count, DataType t, int source,
 }
 
 void MpiBackend::barrier() const {
-  mpi_check(MPI_Barrier(s_->user), s_->rank, "MPI_Barrier");
+  if (s_->timeout_s <= 0) {
+    mpi_check(MPI_Barrier(s_->user), s_->rank, "MPI_Barrier");
+    return;
+  }
+  MPI_Request req = MPI_REQUEST_NULL;
+  mpi_check(MPI_Ibarrier(s_->user, &req), s_->rank, "MPI_Ibarrier");
+  s_->finish(req, false, [] { return std::string("barrier"); });
 }
 
 }  // namespace cclx

@@ -42,8 +42,10 @@ void MpiBackend::native(const CollectiveCall& c) const {
   const int n = static_cast<int>(c.count);
   const auto nc = static_cast<MPI_Count>(c.count);
   // With a deadline, the nonblocking collective polled against it (docs/faults.md); without, the
-  // blocking call (cheaper at small sizes). Large counts are always blocking (no deadline).
-  const bool timed = s_->timeout_s > 0 && small;
+  // blocking call (cheaper at small sizes). Large counts and user-defined ops are always blocking,
+  // without a deadline: an abandoned collective would call the trampoline later, when this call's
+  // kernel is gone.
+  const bool timed = s_->timeout_s > 0 && small && !user;
   MPI_Request req = MPI_REQUEST_NULL;
   // Staged root input of the reduce workaround below; lives until the collective completes.
   engine::ScratchPool::Lease staged;

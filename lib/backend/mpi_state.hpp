@@ -48,6 +48,20 @@ struct MpiBackend::State {
     if (owns_user && user != MPI_COMM_NULL) MPI_Comm_free(&user);
   }
 
+  // Completes `req` (started by the caller) against the deadline (timeout_s > 0). On expiry a
+  // point-to-point request (`p2p`) is cancelled (a collective one cannot be) and the call throws
+  // cclx::Error with `message()` + " did not complete within T s".
+  template <class Message>
+  void finish(MPI_Request& req, bool p2p, Message&& message) const {
+    if (detail::wait_until_deadline(req, timeout_s, wait, rank, "MPI_Test")) return;
+    if (p2p) {
+      MPI_Cancel(&req);
+      MPI_Request_free(&req);
+    }
+    throw Error(rank, message() + " did not complete within " + engine::format_seconds(timeout_s) +
+                          (p2p ? "" : " (MPI does not say which rank is missing)"));
+  }
+
   // A pending MPI request of `s` for a Request: keeps the state alive and carries the deadline.
   static std::unique_ptr<detail::MpiPending> pending(const std::shared_ptr<State>& s,
                                                      const char* what, int peer) {

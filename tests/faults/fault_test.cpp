@@ -14,7 +14,8 @@
 //                     throws cclx::Error (an MPI error with context, or the timeout), nobody aborts
 //                     or hangs, and some rank reports MPI's truncation error.
 //           finalized a Communicator constructed after MPI_Finalize throws cclx::Error.
-// ALGO: ring, native, iring (iallreduce with Ring, then Request::wait()), inative.
+// ALGO: ring, native, iring (iallreduce with Ring, then Request::wait()), inative, barrier,
+//       validate (ring allreduce with CCLX_VALIDATE's agreement first).
 //
 // Prints "cclx-fault-test: rank R: PASS ..." or "... FAIL ..." per rank. Where all ranks live to
 // the end, the verdict is combined and the exit code is 0 only if every rank passed; in `exit`
@@ -55,6 +56,11 @@ Outcome call(cclx::Communicator<>& comm, const std::string& algo, std::vector<fl
     } else if (algo == "inative") {
       auto rq = comm.iallreduce(buf, cclx::sum);
       rq.wait();
+    } else if (algo == "barrier") {
+      comm.barrier();
+    } else if (algo == "validate") {  // CCLX_VALIDATE's agreement before the collective
+      comm.backend().set_validation(true);
+      comm.allreduce(buf, cclx::sum, cclx::algo::Ring{});
     } else {
       std::fprintf(stderr, "cclx-fault-test: unknown algorithm '%s'\n", algo.c_str());
       std::exit(2);
@@ -85,7 +91,8 @@ std::string check_waiter(const Outcome& o, const std::string& algo, int rank, in
   if (!o.threw) return "no error";
   if (!contains(o.message, "cclx: rank " + std::to_string(rank) + ": "))
     return "message does not name this rank";
-  if (!contains(o.message, "allreduce")) return "message does not name the collective";
+  if (!contains(o.message, algo == "barrier" ? "barrier" : "allreduce"))
+    return "message does not name the collective";
   if (o.elapsed > deadline + 1.0) return "later than deadline + 1 s";
   const bool timeout = contains(o.message, "after") || contains(o.message, "within");
   if (!timeout && !may_be_mpi_error) return "not a timeout";
