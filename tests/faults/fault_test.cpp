@@ -14,6 +14,8 @@
 //                     throws cclx::Error (an MPI error with context, or the timeout), nobody aborts
 //                     or hangs, and some rank reports MPI's truncation error.
 //           finalized a Communicator constructed after MPI_Finalize throws cclx::Error.
+//           errhandler the application's own error handler on MPI_COMM_WORLD still gets the
+//                     application's errors after cclx installed its pass-through handler there.
 // ALGO: ring, native, iring (iallreduce with Ring, then Request::wait()), inative, barrier,
 //       validate (ring allreduce with CCLX_VALIDATE's agreement first).
 //
@@ -35,6 +37,11 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+int app_handler_calls = 0;
+void app_handler(MPI_Comm*, int*, ...) {
+  ++app_handler_calls;
+}
 
 struct Outcome {
   bool threw = false;
@@ -141,6 +148,29 @@ int main(int argc, char** argv) {
     else if (!contains(o.message, "finalized"))
       failure = "message does not say MPI is finalized";
     return report(rank, failure, o);
+  }
+
+  if (scenario == "errhandler") {
+    MPI_Errhandler h;
+    MPI_Comm_create_errhandler(&app_handler, &h);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, h);
+    Outcome o;
+    std::string failure;
+    {
+      cclx::Communicator comm(MPI_COMM_WORLD);
+      std::vector<int> v(4, 1);
+      comm.allreduce(v, cclx::sum, cclx::algo::Ring{});
+      int x = 0;
+      const int rc = MPI_Send(&x, 1, MPI_INT, n + 5, 0, MPI_COMM_WORLD);  // invalid rank
+      if (rc == MPI_SUCCESS) failure = "MPI_Send to an invalid rank succeeded";
+      if (app_handler_calls != 1)
+        failure = "the application's handler was called " + std::to_string(app_handler_calls) +
+                  " times, not once";
+    }
+    MPI_Errhandler_free(&h);
+    const int failed = report(rank, failure, o);
+    MPI_Finalize();
+    return failed;
   }
 
   int failed = 0;
