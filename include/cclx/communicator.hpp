@@ -46,8 +46,11 @@ template <class R>
 using element_t = std::remove_cv_t<std::ranges::range_value_t<R>>;
 
 namespace detail {
-// A scheduled execution behind a Request; keeps the op (and thus the kernel's state) alive.
+// A scheduled execution behind a Request; keeps the op (and thus the kernel's state) alive, and
+// the backend's state (private communicator, scratch), so that the request may outlive its
+// Communicator. `backend` is declared first so that it is released last.
 struct ExecutionPending final : PendingOp {
+  std::shared_ptr<void> backend;
   std::unique_ptr<engine::Execution> exec;
   std::shared_ptr<void> keepalive;
   bool test() override { return exec->test(); }
@@ -77,6 +80,12 @@ class Communicator {
   [[nodiscard]] int size() const { return b_.size(); }
   [[nodiscard]] auto native_handle() const { return b_.native_handle(); }
   [[nodiscard]] Backend& backend() { return b_; }
+
+  // Deadline in seconds of every blocking collective and Request::wait() started afterwards; 0
+  // means none (the default, or CCLX_TIMEOUT). On expiry the call throws cclx::Error naming the
+  // ranks it waited for; see docs/faults.md for what may be done afterwards.
+  void set_timeout(double seconds) { b_.set_timeout(seconds); }
+  [[nodiscard]] double timeout() const { return b_.timeout(); }
 
   // ---- point-to-point (on the user's communicator; tags are the application's) ----
   template <ContiguousRange R>
@@ -115,8 +124,8 @@ class Communicator {
     run<coll::Allreduce>(call<coll::Allreduce>(in, out, &op), algorithm);
   }
 
-  // Nonblocking allreduce; the buffers must stay untouched until the request completes, and the
-  // Communicator must outlive it.
+  // Nonblocking allreduce; the buffers must stay untouched until the request completes. The
+  // request may outlive the Communicator: it keeps what it needs alive and completes normally.
   template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
   Request iallreduce(R&& buf, const Op& op, const A& algorithm = {}) {
     auto keep = std::make_shared<Op>(op);
@@ -275,6 +284,7 @@ class Communicator {
     engine::ExecOptions opts = algorithm.exec_options();
     opts.wait = b_.wait_policy();
     opts.handshake_bytes = b_.handshake_bytes();
+    opts.timeout_s = b_.timeout();
     return std::make_unique<engine::Execution>(s, detail::engine_buffers(c, *s, r), c.kernel,
                                                b_.transport(), b_.next_channel(), b_.scratch(),
                                                opts);
@@ -351,6 +361,7 @@ class Communicator {
       return b_.native_iallreduce(c, std::move(keepalive));
     } else {
       auto p = std::make_unique<detail::ExecutionPending>();
+      p->backend = b_.keepalive();
       p->exec = execution(c, algorithm);
       p->keepalive = std::move(keepalive);
       return Request(std::move(p));

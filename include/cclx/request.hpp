@@ -1,6 +1,9 @@
 // Handle of a nonblocking operation (iallreduce, isend, irecv). Move-only; must be completed with
 // wait() or test() returning true. A request dropped while pending is waited for in its
 // destructor (unless an exception is unwinding), so buffers are never written after it is gone.
+// A request may outlive its Communicator (it keeps the communicator's internals alive). If wait()
+// or test() throws (an MPI error, or wait()'s timeout), the operation is abandoned and the request
+// is empty afterwards (docs/faults.md).
 #pragma once
 
 #include <exception>
@@ -33,13 +36,21 @@ class [[nodiscard]] Request {
 
   // True once complete; the buffers may then be used.
   bool test() {
-    if (op_ && op_->test()) op_.reset();
-    return !op_;
+    if (!op_) return true;
+    bool done = false;
+    try {
+      done = op_->test();
+    } catch (...) {
+      op_.reset();  // abandoned
+      throw;
+    }
+    if (done) op_.reset();
+    return done;
   }
   void wait() {
     if (op_) {
-      op_->wait();
-      op_.reset();
+      const std::unique_ptr<detail::PendingOp> op = std::move(op_);  // abandoned if it throws
+      op->wait();
     }
   }
   [[nodiscard]] bool pending() const { return static_cast<bool>(op_); }

@@ -2,8 +2,10 @@
 // communicator. Native collectives: mpi_native.cpp; validation: mpi_validate.cpp; clock:
 // mpi_clock.cpp; datatypes: mpi_datatype.cpp.
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "cclx/backend/mpi.hpp"
 #include "cclx/engine/execution.hpp"
@@ -14,7 +16,6 @@
 namespace cclx {
 
 using detail::mpi_check;
-using detail::MpiPending;
 
 namespace {
 
@@ -25,18 +26,32 @@ bool env_flag(const char* name) {
 
 }  // namespace
 
-MpiBackend::MpiBackend(MPI_Comm comm, Ownership own) : s_(std::make_unique<State>()) {
+MpiBackend::MpiBackend(MPI_Comm comm, Ownership own) : s_(std::make_shared<State>()) {
+  // MPI_Finalized and MPI_Initialized are the only MPI calls allowed after MPI_Finalize.
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized)
+    throw Error(
+        "MpiBackend: MPI is already finalized (construct communicators before "
+        "MPI_Finalize)");
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) throw Error("MpiBackend: MPI is not initialized (call MPI_Init first)");
   if (comm == MPI_COMM_NULL) throw Error("MpiBackend: communicator is MPI_COMM_NULL");
+  s_->timeout_s = engine::timeout_from_env();  // before any collective: a bad value throws
+  detail::install_world_errhandler();
   if (own == Ownership::duplicate) {
     mpi_check(MPI_Comm_dup(comm, &s_->user), -1, "MPI_Comm_dup");
     s_->owns_user = true;
+    // Ours: errors come back as codes and become cclx::Error. A borrowed communicator keeps the
+    // caller's handler (changing it would change the application's own MPI calls).
+    mpi_check(MPI_Comm_set_errhandler(s_->user, MPI_ERRORS_RETURN), -1, "MPI_Comm_set_errhandler");
   } else {
     s_->user = comm;
   }
   mpi_check(MPI_Comm_dup(comm, &s_->internal), -1, "MPI_Comm_dup");
+  mpi_check(MPI_Comm_set_errhandler(s_->internal, MPI_ERRORS_RETURN), -1,
+            "MPI_Comm_set_errhandler");
   MPI_Comm_rank(s_->user, &s_->rank);
   MPI_Comm_size(s_->user, &s_->size);
   s_->transport = std::make_unique<MpiTransport>(s_->internal);
@@ -73,6 +88,18 @@ const engine::WaitPolicy& MpiBackend::wait_policy() const {
 void MpiBackend::set_wait_policy(const engine::WaitPolicy& p) {
   s_->wait = p;
 }
+double MpiBackend::timeout() const {
+  return s_->timeout_s;
+}
+void MpiBackend::set_timeout(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0)
+    throw Error(s_->rank, "set_timeout(" + std::to_string(seconds) +
+                              "): the timeout must be a finite number of seconds >= 0 (0: none)");
+  s_->timeout_s = seconds;
+}
+std::shared_ptr<void> MpiBackend::keepalive() const {
+  return s_;
+}
 std::size_t MpiBackend::handshake_bytes() const {
   return s_->handshake_bytes;
 }
@@ -81,29 +108,41 @@ void MpiBackend::set_handshake_bytes(std::size_t bytes) {
 }
 
 void MpiBackend::send(const void* data, std::size_t count, DataType t, int dest, int tag) const {
-  if (count <= INT_MAX)
-    mpi_check(MPI_Send(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user),
-              s_->rank, "MPI_Send");
-  else
+  if (count > INT_MAX) {
     mpi_check(MPI_Send_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), dest, tag, s_->user),
               s_->rank, "MPI_Send_c");
+  } else if (s_->timeout_s <= 0) {
+    mpi_check(MPI_Send(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user),
+              s_->rank, "MPI_Send");
+  } else {  // against the deadline
+    MPI_Request req = MPI_REQUEST_NULL;
+    mpi_check(MPI_Isend(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user, &req),
+              s_->rank, "MPI_Isend");
+    s_->finish(req, true, [&] { return "send to rank " + std::to_string(dest); });
+  }
 }
 
 void MpiBackend::recv(void* data, std::size_t count, DataType t, int source, int tag) const {
-  if (count <= INT_MAX)
-    mpi_check(MPI_Recv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user,
-                       MPI_STATUS_IGNORE),
-              s_->rank, "MPI_Recv");
-  else
+  if (count > INT_MAX) {
     mpi_check(MPI_Recv_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), source, tag,
                          s_->user, MPI_STATUS_IGNORE),
               s_->rank, "MPI_Recv_c");
+  } else if (s_->timeout_s <= 0) {
+    mpi_check(MPI_Recv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user,
+                       MPI_STATUS_IGNORE),
+              s_->rank, "MPI_Recv");
+  } else {  // against the deadline
+    MPI_Request req = MPI_REQUEST_NULL;
+    mpi_check(
+        MPI_Irecv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user, &req),
+        s_->rank, "MPI_Irecv");
+    s_->finish(req, true, [&] { return "recv from rank " + std::to_string(source); });
+  }
 }
 
 Request MpiBackend::isend(const void* data, std::size_t count, DataType t, int dest,
                           int tag) const {
-  auto p = std::make_unique<MpiPending>();
-  p->rank = s_->rank;
+  auto p = State::pending(s_, "isend to", dest);
   if (count <= INT_MAX)
     mpi_check(
         MPI_Isend(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user, &p->req),
@@ -116,8 +155,7 @@ Request MpiBackend::isend(const void* data, std::size_t count, DataType t, int d
 }
 
 Request MpiBackend::irecv(void* data, std::size_t count, DataType t, int source, int tag) const {
-  auto p = std::make_unique<MpiPending>();
-  p->rank = s_->rank;
+  auto p = State::pending(s_, "irecv from", source);
   if (count <= INT_MAX)
     mpi_check(
         MPI_Irecv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user, &p->req),
@@ -130,7 +168,13 @@ Request MpiBackend::irecv(void* data, std::size_t count, DataType t, int source,
 }
 
 void MpiBackend::barrier() const {
-  mpi_check(MPI_Barrier(s_->user), s_->rank, "MPI_Barrier");
+  if (s_->timeout_s <= 0) {
+    mpi_check(MPI_Barrier(s_->user), s_->rank, "MPI_Barrier");
+    return;
+  }
+  MPI_Request req = MPI_REQUEST_NULL;
+  mpi_check(MPI_Ibarrier(s_->user, &req), s_->rank, "MPI_Ibarrier");
+  s_->finish(req, false, [] { return std::string("barrier"); });
 }
 
 }  // namespace cclx

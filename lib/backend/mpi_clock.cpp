@@ -1,4 +1,6 @@
 // MpiBackend::clock(): seconds on a clock common to all ranks.
+#include <string>
+
 #include "cclx/backend/mpi.hpp"
 #include "mpi_state.hpp"
 
@@ -23,23 +25,37 @@ double MpiBackend::clock() {
     // the private communicator under a channel number like any collective.
     const int tag = static_cast<int>(next_channel() % 32768u);
     constexpr int kRounds = 8;
+    // Blocking point-to-point, against the deadline if one is set (a dead rank must not hang it).
+    auto p2p = [&](bool send, double* v, int peer) {
+      MPI_Request req = MPI_REQUEST_NULL;
+      mpi_check(send ? MPI_Isend(v, 1, MPI_DOUBLE, peer, tag, s_->internal, &req)
+                     : MPI_Irecv(v, 1, MPI_DOUBLE, peer, tag, s_->internal, &req),
+                s_->rank, send ? "MPI_Isend (clock)" : "MPI_Irecv (clock)");
+      if (s_->timeout_s > 0) {
+        s_->finish(req, true, [&] {
+          return std::string("clock calibration: ") + (send ? "send to" : "receive from") +
+                 " rank " + std::to_string(peer);
+        });
+      } else {
+        const detail::CompletionScope scope;
+        mpi_check(MPI_Wait(&req, MPI_STATUS_IGNORE), s_->rank, "MPI_Wait (clock)");
+      }
+    };
     if (s_->rank == 0) {
       for (int peer = 1; peer < s_->size; ++peer)
         for (int i = 0; i < kRounds; ++i) {
           double t = 0;
-          mpi_check(MPI_Recv(&t, 1, MPI_DOUBLE, peer, tag, s_->internal, MPI_STATUS_IGNORE), 0,
-                    "MPI_Recv (clock)");
+          p2p(false, &t, peer);
           t = MPI_Wtime();
-          mpi_check(MPI_Send(&t, 1, MPI_DOUBLE, peer, tag, s_->internal), 0, "MPI_Send (clock)");
+          p2p(true, &t, peer);
         }
     } else {
       double best_rtt = 1e300;
       for (int i = 0; i < kRounds; ++i) {
-        const double t1 = MPI_Wtime();
+        double t1 = MPI_Wtime();
         double t0 = 0;
-        mpi_check(MPI_Send(&t1, 1, MPI_DOUBLE, 0, tag, s_->internal), s_->rank, "MPI_Send (clock)");
-        mpi_check(MPI_Recv(&t0, 1, MPI_DOUBLE, 0, tag, s_->internal, MPI_STATUS_IGNORE), s_->rank,
-                  "MPI_Recv (clock)");
+        p2p(true, &t1, 0);
+        p2p(false, &t0, 0);
         const double t2 = MPI_Wtime();
         if (t2 - t1 < best_rtt) {
           best_rtt = t2 - t1;

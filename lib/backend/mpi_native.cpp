@@ -1,6 +1,7 @@
 // The MPI library's own collectives ("native"), with the workarounds for MPI bugs.
 #include <climits>
 #include <cstring>
+#include <string>
 
 #include "cclx/backend/mpi.hpp"
 #include "cclx/error.hpp"
@@ -11,7 +12,7 @@ namespace cclx {
 
 using detail::current_user_kernel;
 using detail::mpi_check;
-using detail::MpiPending;
+using detail::wait_until_deadline;
 using sched::Collective;
 
 void MpiBackend::native(const CollectiveCall& c) const {
@@ -40,11 +41,22 @@ void MpiBackend::native(const CollectiveCall& c) const {
   const bool small = c.count <= INT_MAX;
   const int n = static_cast<int>(c.count);
   const auto nc = static_cast<MPI_Count>(c.count);
+  // With a deadline, the nonblocking collective polled against it (docs/faults.md); without, the
+  // blocking call (cheaper at small sizes). Large counts and user-defined ops are always blocking,
+  // without a deadline: an abandoned collective would call the trampoline later, when this call's
+  // kernel is gone.
+  const bool timed = s_->timeout_s > 0 && small && !user;
+  MPI_Request req = MPI_REQUEST_NULL;
+  // Staged root input of the reduce workaround below; lives until the collective completes.
+  engine::ScratchPool::Lease staged;
+  const char* fn = "";
+  int rc = MPI_SUCCESS;
   switch (c.collective) {
     case Collective::allreduce:
-      mpi_check(small ? MPI_Allreduce(sendbuf, c.out, n, dt, op, comm)
-                      : MPI_Allreduce_c(sendbuf, c.out, nc, dt, op, comm),
-                r, "MPI_Allreduce");
+      fn = "MPI_Allreduce";
+      rc = !small  ? MPI_Allreduce_c(sendbuf, c.out, nc, dt, op, comm)
+           : timed ? MPI_Iallreduce(sendbuf, c.out, n, dt, op, comm, &req)
+                   : MPI_Allreduce(sendbuf, c.out, n, dt, op, comm);
       break;
     case Collective::reduce: {
       // Non-roots pass their buffer as input even in place (MPI_IN_PLACE is for the root only).
@@ -52,32 +64,35 @@ void MpiBackend::native(const CollectiveCall& c) const {
       // MPICH 4.0.2 (ch4:ucx) segfaults in MPI_Reduce(MPI_IN_PLACE, ...) at a root other than 0
       // from about 1000 floats on (tests/mpi/test_api.cpp shows it): stage the root's input in
       // pooled scratch and reduce out of place instead.
-      engine::ScratchPool::Lease staged;
       if (c.in_place && r == c.root && c.root != 0 && c.count) {
         const std::size_t bytes = c.count * c.kernel.elem_size;
         staged = s_->scratch.acquire(bytes);
         std::memcpy(staged.data(), c.out, bytes);
         sb = staged.data();
       }
-      mpi_check(small ? MPI_Reduce(sb, c.out, n, dt, op, c.root, comm)
-                      : MPI_Reduce_c(sb, c.out, nc, dt, op, c.root, comm),
-                r, "MPI_Reduce");
+      fn = "MPI_Reduce";
+      rc = !small  ? MPI_Reduce_c(sb, c.out, nc, dt, op, c.root, comm)
+           : timed ? MPI_Ireduce(sb, c.out, n, dt, op, c.root, comm, &req)
+                   : MPI_Reduce(sb, c.out, n, dt, op, c.root, comm);
       break;
     }
     case Collective::bcast:
-      mpi_check(
-          small ? MPI_Bcast(c.out, n, dt, c.root, comm) : MPI_Bcast_c(c.out, nc, dt, c.root, comm),
-          r, "MPI_Bcast");
+      fn = "MPI_Bcast";
+      rc = !small  ? MPI_Bcast_c(c.out, nc, dt, c.root, comm)
+           : timed ? MPI_Ibcast(c.out, n, dt, c.root, comm, &req)
+                   : MPI_Bcast(c.out, n, dt, c.root, comm);
       break;
     case Collective::reduce_scatter:
-      mpi_check(small ? MPI_Reduce_scatter_block(sendbuf, c.out, n, dt, op, comm)
-                      : MPI_Reduce_scatter_block_c(sendbuf, c.out, nc, dt, op, comm),
-                r, "MPI_Reduce_scatter_block");
+      fn = "MPI_Reduce_scatter_block";
+      rc = !small  ? MPI_Reduce_scatter_block_c(sendbuf, c.out, nc, dt, op, comm)
+           : timed ? MPI_Ireduce_scatter_block(sendbuf, c.out, n, dt, op, comm, &req)
+                   : MPI_Reduce_scatter_block(sendbuf, c.out, n, dt, op, comm);
       break;
     case Collective::allgather:
-      mpi_check(small ? MPI_Allgather(sendbuf, n, dt, c.out, n, dt, comm)
-                      : MPI_Allgather_c(sendbuf, nc, dt, c.out, nc, dt, comm),
-                r, "MPI_Allgather");
+      fn = "MPI_Allgather";
+      rc = !small  ? MPI_Allgather_c(sendbuf, nc, dt, c.out, nc, dt, comm)
+           : timed ? MPI_Iallgather(sendbuf, n, dt, c.out, n, dt, comm, &req)
+                   : MPI_Allgather(sendbuf, n, dt, c.out, n, dt, comm);
       break;
     case Collective::gather: {
       // MPI_IN_PLACE is the root's send buffer; the others pass their block.
@@ -98,10 +113,27 @@ void MpiBackend::native(const CollectiveCall& c) const {
       break;
     }
     case Collective::alltoall:
-      mpi_check(small ? MPI_Alltoall(sendbuf, n, dt, c.out, n, dt, comm)
-                      : MPI_Alltoall_c(sendbuf, nc, dt, c.out, nc, dt, comm),
-                r, "MPI_Alltoall");
+      fn = "MPI_Alltoall";
+      rc = !small  ? MPI_Alltoall_c(sendbuf, nc, dt, c.out, nc, dt, comm)
+           : timed ? MPI_Ialltoall(sendbuf, n, dt, c.out, n, dt, comm, &req)
+                   : MPI_Alltoall(sendbuf, n, dt, c.out, n, dt, comm);
       break;
+  }
+  const auto what = [&] { return std::string(sched::to_string(c.collective)) + " (native)"; };
+  if (rc != MPI_SUCCESS) mpi_check(rc, r, (what() + ": " + fn).c_str());
+  if (!timed) return;
+  bool done = false;
+  try {
+    done = wait_until_deadline(req, s_->timeout_s, s_->wait, r, "MPI_Test");
+  } catch (const Error& e) {
+    throw Error(r, what() + ": " + e.detail());
+  }
+  if (!done) {
+    // A nonblocking collective can be neither cancelled nor freed: it stays with MPI, and the
+    // staged scratch with it (deliberately leaked, never back to the pool).
+    if (staged.data()) new engine::ScratchPool::Lease(std::move(staged));
+    throw Error(r, what() + " did not complete within " + engine::format_seconds(s_->timeout_s) +
+                       " (MPI does not say which rank is missing)");
   }
 }
 
@@ -111,8 +143,7 @@ Request MpiBackend::native_iallreduce(const CollectiveCall& c,
     throw Error(s_->rank,
                 "native iallreduce does not support user-defined ops (MPI would call the op "
                 "during later progress); use a scheduled algorithm such as algo::Ring");
-  auto p = std::make_unique<MpiPending>();
-  p->rank = s_->rank;
+  auto p = State::pending(s_, "native iallreduce", -1);
   p->keepalive = std::move(keepalive);
   const void* sendbuf = c.in_place ? MPI_IN_PLACE : c.in;
   const MPI_Datatype dt = mpi_datatype(c.type);

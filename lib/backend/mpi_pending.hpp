@@ -1,25 +1,78 @@
-// A Request's pending MPI operation (backend-internal).
+// A Request's pending MPI operation, and waiting for an MPI request against a deadline
+// (backend-internal).
 #pragma once
 
 #include <mpi.h>
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
+#include <string>
 
+#include "cclx/engine/execution.hpp"
+#include "cclx/engine/wait_policy.hpp"
 #include "cclx/request.hpp"
 #include "mpi_check.hpp"
 
 namespace cclx::detail {
 
+// Polls `req` until it completes (true) or `timeout_s` (> 0) has passed (false; `req` is still
+// pending). The clock is read only every 64 idle polls.
+inline bool wait_until_deadline(MPI_Request& req, double timeout_s,
+                                const engine::WaitPolicy& policy, int rank, const char* what) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  engine::Backoff backoff(policy);
+  const CompletionScope scope;
+  for (std::uint32_t idle = 1;; ++idle) {
+    int flag = 0;
+    mpi_check(MPI_Test(&req, &flag, MPI_STATUS_IGNORE), rank, what);
+    if (flag) return true;
+    backoff.idle();
+    if ((idle & 63u) == 0 &&
+        std::chrono::duration<double>(Clock::now() - start).count() >= timeout_s)
+      return false;
+  }
+}
+
 struct MpiPending final : PendingOp {
+  std::shared_ptr<void> backend;  // the backend's state (communicators) outlives the request
   MPI_Request req = MPI_REQUEST_NULL;
   std::shared_ptr<void> keepalive;
   int rank = 0;
+  int peer = -1;          // point-to-point: the peer; -1: a collective
+  const char* what = "";  // "isend to", "irecv from", "native iallreduce"
+  double timeout_s = 0;   // 0: none
+  engine::WaitPolicy policy{};
+
+  ~MpiPending() override {
+    // Only reached pending after wait() timed out (or threw). A point-to-point request can be
+    // cancelled; a nonblocking collective cannot (MPI forbids cancelling or freeing it), so it is
+    // left to MPI: its buffers may still be written if the collective ever completes.
+    if (req == MPI_REQUEST_NULL || peer < 0) return;
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    MPI_Cancel(&req);
+    MPI_Request_free(&req);
+  }
   bool test() override {
     int flag = 0;
+    const CompletionScope scope;
     mpi_check(MPI_Test(&req, &flag, MPI_STATUS_IGNORE), rank, "MPI_Test");
     return flag != 0;
   }
-  void wait() override { mpi_check(MPI_Wait(&req, MPI_STATUS_IGNORE), rank, "MPI_Wait"); }
+  void wait() override {
+    if (timeout_s <= 0) {
+      const CompletionScope scope;
+      mpi_check(MPI_Wait(&req, MPI_STATUS_IGNORE), rank, "MPI_Wait");
+      return;
+    }
+    if (wait_until_deadline(req, timeout_s, policy, rank, "MPI_Test")) return;
+    const std::string after = " did not complete within " + engine::format_seconds(timeout_s);
+    if (peer >= 0) throw Error(rank, std::string(what) + " rank " + std::to_string(peer) + after);
+    throw Error(rank, std::string(what) + after + " (MPI does not say which rank is missing)");
+  }
 };
 
 }  // namespace cclx::detail

@@ -11,6 +11,7 @@
 #include "cclx/engine/scratch_pool.hpp"
 #include "cclx/engine/wait_policy.hpp"
 #include "mpi_check.hpp"
+#include "mpi_pending.hpp"
 #include "mpi_user_op.hpp"
 
 namespace cclx {
@@ -25,6 +26,7 @@ struct MpiBackend::State {
   unsigned channel = 0;
   engine::WaitPolicy wait;
   std::size_t handshake_bytes = 0;
+  double timeout_s = 0;                             // 0: none
   MPI_Op user_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};  // [commutative]
   bool clock_calibrated = false;
   double clock_offset = 0.0;
@@ -44,6 +46,33 @@ struct MpiBackend::State {
       if (op != MPI_OP_NULL) MPI_Op_free(&op);
     if (internal != MPI_COMM_NULL) MPI_Comm_free(&internal);
     if (owns_user && user != MPI_COMM_NULL) MPI_Comm_free(&user);
+  }
+
+  // Completes `req` (started by the caller) against the deadline (timeout_s > 0). On expiry a
+  // point-to-point request (`p2p`) is cancelled (a collective one cannot be) and the call throws
+  // cclx::Error with `message()` + " did not complete within T s".
+  template <class Message>
+  void finish(MPI_Request& req, bool p2p, Message&& message) const {
+    if (detail::wait_until_deadline(req, timeout_s, wait, rank, "MPI_Test")) return;
+    if (p2p) {
+      MPI_Cancel(&req);
+      MPI_Request_free(&req);
+    }
+    throw Error(rank, message() + " did not complete within " + engine::format_seconds(timeout_s) +
+                          (p2p ? "" : " (MPI does not say which rank is missing)"));
+  }
+
+  // A pending MPI request of `s` for a Request: keeps the state alive and carries the deadline.
+  static std::unique_ptr<detail::MpiPending> pending(const std::shared_ptr<State>& s,
+                                                     const char* what, int peer) {
+    auto p = std::make_unique<detail::MpiPending>();
+    p->backend = s;
+    p->rank = s->rank;
+    p->peer = peer;
+    p->what = what;
+    p->timeout_s = s->timeout_s;
+    p->policy = s->wait;
+    return p;
   }
 };
 

@@ -1,6 +1,7 @@
 #include "cclx/backend/mpi_transport.hpp"
 
 #include <climits>
+#include <string>
 
 #include "cclx/error.hpp"
 #include "mpi_check.hpp"
@@ -26,49 +27,69 @@ class MpiChannel final : public engine::Channel {
 
   std::size_t post_send(const void* data, std::size_t bytes, int peer) override {
     reqs_.push_back(MPI_REQUEST_NULL);
-    if (bytes <= INT_MAX)
-      mpi_check(
-          MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_, comm_, &reqs_.back()),
-          rank_, "MPI_Isend");
-    else
-      mpi_check(MPI_Isend_c(data, static_cast<MPI_Count>(bytes), MPI_BYTE, peer, tag_, comm_,
-                            &reqs_.back()),
-                rank_, "MPI_Isend_c");
+    peers_.push_back(peer);
+    const int rc = bytes <= INT_MAX ? MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_,
+                                                comm_, &reqs_.back())
+                                    : MPI_Isend_c(data, static_cast<MPI_Count>(bytes), MPI_BYTE,
+                                                  peer, tag_, comm_, &reqs_.back());
+    if (rc != MPI_SUCCESS) fail(rc, "MPI_Isend to rank " + std::to_string(peer));
     return reqs_.size() - 1;
   }
 
   std::size_t post_recv(void* data, std::size_t bytes, int peer) override {
     reqs_.push_back(MPI_REQUEST_NULL);
-    if (bytes <= INT_MAX)
-      mpi_check(
-          MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_, comm_, &reqs_.back()),
-          rank_, "MPI_Irecv");
-    else
-      mpi_check(MPI_Irecv_c(data, static_cast<MPI_Count>(bytes), MPI_BYTE, peer, tag_, comm_,
-                            &reqs_.back()),
-                rank_, "MPI_Irecv_c");
+    peers_.push_back(~peer);
+    const int rc = bytes <= INT_MAX ? MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_,
+                                                comm_, &reqs_.back())
+                                    : MPI_Irecv_c(data, static_cast<MPI_Count>(bytes), MPI_BYTE,
+                                                  peer, tag_, comm_, &reqs_.back());
+    if (rc != MPI_SUCCESS) fail(rc, "MPI_Irecv from rank " + std::to_string(peer));
     return reqs_.size() - 1;
   }
 
   void poll(std::vector<std::size_t>& completed) override {
     if (reqs_.empty()) return;
     idx_.resize(reqs_.size());
+    statuses_.resize(reqs_.size());
     int n = 0;
-    mpi_check(MPI_Testsome(static_cast<int>(reqs_.size()), reqs_.data(), &n, idx_.data(),
-                           MPI_STATUSES_IGNORE),
-              rank_, "MPI_Testsome");
+    const detail::CompletionScope scope;
+    const int rc = MPI_Testsome(static_cast<int>(reqs_.size()), reqs_.data(), &n, idx_.data(),
+                                statuses_.data());
+    if (rc != MPI_SUCCESS) failed_transfer(rc, n);
     if (n == MPI_UNDEFINED) return;
     for (int i = 0; i < n; ++i) completed.push_back(static_cast<std::size_t>(idx_[i]));
   }
 
-  void clear() override { reqs_.clear(); }
+  void clear() override {
+    reqs_.clear();
+    peers_.clear();
+  }
 
  private:
+  // The communicator returns errors (MPI_ERRORS_RETURN, set by MpiBackend): say which transfer.
+  [[noreturn]] void fail(int rc, const std::string& what) const {
+    mpi_check(rc, rank_, what.c_str());
+    throw Error(rank_, what + " failed");  // not reached: rc != MPI_SUCCESS
+  }
+  [[noreturn]] void failed_transfer(int rc, int n) const {
+    if (rc == MPI_ERR_IN_STATUS && n != MPI_UNDEFINED)
+      for (int i = 0; i < n; ++i) {
+        const MPI_Status& st = statuses_[static_cast<std::size_t>(i)];
+        if (st.MPI_ERROR == MPI_SUCCESS || st.MPI_ERROR == MPI_ERR_PENDING) continue;
+        const int p = peers_[static_cast<std::size_t>(idx_[static_cast<std::size_t>(i)])];
+        fail(st.MPI_ERROR, p >= 0 ? "send to rank " + std::to_string(p)
+                                  : "receive from rank " + std::to_string(~p));
+      }
+    fail(rc, "MPI_Testsome");
+  }
+
   MPI_Comm comm_;
   int tag_;
   int rank_;
   std::vector<MPI_Request> reqs_;
+  std::vector<int> peers_;  // per transfer: the peer of a send, ~peer of a receive
   std::vector<int> idx_;
+  std::vector<MPI_Status> statuses_;
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 // MpiBackend::agree(): CCLX_VALIDATE's cross-rank check of a collective call.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -44,10 +46,29 @@ void MpiBackend::agree(const CollectiveCall& c, std::string_view algorithm,
   std::strncpy(mine.algorithm, std::string(algorithm).c_str(), sizeof mine.algorithm - 1);
 
   std::vector<CallRecord> all(static_cast<std::size_t>(s_->size));
-  mpi_check(
-      MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, s_->internal),
-      s_->rank, "MPI_Allgather (validation)");
-
+  if (s_->timeout_s <= 0) {
+    mpi_check(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE,
+                            s_->internal),
+              s_->rank, "MPI_Allgather (validation)");
+  } else {  // against the deadline: a rank that never arrives must not hang the others
+    // The buffers of an abandoned MPI_Iallgather must outlive it: they go to the heap, and are
+    // leaked if it times out.
+    auto bufs = std::make_unique<std::vector<CallRecord>>(all.size() + 1);
+    (*bufs)[0] = mine;
+    MPI_Request req = MPI_REQUEST_NULL;
+    mpi_check(MPI_Iallgather(bufs->data(), sizeof mine, MPI_BYTE, bufs->data() + 1, sizeof mine,
+                             MPI_BYTE, s_->internal, &req),
+              s_->rank, "MPI_Iallgather (validation)");
+    try {
+      s_->finish(req, false, [&] {
+        return std::string(sched::to_string(c.collective)) + ": validation (CCLX_VALIDATE)";
+      });
+    } catch (const Error&) {
+      (void)bufs.release();
+      throw;
+    }
+    std::copy(bufs->begin() + 1, bufs->end(), all.begin());
+  }
   std::vector<int> failed;
   for (int i = 0; i < s_->size; ++i)
     if (all[static_cast<std::size_t>(i)].has_error) failed.push_back(i);

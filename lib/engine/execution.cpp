@@ -1,7 +1,9 @@
 #include "cclx/engine/execution.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <sstream>
 
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
@@ -21,6 +23,7 @@ struct Execution::Pending {
   std::uint32_t op;
   std::size_t begin, end;
   int peer;
+  bool done = false;
 };
 
 namespace {
@@ -68,7 +71,11 @@ Execution::Execution(std::shared_ptr<const sched::Schedule> schedule, const Buff
   }
   if (s.one_sender_per_receiver) options_.handshake_bytes = 0;  // nothing to interfere with
   channel_ = transport.open_channel(channel);
-  start_step();
+  try {
+    start_step();
+  } catch (const Error& e) {
+    throw Error(rank_, context() + ": " + e.detail());
+  }
 }
 
 Execution::~Execution() = default;
@@ -120,7 +127,7 @@ void Execution::post_transfer(std::uint32_t i) {
     const std::size_t e = std::min(total, b + seg);
     track(o.kind == OpKind::recv ? channel_->post_recv(base + b, e - b, o.peer)
                                  : channel_->post_send(base + b, e - b, o.peer),
-          {Pending::Kind::segment, i, b, e, o.peer});
+          {Pending::Kind::segment, i, b, e, o.peer, false});
   }
 }
 
@@ -210,11 +217,11 @@ void Execution::start_step() {
     // token receives, data receives, tokens, data sends (held ones when their token arrives). So
     // per step and pair the token precedes the data on both sides; one tag serves both.
     for (int peer : held_peers_)
-      track(channel_->post_recv(token_, 0, peer), {Pending::Kind::token_in, 0, 0, 0, peer});
+      track(channel_->post_recv(token_, 0, peer), {Pending::Kind::token_in, 0, 0, 0, peer, false});
     for (std::size_t i = 0; i < nops; ++i)
       if (ops[i].kind == OpKind::recv) post_transfer(static_cast<std::uint32_t>(i));
     for (int peer : ready_to)
-      track(channel_->post_send(token_, 0, peer), {Pending::Kind::token_out, 0, 0, 0, peer});
+      track(channel_->post_send(token_, 0, peer), {Pending::Kind::token_out, 0, 0, 0, peer, false});
     for (std::size_t i = 0; i < nops; ++i)
       if (ops[i].kind == OpKind::send &&
           std::find(held_peers_.begin(), held_peers_.end(), ops[i].peer) == held_peers_.end())
@@ -239,6 +246,14 @@ void Execution::finish_step() {
 
 bool Execution::test() {
   if (done_) return true;
+  try {
+    return advance();
+  } catch (const Error& e) {
+    throw Error(rank_, context() + ": " + e.detail());
+  }
+}
+
+bool Execution::advance() {
   const std::size_t es = kernel_.elem_size;
   for (;;) {
     completed_.clear();
@@ -246,6 +261,7 @@ bool Execution::test() {
     if (completed_.empty()) return false;
     const Op* ops = program_->step_data(step_);
     for (std::size_t id : completed_) {
+      pending_[id].done = true;
       const Pending p = pending_[id];  // a copy: post_sends_to may grow pending_
       --outstanding_;
       if (p.kind == Pending::Kind::token_in) post_sends_to(p.peer);
@@ -264,16 +280,64 @@ bool Execution::test() {
 }
 
 void Execution::wait() {
+  using Clock = std::chrono::steady_clock;
   Backoff backoff(options_.wait);
+  // The clock is read only every 128 idle polls, so the deadline costs nothing while data flows
+  // and is noticed within a few milliseconds of passing (polls are microseconds apart, backoff
+  // sleeps at most max_sleep_us).
+  const bool timed = options_.timeout_s > 0;
+  const Clock::time_point start = timed ? Clock::now() : Clock::time_point{};
+  std::uint32_t idle = 0;
   while (!done_) {
     const std::size_t before = outstanding_;
     const std::size_t step = step_;
     if (test()) return;
-    if (outstanding_ != before || step_ != step)
+    if (outstanding_ != before || step_ != step) {
       backoff.reset();
-    else
+    } else {
       backoff.idle();
+      if (timed && (++idle & 127u) == 0) {
+        const double waited = std::chrono::duration<double>(Clock::now() - start).count();
+        if (waited >= options_.timeout_s) throw Error(rank_, timeout_message(waited));
+      }
+    }
   }
+}
+
+std::string Execution::context() const {
+  std::string c(sched::to_string(schedule_->collective));
+  c += " (" + schedule_->algorithm + ") step " + std::to_string(step_);
+  return c;
+}
+
+std::string Execution::timeout_message(double waited) const {
+  // Outstanding receives (data or a receiver-ready token) name the peers we wait for; if only
+  // sends are left, their receivers have not taken them.
+  std::vector<int> from, to;
+  const Op* ops = program_->step_data(step_);
+  for (const Pending& p : pending_) {
+    if (p.done) continue;
+    const bool in = p.kind == Pending::Kind::token_in ||
+                    (p.kind == Pending::Kind::segment && ops[p.op].kind == OpKind::recv);
+    auto& list = in ? from : to;
+    if (std::find(list.begin(), list.end(), p.peer) == list.end()) list.push_back(p.peer);
+  }
+  auto ranks = [](std::vector<int> v) {
+    std::sort(v.begin(), v.end());
+    std::ostringstream s;
+    s << (v.size() == 1 ? "rank " : "ranks ");
+    for (std::size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
+    return s.str();
+  };
+  std::string m = context() + ": ";
+  if (!from.empty())
+    m += "no data from " + ranks(from);
+  else if (!to.empty())
+    m += ranks(to) + " did not take our data";
+  else
+    m += "no progress";
+  m += " after " + format_seconds(waited) + " (timeout " + format_seconds(options_.timeout_s) + ")";
+  return m;
 }
 
 }  // namespace cclx::engine

@@ -30,7 +30,10 @@ enum class Ownership {
 class MpiBackend {
  public:
   // Collective over `comm`: both modes also duplicate a private communicator for schedule traffic
-  // so that the library's messages never match the application's.
+  // so that the library's messages never match the application's. The communicators the backend
+  // creates return MPI errors (MPI_ERRORS_RETURN), which become cclx::Error; a borrowed one keeps
+  // the caller's error handler. Throws cclx::Error before any MPI call if MPI is not initialized
+  // or already finalized.
   explicit MpiBackend(MPI_Comm comm = MPI_COMM_WORLD, Ownership own = Ownership::duplicate);
   ~MpiBackend();
   MpiBackend(MpiBackend&&) noexcept;
@@ -52,8 +55,16 @@ class MpiBackend {
   // Nonblocking native allreduce; `keepalive` (e.g. a user op) lives until completion.
   Request native_iallreduce(const CollectiveCall& call, std::shared_ptr<void> keepalive) const;
 
+  // Deadline in seconds of every blocking collective and Request::wait(); 0 means none. From
+  // CCLX_TIMEOUT at construction (default: none). See docs/faults.md.
+  [[nodiscard]] double timeout() const;
+  void set_timeout(double seconds);  // throws cclx::Error if negative or not finite
+
   // Schedule execution support.
   engine::Transport& transport();
+  // Keeps the backend's communicators, transport and scratch alive while a Request holds it, so
+  // that a request may outlive its Communicator (it still completes normally).
+  [[nodiscard]] std::shared_ptr<void> keepalive() const;
   engine::ScratchPool& scratch();
   // Channel number for the next collective; every rank calls it once per collective, in order.
   unsigned next_channel();
@@ -78,7 +89,7 @@ class MpiBackend {
 
  private:
   struct State;
-  std::unique_ptr<State> s_;
+  std::shared_ptr<State> s_;
   bool validate_ = false;
 };
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cclx/engine/scratch_pool.hpp"
@@ -29,11 +30,20 @@ struct ExecOptions {
   // Costs one latency per step and peer. Must be equal on all ranks (docs/architecture.md).
   std::size_t handshake_bytes = 0;
   WaitPolicy wait{};
+  // Deadline of wait() in seconds from its start; 0 means none. On expiry wait() throws a
+  // cclx::Error naming the collective, algorithm, step and the peers still owing data.
+  double timeout_s = 0;
 };
 
 // CCLX_HANDSHAKE_BYTES: the handshake threshold as bytes, optionally with a K, M or G suffix
 // (powers of 1024); unset or 0 turns the handshake off. Throws on anything else.
 std::size_t handshake_bytes_from_env();
+
+// CCLX_TIMEOUT: seconds (e.g. 30, 0.5, optionally with an `s` suffix); unset, 0, `off` or `none`
+// mean no deadline (returns 0). Throws cclx::Error on anything else.
+double timeout_from_env();
+// A duration in seconds as the error messages print it ("30 s", "0.5 s").
+std::string format_seconds(double s);
 
 // Where a rank's buffers are. For in-place calls `in` points into the user's buffer as described
 // in partition.hpp; the Communicator computes that.
@@ -54,8 +64,11 @@ class Execution {
   ~Execution();
 
   // Makes all progress possible without blocking; true once the rank's program has finished.
+  // Transport errors are rethrown with the collective, algorithm and step added.
   bool test();
-  // Blocks (according to the wait policy) until finished.
+  // Blocks (according to the wait policy) until finished, or throws cclx::Error once
+  // options.timeout_s has passed, naming the peers whose transfers of the step are outstanding.
+  // After an error the execution is abandoned: its destruction cancels what is still posted.
   void wait();
   [[nodiscard]] bool done() const { return done_; }
 
@@ -70,6 +83,9 @@ class Execution {
   void post_sends_to(int peer);                  // the current step's sends to `peer`, in op order
   void track(std::size_t id, const Pending& p);  // records a posted transfer under its id
   bool step_transfers_done() const { return outstanding_ == 0; }
+  bool advance();
+  [[nodiscard]] std::string context() const;  // "allreduce (ring) step 3"
+  [[nodiscard]] std::string timeout_message(double waited) const;
 
   std::shared_ptr<const sched::Schedule> schedule_;
   const sched::Program* program_;

@@ -1,0 +1,240 @@
+// cclx-fault-test: one fault scenario per run (a rank that stalls, a rank that dies, ranks that
+// disagree on a count, a Communicator after MPI_Finalize), each rank checking its own outcome.
+// These cannot share the doctest executable: a dying rank takes its job with it.
+//
+//   mpiexec -n N cclx-fault-test SCENARIO ALGO      (CCLX_TIMEOUT gives the deadline)
+//
+// SCENARIO: sleep     the last rank sleeps deadline + 2 s before the call; every other rank must
+//                     throw within deadline + 1 s (and not much before the deadline), the message
+//                     naming the collective and the ranks it waited for; the ring neighbour of the
+//                     sleeper must name it.
+//           exit      the last rank _exit()s instead of calling; the survivors likewise (run under
+//                     mpiexec -disable-auto-cleanup, else mpiexec kills the survivors first).
+//           mismatch  rank 0 passes a longer buffer than the others (no CCLX_VALIDATE): every rank
+//                     throws cclx::Error (an MPI error with context, or the timeout), nobody aborts
+//                     or hangs, and some rank reports MPI's truncation error.
+//           finalized a Communicator constructed after MPI_Finalize throws cclx::Error.
+//           errhandler the application's own error handler on MPI_COMM_WORLD still gets the
+//                     application's errors after cclx installed its pass-through handler there.
+// ALGO: ring, native, iring (iallreduce with Ring, then Request::wait()), inative, barrier,
+//       validate (ring allreduce with CCLX_VALIDATE's agreement first).
+//
+// Prints "cclx-fault-test: rank R: PASS ..." or "... FAIL ..." per rank. Where all ranks live to
+// the end, the verdict is combined and the exit code is 0 only if every rank passed; in `exit`
+// the survivors leave with _exit (MPI_Finalize would wait for the dead rank) and their own code.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cclx/cclx.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int app_handler_calls = 0;
+void app_handler(MPI_Comm*, int*, ...) {
+  ++app_handler_calls;
+}
+
+struct Outcome {
+  bool threw = false;
+  std::string message;
+  double elapsed = 0;
+};
+
+Outcome call(cclx::Communicator<>& comm, const std::string& algo, std::vector<float>& buf) {
+  Outcome o;
+  const auto t0 = Clock::now();
+  try {
+    if (algo == "ring") {
+      comm.allreduce(buf, cclx::sum, cclx::algo::Ring{});
+    } else if (algo == "native") {
+      comm.allreduce(buf, cclx::sum);
+    } else if (algo == "iring") {
+      auto rq = comm.iallreduce(buf, cclx::sum, cclx::algo::Ring{});
+      rq.wait();
+    } else if (algo == "inative") {
+      auto rq = comm.iallreduce(buf, cclx::sum);
+      rq.wait();
+    } else if (algo == "barrier") {
+      comm.barrier();
+    } else if (algo == "validate") {  // CCLX_VALIDATE's agreement before the collective
+      comm.backend().set_validation(true);
+      comm.allreduce(buf, cclx::sum, cclx::algo::Ring{});
+    } else {
+      std::fprintf(stderr, "cclx-fault-test: unknown algorithm '%s'\n", algo.c_str());
+      std::exit(2);
+    }
+  } catch (const cclx::Error& e) {
+    o.threw = true;
+    o.message = e.what();
+  }
+  o.elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+  return o;
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+int report(int rank, const std::string& failure, const Outcome& o) {
+  std::printf("cclx-fault-test: rank %d: %s after %.2f s: %s\n", rank,
+              failure.empty() ? "PASS" : ("FAIL (" + failure + ")").c_str(), o.elapsed,
+              o.threw ? o.message.c_str() : "(no error)");
+  std::fflush(stdout);
+  return failure.empty() ? 0 : 1;
+}
+
+// What a rank that waited for the stalled or dead `victim` must see.
+std::string check_waiter(const Outcome& o, const std::string& algo, int rank, int n, int victim,
+                         double deadline, bool may_be_mpi_error) {
+  if (!o.threw) return "no error";
+  if (!contains(o.message, "cclx: rank " + std::to_string(rank) + ": "))
+    return "message does not name this rank";
+  if (!contains(o.message, algo == "barrier" ? "barrier" : "allreduce"))
+    return "message does not name the collective";
+  if (o.elapsed > deadline + 1.0) return "later than deadline + 1 s";
+  const bool timeout = contains(o.message, "after") || contains(o.message, "within");
+  if (!timeout && !may_be_mpi_error) return "not a timeout";
+  if (timeout && o.elapsed < deadline * 0.9) return "timed out before the deadline";
+  const bool scheduled = algo == "ring" || algo == "iring";
+  if (scheduled) {
+    if (!contains(o.message, "(ring) step ")) return "message does not name algorithm and step";
+    // In the ring, rank r receives from r - 1: the sleeper's successor waits for it directly.
+    if ((victim + 1) % n == rank && !contains(o.message, "rank " + std::to_string(victim)))
+      return "message does not name rank " + std::to_string(victim);
+    if (timeout && !contains(o.message, "no data from rank") &&
+        !contains(o.message, "did not take"))
+      return "timeout message names no peer";
+  } else if (timeout && !contains(o.message, "MPI does not say which rank")) {
+    return "native timeout message does not say the rank is unknown";
+  }
+  return {};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: cclx-fault-test sleep|exit|mismatch|finalized [ALGO]\n");
+    return 2;
+  }
+  const std::string scenario = argv[1];
+  const std::string algo = argc > 2 ? argv[2] : "ring";
+  MPI_Init(&argc, &argv);
+  int rank = 0, n = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+
+  if (scenario == "finalized") {
+    MPI_Finalize();
+    Outcome o;
+    try {
+      cclx::Communicator comm(MPI_COMM_WORLD);
+    } catch (const cclx::Error& e) {
+      o.threw = true;
+      o.message = e.what();
+    }
+    std::string failure;
+    if (!o.threw)
+      failure = "no error";
+    else if (!contains(o.message, "finalized"))
+      failure = "message does not say MPI is finalized";
+    return report(rank, failure, o);
+  }
+
+  if (scenario == "errhandler") {
+    MPI_Errhandler h;
+    MPI_Comm_create_errhandler(&app_handler, &h);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, h);
+    Outcome o;
+    std::string failure;
+    {
+      cclx::Communicator comm(MPI_COMM_WORLD);
+      std::vector<int> v(4, 1);
+      comm.allreduce(v, cclx::sum, cclx::algo::Ring{});
+      int x = 0;
+      const int rc = MPI_Send(&x, 1, MPI_INT, n + 5, 0, MPI_COMM_WORLD);  // invalid rank
+      if (rc == MPI_SUCCESS) failure = "MPI_Send to an invalid rank succeeded";
+      if (app_handler_calls != 1)
+        failure = "the application's handler was called " + std::to_string(app_handler_calls) +
+                  " times, not once";
+    }
+    MPI_Errhandler_free(&h);
+    const int failed = report(rank, failure, o);
+    MPI_Finalize();
+    return failed;
+  }
+
+  int failed = 0;
+  {
+    cclx::Communicator comm(MPI_COMM_WORLD);
+    const double deadline = comm.timeout();
+    if (deadline <= 0) {
+      std::fprintf(stderr, "cclx-fault-test: set CCLX_TIMEOUT\n");
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const int victim = n - 1;
+    // Leaked on purpose: a native collective that timed out stays with MPI (it can be neither
+    // cancelled nor freed) and may write its buffer whenever the late rank catches up
+    // (docs/faults.md), so the buffer must outlive it.
+    auto& buf = *new std::vector<float>(3000, 1.0f);
+    // Everyone ready (and the communicator's setup done) before the clock starts.
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    if (scenario == "sleep") {
+      if (rank == victim) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(deadline + 2.0));
+        const Outcome o = call(comm, algo, buf);  // others have given up: any outcome will do
+        report(rank, {}, o);
+      } else {
+        const Outcome o = call(comm, algo, buf);
+        failed = report(rank, check_waiter(o, algo, rank, n, victim, deadline, false), o);
+      }
+    } else if (scenario == "exit") {
+      if (rank == victim) {
+        std::printf("cclx-fault-test: rank %d: exiting without MPI_Finalize\n", rank);
+        std::fflush(stdout);
+        std::_Exit(0);
+      }
+      const Outcome o = call(comm, algo, buf);
+      // MPI may report the dead peer itself (MPIX_ERR_PROC_FAILED) before the deadline.
+      std::_Exit(report(rank, check_waiter(o, algo, rank, n, victim, deadline, true), o));
+    } else if (scenario == "mismatch") {
+      if (rank == 0) buf.resize(buf.size() + 3 * static_cast<std::size_t>(n) * 100);
+      const Outcome o = call(comm, algo, buf);
+      std::string failure;
+      if (!o.threw)
+        failure = "no error";
+      else if (o.elapsed > deadline + 1.0)
+        failure = "later than deadline + 1 s";
+      else if (!contains(o.message, "allreduce (ring) step "))
+        failure = "message does not name collective, algorithm and step";
+      failed = report(rank, failure, o);
+      // Some rank must have seen MPI's own error (a truncated message), with its context.
+      int truncated = contains(o.message, "truncat") ? 1 : 0, any = 0;
+      MPI_Allreduce(&truncated, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      if (!any && rank == 0) {
+        std::printf("cclx-fault-test: FAIL: no rank reported MPI's truncation error\n");
+        failed = 1;
+      }
+    } else {
+      std::fprintf(stderr, "cclx-fault-test: unknown scenario '%s'\n", scenario.c_str());
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
+  int any_failed = 0;
+  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0)
+    std::printf("cclx-fault-test %s %s: %s on %d ranks\n", scenario.c_str(), algo.c_str(),
+                any_failed ? "FAILED" : "all passed", n);
+  MPI_Finalize();
+  return any_failed;
+}
