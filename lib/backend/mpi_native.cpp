@@ -97,9 +97,10 @@ void MpiBackend::native(const CollectiveCall& c) const {
     case Collective::gather: {
       // MPI_IN_PLACE is the root's send buffer; the others pass their block.
       const void* sb = c.in_place && r != c.root ? c.in : sendbuf;
-      mpi_check(small ? MPI_Gather(sb, n, dt, c.out, n, dt, c.root, comm)
-                      : MPI_Gather_c(sb, nc, dt, c.out, nc, dt, c.root, comm),
-                r, "MPI_Gather");
+      fn = "MPI_Gather";
+      rc = !small  ? MPI_Gather_c(sb, nc, dt, c.out, nc, dt, c.root, comm)
+           : timed ? MPI_Igather(sb, n, dt, c.out, n, dt, c.root, comm, &req)
+                   : MPI_Gather(sb, n, dt, c.out, n, dt, c.root, comm);
       break;
     }
     case Collective::scatter: {
@@ -107,9 +108,10 @@ void MpiBackend::native(const CollectiveCall& c) const {
       const bool root_in_place = c.in_place && r == c.root;
       const void* sb = root_in_place ? c.out : c.in;
       void* rb = root_in_place ? MPI_IN_PLACE : c.out;
-      mpi_check(small ? MPI_Scatter(sb, n, dt, rb, n, dt, c.root, comm)
-                      : MPI_Scatter_c(sb, nc, dt, rb, nc, dt, c.root, comm),
-                r, "MPI_Scatter");
+      fn = "MPI_Scatter";
+      rc = !small  ? MPI_Scatter_c(sb, nc, dt, rb, nc, dt, c.root, comm)
+           : timed ? MPI_Iscatter(sb, n, dt, rb, n, dt, c.root, comm, &req)
+                   : MPI_Scatter(sb, n, dt, rb, n, dt, c.root, comm);
       break;
     }
     case Collective::alltoall:
