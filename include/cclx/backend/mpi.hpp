@@ -24,8 +24,15 @@ enum class Ownership {
 };
 
 [[nodiscard]] MPI_Datatype mpi_datatype(DataType t);
-// Builtin ops only; throws cclx::Error for OpId::user.
+// The MPI_Op that computes `op` on `t`: the builtin one, except where the MPI library gets it
+// wrong (MPICH 4.0.2's MPI_MAX/MPI_MIN on unsigned types, found by a probe once per process), where
+// it is a cclx-defined op. Throws cclx::Error for OpId::user.
 [[nodiscard]] MPI_Op mpi_op(OpId op, DataType t);
+
+namespace detail {
+// True when mpi_op(op, t) replaces the builtin MPI_MAX/MPI_MIN because the probe found it wrong.
+[[nodiscard]] bool mpi_unsigned_minmax_workaround(DataType t, OpId op);
+}  // namespace detail
 
 class MpiBackend {
  public:
