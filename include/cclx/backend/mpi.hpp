@@ -78,10 +78,21 @@ class MpiBackend {
   // CCLX_VALIDATE=1 (read at construction) or set_validation(true).
   [[nodiscard]] bool validation() const { return validate_; }  // inline: read on every call
   void set_validation(bool on) { validate_ = on; }
-  // Collective check that every rank passes the same call and that no rank found an error in its
-  // arguments (`local_error` non-empty). Throws cclx::Error on every rank, naming the ranks.
+  // What one rank brings to the agreement besides the call itself.
+  struct Agreement {
+    std::string_view algorithm;  // the policy's name
+    std::string params;          // algo::wire_params() of a scheduled policy; empty for Native
+    std::string local_error;     // this rank's argument or schedule error; empty when fine
+  };
+  // Collective check that every rank passes the same call with the same algorithm, algorithm
+  // parameters and communicator-wide wire settings (handshake threshold, ...), in step (same
+  // number of scheduled collectives so far), and that no rank found an error (`local_error`).
+  // Throws cclx::Error on every rank, naming the fields and ranks.
+  void agree(const CollectiveCall& call, const Agreement& mine) const;
   void agree(const CollectiveCall& call, std::string_view algorithm,
-             const std::string& local_error) const;
+             const std::string& local_error) const {
+    agree(call, Agreement{algorithm, {}, local_error});
+  }
 
  private:
   struct State;
