@@ -266,7 +266,8 @@ class Communicator {
   // and a generator error that only some ranks hit (their policies differ) leaves the others
   // waiting in the collective, as mismatched arguments do in MPI.
   template <algo::Algorithm A>
-  std::shared_ptr<const sched::Schedule> prepare(const CollectiveCall& c, const A& algorithm) {
+  std::shared_ptr<const sched::Schedule> prepare(const CollectiveCall& c,
+                                                 [[maybe_unused]] const A& algorithm) {
     if (!b_.validation()) {
       if (!detail::plainly_valid(c))
         if (const std::string err = detail::check_call(c, rank(), size()); !err.empty())

@@ -148,7 +148,7 @@ void MpiBackend::agree(const CollectiveCall& c, const Agreement& a) const {
       [](const CallRecord& r) { return r.channel; },
       [&](const CallRecord& r) { return num(r.channel); });
   const std::string d = diff.str();
-  if (!d.empty()) throw Error(s_->rank, what + ": ranks disagree (CCLX_VALIDATE)" + d.substr(1));
+  if (!d.empty()) throw Error(s_->rank, what + ": ranks disagree (CCLX_VALIDATE):" + d.substr(1));
 }
 
 }  // namespace cclx

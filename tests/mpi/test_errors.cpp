@@ -406,7 +406,7 @@ TEST_CASE("validation: algorithm parameters and wire settings must match on ever
   const int last = n - 1;
   const std::string other = "rank " + std::to_string(last) + " has ";
   const std::vector<std::string> common = {"allreduce: ranks disagree (CCLX_VALIDATE)",
-                                           "algorithm parameters: rank 0 has "};
+                                           "(CCLX_VALIDATE): algorithm parameters: rank 0 has "};
 
   SUBCASE("pipelined tree fanout") {
     expect_error("fanout 2 vs 3", r,
