@@ -261,26 +261,53 @@ class Communicator {
   }
 
   // Argument checks, then (with validation) agreement across ranks; throws on bad input.
+  // With validation on, a scheduled policy's schedule is made (or fetched from the cache) here,
+  // before the agreement, so that a rank whose generator refuses the call (e.g. StragglAR with an
+  // out-of-range straggler) still takes part and every rank throws instead of some hanging; the
+  // schedule is handed on to execution(). Without validation the schedule is made in execution(),
+  // and a generator error that only some ranks hit (their policies differ) leaves the others
+  // waiting in the collective, as mismatched arguments do in MPI.
   template <algo::Algorithm A>
-  void prepare(const CollectiveCall& c) {
-    if (!b_.validation() && detail::plainly_valid(c)) return;
-    const std::string err = detail::check_call(c, rank(), size());
-    if (b_.validation())
-      b_.agree(c, A::name, err);
-    else if (!err.empty())
-      throw Error(rank(), err);
+  std::shared_ptr<const sched::Schedule> prepare(const CollectiveCall& c,
+                                                 [[maybe_unused]] const A& algorithm) {
+    if (!b_.validation()) {
+      if (!detail::plainly_valid(c))
+        if (const std::string err = detail::check_call(c, rank(), size()); !err.empty())
+          throw Error(rank(), err);
+      return nullptr;
+    }
+    typename Backend::Agreement mine{A::name, {}, detail::check_call(c, rank(), size())};
+    std::shared_ptr<const sched::Schedule> s;
+    if constexpr (algo::ScheduledAlgorithm<A>) {
+      const sched::ScheduleRequest req = detail::schedule_request(c, rank(), size());
+      mine.params = algo::wire_params(algorithm, req);
+      if (mine.local_error.empty()) {
+        try {
+          s = algo::schedule_for(algorithm, req);
+          detail::check_schedule(c, *s, rank());
+        } catch (const Error& e) {
+          mine.local_error = e.detail();
+          s.reset();
+        }
+      }
+    }
+    b_.agree(c, mine);
+    return s;
   }
 
+  // `s`: the schedule prepare() made, or null to make it here.
   template <algo::ScheduledAlgorithm A>
-  std::unique_ptr<engine::Execution> execution(const CollectiveCall& c, const A& algorithm) {
+  std::unique_ptr<engine::Execution> execution(const CollectiveCall& c, const A& algorithm,
+                                               std::shared_ptr<const sched::Schedule> s) {
     const int r = rank();
-    std::shared_ptr<const sched::Schedule> s;
-    try {
-      s = algo::schedule_for(algorithm, detail::schedule_request(c, r, size()));
-    } catch (const Error& e) {
-      throw e.on_rank(r);
+    if (!s) {
+      try {
+        s = algo::schedule_for(algorithm, detail::schedule_request(c, r, size()));
+      } catch (const Error& e) {
+        throw e.on_rank(r);
+      }
+      detail::check_schedule(c, *s, r);
     }
-    detail::check_schedule(c, *s, r);
     engine::ExecOptions opts = algorithm.exec_options();
     opts.wait = b_.wait_policy();
     opts.handshake_bytes = b_.handshake_bytes();
@@ -315,13 +342,13 @@ class Communicator {
 
   template <algo::Algorithm A>
   void run(const CollectiveCall& c, const A& algorithm) {
-    prepare<A>(c);
+    auto s = prepare(c, algorithm);
     if constexpr (std::same_as<A, algo::Native>) {
       b_.native(c);  // MPI matches its own collectives; no channel number needed
     } else if constexpr (algo::AdaptiveAlgorithm<A>) {
       run_adaptive(c, algorithm);
     } else {
-      execution(c, algorithm)->wait();
+      execution(c, algorithm, std::move(s))->wait();
     }
   }
 
@@ -356,13 +383,13 @@ class Communicator {
 
   template <algo::Algorithm A>
   Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
-    prepare<A>(c);
+    auto s = prepare(c, algorithm);
     if constexpr (std::same_as<A, algo::Native>) {
       return b_.native_iallreduce(c, std::move(keepalive));
     } else {
       auto p = std::make_unique<detail::ExecutionPending>();
       p->backend = b_.keepalive();
-      p->exec = execution(c, algorithm);
+      p->exec = execution(c, algorithm, std::move(s));
       p->keepalive = std::move(keepalive);
       return Request(std::move(p));
     }

@@ -1,10 +1,17 @@
 // MpiBackend::agree(): CCLX_VALIDATE's cross-rank check of a collective call.
 #include <algorithm>
+//
+// Every rank contributes one fixed-size record (one MPI_Allgather of about 300 bytes per rank):
+// the call's shape, the algorithm's name and wire parameters, the communicator-wide settings that
+// change the wire protocol, how many scheduled collectives this rank has run, and whether it found
+// an error of its own. Then every rank throws the same verdict, or none does.
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cclx/backend/mpi.hpp"
@@ -18,21 +25,53 @@ using detail::mpi_check;
 using sched::Collective;
 
 namespace {
-// What every rank must agree on; exchanged as bytes.
+
+constexpr std::size_t max_settings = 4;
+
+// What every rank must agree on; exchanged as bytes (all ranks run the same binary).
 struct CallRecord {
-  std::int64_t collective, count, type, op, commutative, root, in_place, has_error;
-  char algorithm[48];
+  std::int64_t collective, count, type, op, commutative, root, has_error;
+  std::int64_t channel;       // scheduled collectives started so far (MpiBackend::next_channel)
+  std::uint64_t params_hash;  // of the whole parameter string (params[] holds a prefix)
+  std::int64_t settings[max_settings];
+  char algorithm[32];
+  char params[96];
+  char error[96];  // the local error's prefix, for the other ranks' message
 };
+
+// FNV-1a, 64 bits.
+std::uint64_t hash(std::string_view s) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const unsigned char ch : s) h = (h ^ ch) * 0x100000001b3ull;
+  return h;
+}
+
+// Copies `s` into a fixed field, NUL-terminated; an overlong string ends in "...".
+template <std::size_t N>
+void put(char (&field)[N], std::string_view s) {
+  const std::size_t n = std::min(s.size(), N - 1);
+  std::memcpy(field, s.data(), n);
+  field[n] = '\0';
+  if (s.size() > N - 1) std::memcpy(field + N - 4, "...", 3);
+}
 
 std::string list_ranks(const std::vector<int>& ranks) {
   std::ostringstream s;
   for (std::size_t i = 0; i < ranks.size(); ++i) s << (i ? ", " : "") << ranks[i];
   return s.str();
 }
+
 }  // namespace
 
-void MpiBackend::agree(const CollectiveCall& c, std::string_view algorithm,
-                       const std::string& local_error) const {
+void MpiBackend::agree(const CollectiveCall& c, const Agreement& a) const {
+  // Communicator-wide settings that change what goes over the wire, so they must be equal on
+  // every rank. The wait policy is local (how a rank waits, not what it sends) and not listed.
+  const std::pair<const char*, std::int64_t> settings[] = {
+      {"handshake_bytes (CCLX_HANDSHAKE_BYTES)", static_cast<std::int64_t>(s_->handshake_bytes)},
+      {"timeout_ms (CCLX_TIMEOUT)", static_cast<std::int64_t>(s_->timeout_s * 1000.0)},
+  };
+  static_assert(std::size(settings) <= max_settings, "CallRecord::settings is too small");
+
   const bool rooted = coll::visit(c.collective, [](auto d) { return d.rooted; });
   CallRecord mine{};
   mine.collective = static_cast<std::int64_t>(c.collective);
@@ -40,10 +79,14 @@ void MpiBackend::agree(const CollectiveCall& c, std::string_view algorithm,
   mine.type = static_cast<std::int64_t>(c.type);
   mine.op = c.has_op ? static_cast<std::int64_t>(c.kernel.op) : -1;
   mine.commutative = c.has_op ? c.kernel.commutative : -1;
-  mine.root = rooted ? c.root : -1;
-  mine.in_place = 0;  // in-place is a per-rank choice in MPI (e.g. reduce's root only)
-  mine.has_error = local_error.empty() ? 0 : 1;
-  std::strncpy(mine.algorithm, std::string(algorithm).c_str(), sizeof mine.algorithm - 1);
+  mine.root = rooted ? c.root : -1;  // in-place is a per-rank choice in MPI (reduce's root only)
+  mine.has_error = a.local_error.empty() ? 0 : 1;
+  mine.channel = static_cast<std::int64_t>(s_->channel);
+  mine.params_hash = hash(a.params);
+  for (std::size_t i = 0; i < std::size(settings); ++i) mine.settings[i] = settings[i].second;
+  put(mine.algorithm, a.algorithm);
+  put(mine.params, a.params);
+  put(mine.error, a.local_error);
 
   std::vector<CallRecord> all(static_cast<std::size_t>(s_->size));
   if (s_->timeout_s <= 0) {
@@ -69,24 +112,26 @@ void MpiBackend::agree(const CollectiveCall& c, std::string_view algorithm,
     }
     std::copy(bufs->begin() + 1, bufs->end(), all.begin());
   }
+  auto rec = [&](int i) -> const CallRecord& { return all[static_cast<std::size_t>(i)]; };
+
+  const std::string what(sched::to_string(c.collective));
+  if (!a.local_error.empty()) throw Error(s_->rank, a.local_error);
   std::vector<int> failed;
   for (int i = 0; i < s_->size; ++i)
-    if (all[static_cast<std::size_t>(i)].has_error) failed.push_back(i);
-  const std::string what(sched::to_string(c.collective));
-  if (!local_error.empty()) throw Error(s_->rank, local_error);
+    if (rec(i).has_error) failed.push_back(i);
   if (!failed.empty())
-    throw Error(s_->rank,
-                what + ": invalid arguments on rank(s) " + list_ranks(failed) + " (CCLX_VALIDATE)");
+    throw Error(s_->rank, what + ": invalid arguments on rank(s) " + list_ranks(failed) +
+                              " (CCLX_VALIDATE): rank " + std::to_string(failed[0]) + ": " +
+                              rec(failed[0]).error);
 
   std::ostringstream diff;
-  auto field = [&](const char* name, auto get, auto show) {
+  auto field = [&](const std::string& name, auto get, auto show) {
     std::vector<int> differ;
     for (int i = 1; i < s_->size; ++i)
-      if (get(all[static_cast<std::size_t>(i)]) != get(all[0])) differ.push_back(i);
+      if (get(rec(i)) != get(rec(0))) differ.push_back(i);
     if (differ.empty()) return;
-    diff << "; " << name << ": rank 0 has " << show(all[0]);
-    for (int i : differ)
-      diff << ", rank " << i << " has " << show(all[static_cast<std::size_t>(i)]);
+    diff << "; " << name << ": rank 0 has " << show(rec(0));
+    for (int i : differ) diff << ", rank " << i << " has " << show(rec(i));
   };
   auto num = [](auto v) { return std::to_string(v); };
   field(
@@ -111,8 +156,21 @@ void MpiBackend::agree(const CollectiveCall& c, std::string_view algorithm,
   field(
       "algorithm", [](const CallRecord& r) { return std::string(r.algorithm); },
       [](const CallRecord& r) { return std::string(r.algorithm); });
+  // Parameters only mean the same thing under the same algorithm name.
+  if (diff.str().find("; algorithm:") == std::string::npos)
+    field(
+        "algorithm parameters", [](const CallRecord& r) { return r.params_hash; },
+        [](const CallRecord& r) { return r.params[0] ? std::string(r.params) : "(none)"; });
+  for (std::size_t k = 0; k < std::size(settings); ++k)
+    field(
+        settings[k].first, [k](const CallRecord& r) { return r.settings[k]; },
+        [&, k](const CallRecord& r) { return num(r.settings[k]); });
+  field(
+      "scheduled collectives so far (a rank skipped or added one)",
+      [](const CallRecord& r) { return r.channel; },
+      [&](const CallRecord& r) { return num(r.channel); });
   const std::string d = diff.str();
-  if (!d.empty()) throw Error(s_->rank, what + ": ranks disagree (CCLX_VALIDATE)" + d.substr(1));
+  if (!d.empty()) throw Error(s_->rank, what + ": ranks disagree (CCLX_VALIDATE):" + d.substr(1));
 }
 
 }  // namespace cclx

@@ -85,6 +85,7 @@ void for_each_type(F&& f) {
   f(Tag<std::int32_t>{});
   f(Tag<std::int64_t>{});
   f(Tag<std::uint8_t>{});
+  f(Tag<std::uint64_t>{});  // with uint8: unsigned min/max on the narrowest and widest type
 }
 
 template <class T>
@@ -113,9 +114,10 @@ inline std::uint64_t mix(std::uint64_t x) {  // splitmix64
   return x ^ (x >> 31);
 }
 
-// Input of `rank` at element `i` for a reduction with `op`: small (no overflow for n <= 8 in any
-// type), different on every rank (a missing or doubled contribution changes the result), and for
-// floats not exactly representable sums (so the reduction order matters for the last bits).
+// Input of `rank` at element `i` for a reduction with `op`: for sum and prod small (no overflow
+// for n <= 8 in any type), for unsigned min/max half of them in the upper half of the range,
+// different on every rank (a missing or doubled contribution changes the result), and for floats
+// not exactly representable sums (so the reduction order matters for the last bits).
 template <class T>
 T reduce_input(cclx::OpId op, int rank, std::size_t i) {
   using cclx::OpId;
@@ -141,14 +143,18 @@ T reduce_input(cclx::OpId op, int rank, std::size_t i) {
       }
     case OpId::min:
     case OpId::max: {
-      // Distinct on every rank (29 r mod 97).
+      // Distinct on every rank (29 r mod 97). Unsigned values have the top bit set on every other
+      // rank (alternating with i), so that a max/min computed as if signed is caught (MPICH 4.0.2,
+      // docs/architecture.md).
       const auto k = static_cast<long long>((i * 13 + r * 29 + 5) % 97);
       if constexpr (fp)
         return static_cast<T>(static_cast<double>(k - 48) * 0.37);
       else if constexpr (sgn)
         return static_cast<T>(k - 48);
-      else
-        return static_cast<T>(k + 1);
+      else {
+        constexpr T top = static_cast<T>(T(1) << (sizeof(T) * 8 - 1));
+        return static_cast<T>(static_cast<T>(k + 1) | ((i + r) % 2 ? top : T(0)));
+      }
     }
     case OpId::band:
     case OpId::bor: {

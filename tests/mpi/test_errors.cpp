@@ -4,6 +4,7 @@
 // With validation on, ranks that disagree, or one rank with a local error, make EVERY rank throw.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cstdlib>
 
 #include "support.hpp"
@@ -364,6 +365,167 @@ TEST_CASE("validation: a local error on one rank makes every rank throw (no hang
     expect_error("invalid root on rank 0", r, [&] { comm.reduce(b, cclx::sum, root); },
                  {"invalid arguments on rank(s) 0"});
   still_works(comm, "local error");
+}
+
+// ---- validation of algorithm parameters and wire settings (issue 11, item 3) ----
+
+namespace {
+
+// A ring whose parameter string is longer than the agreement record's field: ranks that differ
+// only past the field's end must still be told apart (the record carries a hash of the whole).
+struct LongParamsRing {
+  static constexpr std::string_view name = "long_params_ring";
+  static constexpr auto collectives = cclx::algo::Ring::collectives;
+  static constexpr auto keeps_rank_order = cclx::algo::Ring::keeps_rank_order;
+  std::string tail;
+  [[nodiscard]] cclx::sched::Schedule generate(const cclx::sched::ScheduleRequest& r) const {
+    return cclx::sched::ring(r);
+  }
+  [[nodiscard]] std::string cache_params(const cclx::sched::ScheduleRequest&) const {
+    return "padding=" + std::string(200, 'x') + ",tail=" + tail;
+  }
+  [[nodiscard]] cclx::engine::ExecOptions exec_options() const { return {}; }
+};
+
+// A policy that claims bcast although its generator (the ring's) rejects it: a generator error that
+// only this rank meets, since the typed API refuses a policy's undeclared collectives at compile
+// time.
+struct BcastClaimingRing {
+  static constexpr std::string_view name = "ring";
+  static constexpr std::array collectives = {cclx::sched::Collective::bcast};
+  static constexpr std::array<cclx::sched::Collective, 0> keeps_rank_order = {};
+  [[nodiscard]] cclx::sched::Schedule generate(const cclx::sched::ScheduleRequest& r) const {
+    return cclx::sched::ring(r);
+  }
+  [[nodiscard]] std::string cache_params(const cclx::sched::ScheduleRequest&) const { return {}; }
+  [[nodiscard]] cclx::engine::ExecOptions exec_options() const { return {}; }
+};
+
+}  // namespace
+
+TEST_CASE("validation: algorithm parameters and wire settings must match on every rank") {
+  Comm comm(MPI_COMM_WORLD);
+  comm.backend().set_validation(true);
+  const int n = comm.size(), r = comm.rank();
+  namespace algo = cclx::algo;
+  std::vector<float> v(4 * static_cast<std::size_t>(n), 1.0f);
+  if (n == 1) {  // nobody to disagree with: every policy passes with its parameters checked
+    no_throw("n = 1, pipelined tree", [&] {
+      comm.allreduce(v, cclx::sum, algo::PipelinedTree{.segment_bytes = 64, .fanout = 3});
+    });
+    no_throw("n = 1, stragglar", [&] { comm.allreduce(v, cclx::sum, algo::StragglAR{0}); });
+    no_throw("n = 1, long parameters", [&] { comm.allreduce(v, cclx::sum, LongParamsRing{"a"}); });
+    CHECK(v[0] == 1.0f);
+    still_works(comm, "n = 1");
+    return;
+  }
+  const int last = n - 1;
+  const std::string other = "rank " + std::to_string(last) + " has ";
+  const std::vector<std::string> common = {"allreduce: ranks disagree (CCLX_VALIDATE)",
+                                           "(CCLX_VALIDATE): algorithm parameters: rank 0 has "};
+
+  SUBCASE("pipelined tree fanout") {
+    expect_error("fanout 2 vs 3", r,
+                 [&] {
+                   comm.allreduce(v, cclx::sum,
+                                  algo::PipelinedTree{.segment_bytes = 256, .fanout = r ? 3 : 2});
+                 },
+                 {common[0], common[1], "fanout=2", other + "segment_bytes=256,fanout=3"});
+  }
+  SUBCASE("pipelined tree segment_bytes") {
+    expect_error("pipelined tree segment_bytes", r,
+                 [&] { comm.bcast(v, 0, algo::PipelinedTree{.segment_bytes = r ? 4096u : 256u}); },
+                 {"bcast: ranks disagree", "algorithm parameters", "rank 0 has segment_bytes=256",
+                  other + "segment_bytes=4096"});
+  }
+  SUBCASE("ring segment_bytes") {
+    expect_error("ring segment_bytes", r,
+                 [&] { comm.allreduce(v, cclx::sum, algo::Ring{.segment_bytes = r ? 8u : 0u}); },
+                 {common[0], "rank 0 has segment_bytes=0", other + "segment_bytes=8"});
+    expect_error("rhd segment_bytes", r,
+                 [&] {
+                   comm.allreduce(v, cclx::sum,
+                                  algo::RecursiveHalvingDoubling{.segment_bytes = r ? 8u : 16u});
+                 },
+                 {common[0], "rank 0 has segment_bytes=16", other + "segment_bytes=8"});
+  }
+  SUBCASE("stragglar straggler") {
+    expect_error(
+        "straggler 0 vs n-1", r,
+        [&] { comm.allreduce(v, cclx::sum, algo::StragglAR{.straggler = r ? -1 : 0}); },
+        {common[0], "rank 0 has straggler=0", other + "straggler=" + std::to_string(last)});
+    // -1 means the last rank: the same schedule as naming it, so no disagreement.
+    no_throw("straggler -1 vs n-1",
+             [&] { comm.allreduce(v, cclx::sum, algo::StragglAR{.straggler = r ? -1 : last}); });
+  }
+  SUBCASE("parameters longer than the record's field") {
+    expect_error("long parameters", r,
+                 [&] { comm.allreduce(v, cclx::sum, LongParamsRing{r ? "b" : "a"}); },
+                 {common[0], "rank 0 has padding=xxx", "...", other + "padding=xxx"});
+    no_throw("long parameters, equal",
+             [&] { comm.allreduce(v, cclx::sum, LongParamsRing{"same"}); });
+  }
+  SUBCASE("handshake threshold") {
+    const std::size_t saved = comm.backend().handshake_bytes();
+    comm.backend().set_handshake_bytes(r ? 65536 : 0);
+    expect_error("handshake threshold", r, [&] { comm.allreduce(v, cclx::sum, algo::Ring{}); },
+                 {common[0], "handshake_bytes", "rank 0 has 0", other + "65536"});
+    // Also for Native: it is a communicator-wide setting that must be equal everywhere.
+    expect_error("handshake threshold (native)", r, [&] { comm.allreduce(v, cclx::sum); },
+                 {"handshake_bytes"});
+    comm.backend().set_handshake_bytes(saved);
+  }
+  CHECK(comm.backend().validation());
+  still_works(comm, "parameter disagreement");
+}
+
+TEST_CASE("validation: a schedule error on one rank makes every rank throw (no hang)") {
+  Comm comm(MPI_COMM_WORLD);
+  comm.backend().set_validation(true);
+  const int n = comm.size(), r = comm.rank();
+  const int bad = n - 1;
+  namespace algo = cclx::algo;
+  std::vector<float> v(2 * static_cast<std::size_t>(n), 1.0f);
+  const std::string out_of_range =
+      "straggler " + std::to_string(n) + " out of range for " + std::to_string(n) + " ranks";
+  const std::string others = "invalid arguments on rank(s) " + std::to_string(bad);
+
+  SUBCASE("stragglar with an out-of-range straggler on one rank") {
+    expect_error(
+        "out-of-range straggler", r,
+        [&] { comm.allreduce(v, cclx::sum, algo::StragglAR{.straggler = r == bad ? n : -1}); },
+        {r == bad ? "stragglar: " + out_of_range : "allreduce: " + others, out_of_range});
+  }
+  SUBCASE("a generator that rejects the collective on one rank") {
+    // Ring does not implement bcast: the bad rank's generator throws. The others' algorithm name
+    // differs too, but the local error is what they are told about.
+    expect_error("ring bcast on one rank", r,
+                 [&] {
+                   if (r == bad)
+                     comm.bcast(v, 0, BcastClaimingRing{});
+                   else
+                     comm.bcast(v, 0, algo::BinomialTree{});
+                 },
+                 {"ring", "bcast", r == bad ? "ring" : others});
+    if (n > 1)
+      expect_error(
+          "pipelined tree, fanout 0 on one rank", r,
+          [&] { comm.allreduce(v, cclx::sum, algo::PipelinedTree{.fanout = r == bad ? 0 : 2}); },
+          {"pipelined_tree: fanout must be >= 1", r == bad ? "got 0" : others});
+  }
+  SUBCASE("a non-commutative op with Ring on one rank (schedule check)") {
+    auto nc = cclx::user_op([](float a, float b) { return a + b; }, false);
+    if (n > 1)
+      expect_error("non-commutative ring on one rank", r,
+                   [&] {
+                     if (r == bad)
+                       comm.allreduce(v, nc, algo::Ring{});
+                     else
+                       comm.allreduce(v, nc, algo::BinomialTree{});
+                   },
+                   {"non-commutative", r == bad ? "ring" : others});
+  }
+  still_works(comm, "schedule error");
 }
 
 }  // namespace cclx_test

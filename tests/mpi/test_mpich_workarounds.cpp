@@ -1,6 +1,8 @@
 // Regression tests for MPI-library bugs that cclx works around.
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "support.hpp"
 
 namespace cclx_test {
@@ -25,6 +27,133 @@ TEST_CASE("mpich workaround: native in-place reduce at a non-zero root") {
         compare("non-root buffer untouched", buf, std::vector<float>(count, 1.0f), true);
     }
   }
+}
+
+}  // namespace cclx_test
+
+namespace cclx_test {
+namespace {
+
+// Issue 11's values: rank 0 holds a value with the top bit set, every other rank a small one, so
+// a max/min computed as if the type were signed picks the wrong one.
+template <class T>
+T unsigned_input(int rank, std::size_t i) {
+  constexpr T big = sizeof(T) == 1   ? T(200)
+                    : sizeof(T) == 2 ? T(60000)
+                    : sizeof(T) == 4 ? T(3000000000u)
+                                     : T(18000000000000000000ull);
+  constexpr T small = sizeof(T) == 1 ? T(100) : T(5);
+  // Element 0: the issue's pattern (rank 0 big); element 1: the last rank big; element 2: all
+  // big but one; element 3: every rank small.
+  switch (i % 4) {
+    case 0:
+      return rank == 0 ? big : small;
+    case 1:
+      return rank == world_size() - 1 ? big : small;
+    case 2:
+      return rank == 0 ? small : big;
+    default:
+      return static_cast<T>(small + static_cast<T>(rank));
+  }
+}
+
+template <class T>
+bool raw_mpi_wrong(MPI_Datatype dt, MPI_Op op) {
+  const bool max = op == MPI_MAX;
+  const T big = std::numeric_limits<T>::max(), small = 1;
+  T in[1] = {big}, inout[1] = {small};
+  MPI_Reduce_local(in, inout, 1, dt, op);
+  return inout[0] != (max ? big : small);
+}
+
+template <class T, class Op>
+void check_unsigned_minmax(cclx::Communicator<>& comm, const Op& op, MPI_Datatype dt) {
+  const int n = comm.size(), r = comm.rank();
+  const auto un = static_cast<std::size_t>(n);
+  const std::string base = "native " + type_name<T>() + " " + std::string(cclx::to_string(Op::id));
+  const bool wrong = raw_mpi_wrong<T>(dt, Op::id == cclx::OpId::max ? MPI_MAX : MPI_MIN);
+  if (r == 0 && wrong) MESSAGE(base << ": this MPI's builtin op is wrong; cclx's replacement runs");
+  CHECK_MESSAGE(
+      cclx::detail::mpi_unsigned_minmax_workaround(cclx::data_type_of<T>(), Op::id) == wrong,
+      base << ": the probe disagrees with a direct check of MPI_Reduce_local");
+
+  constexpr std::size_t count = 8;
+  auto input = [&](std::size_t total) {
+    std::vector<T> v(total);
+    for (std::size_t i = 0; i < total; ++i) v[i] = unsigned_input<T>(r, i);
+    return v;
+  };
+  auto want = [&](std::size_t first, std::size_t len) {
+    std::vector<T> w(len);
+    for (std::size_t i = 0; i < len; ++i) {
+      T acc = unsigned_input<T>(0, first + i);
+      for (int s = 1; s < n; ++s) acc = apply_op(Op::id, acc, unsigned_input<T>(s, first + i));
+      w[i] = acc;
+    }
+    return w;
+  };
+  const std::vector<T> in = input(count), all = want(0, count);
+
+  progress(base + " allreduce");
+  std::vector<T> out(count, 0), buf = in;
+  comm.allreduce(in, out, op);
+  compare(base + " allreduce", out, all, true);
+  comm.allreduce(buf, op);
+  compare(base + " allreduce in place", buf, all, true);
+
+  progress(base + " iallreduce");
+  out.assign(count, 0);
+  buf = in;
+  comm.iallreduce(in, out, op).wait();
+  compare(base + " iallreduce", out, all, true);
+  comm.iallreduce(buf, op).wait();
+  compare(base + " iallreduce in place", buf, all, true);
+
+  for (int root : {0, n - 1}) {
+    progress(base + " reduce, root " + std::to_string(root));
+    out.assign(count, 0);
+    buf = in;
+    comm.reduce(in, out, op, root);
+    comm.reduce(buf, op, root);
+    if (r == root) {
+      compare(base + " reduce, root " + std::to_string(root), out, all, true);
+      compare(base + " reduce in place, root " + std::to_string(root), buf, all, true);
+    }
+  }
+
+  progress(base + " reduce_scatter");
+  const std::vector<T> in_rs = input(count * un),
+                       mine = want(count * static_cast<std::size_t>(r), count);
+  out.assign(count, 0);
+  buf = in_rs;
+  comm.reduce_scatter(in_rs, out, op);
+  compare(base + " reduce_scatter", out, mine, true);
+  comm.reduce_scatter(buf, op);
+  buf.resize(count);
+  compare(base + " reduce_scatter in place", buf, mine, true);
+}
+
+}  // namespace
+
+// MPICH 4.0.2 (Debian) computes MPI_MAX and MPI_MIN on unsigned types as if they were signed:
+// allreduce max over {200, 100, 100, 100} (uint8) gives 100, over {3000000000, 5, 5, 5} (uint32)
+// gives 5, in every collective. mpi_op() probes the library once per process and replaces the
+// builtin op with its own where it is wrong; native must equal the locally computed answer.
+TEST_CASE("mpich workaround: native max/min on unsigned types") {
+  cclx::Communicator comm(MPI_COMM_WORLD);
+  auto both = [&](auto tag, MPI_Datatype dt) {
+    using T = typename decltype(tag)::type;
+    check_unsigned_minmax<T>(comm, cclx::max, dt);
+    check_unsigned_minmax<T>(comm, cclx::min, dt);
+  };
+  both(Tag<std::uint8_t>{}, MPI_UINT8_T);
+  both(Tag<std::uint16_t>{}, MPI_UINT16_T);
+  both(Tag<std::uint32_t>{}, MPI_UINT32_T);
+  both(Tag<std::uint64_t>{}, MPI_UINT64_T);
+  // unsigned char / unsigned long are the same cclx types (uint8 / uint64).
+  std::vector<unsigned char> c{static_cast<unsigned char>(comm.rank() == 0 ? 200 : 100)};
+  comm.allreduce(c, cclx::max);
+  CHECK(c[0] == 200);
 }
 
 }  // namespace cclx_test

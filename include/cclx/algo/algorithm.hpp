@@ -58,6 +58,23 @@ concept AdaptiveAlgorithm = requires {
 template <class A>
 concept Algorithm = std::same_as<A, Native> || ScheduledAlgorithm<A> || AdaptiveAlgorithm<A>;
 
+// What must match across ranks for `a` to run `req` (CCLX_VALIDATE compares it): the schedule's
+// parameters, which cache_params() already names completely (anything it left out would make the
+// schedule cache return a wrong schedule), and the engine's segmentation from exec_options() (the
+// wait policy there is local; the handshake threshold is the backend's and compared there).
+// E.g. "segment_bytes=1048576,fanout=2,segments=1" (PipelinedTree), "straggler=3" (StragglAR),
+// "segment_bytes=0" (Ring).
+template <ScheduledAlgorithm A>
+std::string wire_params(const A& a, const sched::ScheduleRequest& req) {
+  std::string s = a.cache_params(req);
+  const std::size_t seg = a.exec_options().segment_bytes;
+  if (seg != 0 || s.empty()) {
+    if (!s.empty()) s += ',';
+    s += "segment_bytes=" + std::to_string(seg);
+  }
+  return s;
+}
+
 // The cached schedule of `a` for `req`.
 template <ScheduledAlgorithm A>
 std::shared_ptr<const sched::Schedule> schedule_for(const A& a, const sched::ScheduleRequest& req) {

@@ -33,7 +33,7 @@ struct PipelinedTree {
   // The schedule depends on the number of segments, hence on the message size.
   [[nodiscard]] std::string cache_params(const sched::ScheduleRequest& r) const {
     const std::size_t segs = segment_bytes ? (r.bytes + segment_bytes - 1) / segment_bytes : 0;
-    return "seg=" + std::to_string(segment_bytes) + ",fanout=" + std::to_string(fanout) +
+    return "segment_bytes=" + std::to_string(segment_bytes) + ",fanout=" + std::to_string(fanout) +
            ",segments=" + std::to_string(std::clamp<std::size_t>(segs, 1, 1024));
   }
   [[nodiscard]] engine::ExecOptions exec_options() const { return {}; }

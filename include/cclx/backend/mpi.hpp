@@ -24,8 +24,15 @@ enum class Ownership {
 };
 
 [[nodiscard]] MPI_Datatype mpi_datatype(DataType t);
-// Builtin ops only; throws cclx::Error for OpId::user.
+// The MPI_Op that computes `op` on `t`: the builtin one, except where the MPI library gets it
+// wrong (MPICH 4.0.2's MPI_MAX/MPI_MIN on unsigned types, found by a probe once per process), where
+// it is a cclx-defined op. Throws cclx::Error for OpId::user.
 [[nodiscard]] MPI_Op mpi_op(OpId op, DataType t);
+
+namespace detail {
+// True when mpi_op(op, t) replaces the builtin MPI_MAX/MPI_MIN because the probe found it wrong.
+[[nodiscard]] bool mpi_unsigned_minmax_workaround(DataType t, OpId op);
+}  // namespace detail
 
 class MpiBackend {
  public:
@@ -82,10 +89,21 @@ class MpiBackend {
   // CCLX_VALIDATE=1 (read at construction) or set_validation(true).
   [[nodiscard]] bool validation() const { return validate_; }  // inline: read on every call
   void set_validation(bool on) { validate_ = on; }
-  // Collective check that every rank passes the same call and that no rank found an error in its
-  // arguments (`local_error` non-empty). Throws cclx::Error on every rank, naming the ranks.
+  // What one rank brings to the agreement besides the call itself.
+  struct Agreement {
+    std::string_view algorithm;  // the policy's name
+    std::string params;          // algo::wire_params() of a scheduled policy; empty for Native
+    std::string local_error;     // this rank's argument or schedule error; empty when fine
+  };
+  // Collective check that every rank passes the same call with the same algorithm, algorithm
+  // parameters and communicator-wide wire settings (handshake threshold, ...), in step (same
+  // number of scheduled collectives so far), and that no rank found an error (`local_error`).
+  // Throws cclx::Error on every rank, naming the fields and ranks.
+  void agree(const CollectiveCall& call, const Agreement& mine) const;
   void agree(const CollectiveCall& call, std::string_view algorithm,
-             const std::string& local_error) const;
+             const std::string& local_error) const {
+    agree(call, Agreement{algorithm, {}, local_error});
+  }
 
  private:
   struct State;
