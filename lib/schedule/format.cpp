@@ -158,8 +158,7 @@ std::string header(const Schedule& s) {
   o << s.algorithm;
   if (!s.params.empty()) o << " (" << s.params << ")";
   o << ' ' << to_string(s.collective) << " n=" << s.nranks;
-  if (s.collective == Collective::reduce || s.collective == Collective::bcast)
-    o << " root=" << s.root;
+  if (coll::visit(s.collective, [](auto d) { return d.rooted; })) o << " root=" << s.root;
   o << " nblocks=" << s.nblocks << (s.in_place ? " in-place" : "")
     << (s.preserves_order ? " rank-ordered" : "") << " rounds=" << s.num_rounds();
   if (s.prologue_steps)

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 
 namespace cclx::sched {
@@ -102,7 +103,7 @@ void require_supported(const ScheduleRequest& req, std::string_view algorithm) {
   if (std::find(supported.begin(), supported.end(), req.collective) == supported.end())
     throw Error(std::string(algorithm) + " does not implement " +
                 std::string(to_string(req.collective)));
-  const bool rooted = req.collective == Collective::reduce || req.collective == Collective::bcast;
+  const bool rooted = cclx::coll::visit(req.collective, [](auto d) { return d.rooted; });
   if (rooted && (req.root < 0 || req.root >= req.nranks))
     throw Error(std::string(algorithm) + ": invalid root " + std::to_string(req.root) + " for " +
                 std::to_string(req.nranks) + " ranks");

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/format.hpp"
 
@@ -43,7 +44,7 @@ TEST_CASE("JSON round trip is exact for every generator") {
     for (const Collective c : g.collectives)
       for (int n : {1, 2, 5, 8})
         for (const bool in_place : {false, true}) {
-          const bool rooted = c == Collective::reduce || c == Collective::bcast;
+          const bool rooted = cclx::coll::visit(c, [](auto d) { return d.rooted; });
           ScheduleRequest req{c, n, rooted ? n - 1 : 0, in_place, 4096};
           Schedule s;
           try {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/verifier.hpp"
 
@@ -34,7 +35,7 @@ const DocumentedLimit* documented_limit(const std::string& algo, const ScheduleR
 }
 
 bool rooted(Collective c) {
-  return c == Collective::reduce || c == Collective::bcast;
+  return cclx::coll::visit(c, [](auto d) { return d.rooted; });
 }
 
 std::string describe(const std::string& algo, const ScheduleRequest& req, std::size_t count) {
