@@ -32,9 +32,7 @@ struct Allgather {
   static std::string check_sizes(std::size_t in, std::size_t out, bool in_place, bool, int n) {
     const auto un = static_cast<std::size_t>(n);
     if (in_place)
-      return out % un ? std::string(name) + ": in-place buffer of " + std::to_string(out) +
-                            " elements is not divisible into " + std::to_string(n) + " equal blocks"
-                      : std::string{};
+      return out % un ? not_divisible(name, "in-place buffer of ", out, n) : std::string{};
     if (out != in * un) return size_mismatch(name, in, out, "output == n * input");
     return {};
   }

@@ -32,9 +32,7 @@ struct Alltoall {
     const std::size_t size = in_place ? out : in;
     if (!in_place && in != out) return size_mismatch(name, in, out, "output == input");
     if (size % un)
-      return std::string(name) + ": " + (in_place ? "in-place buffer of " : "") +
-             std::to_string(size) + " elements " + (in_place ? "is" : "are") +
-             " not divisible into " + std::to_string(n) + " equal blocks";
+      return not_divisible(name, in_place ? "in-place buffer of " : "buffer of ", size, n);
     return {};
   }
 };

@@ -64,4 +64,11 @@ inline std::string size_mismatch(std::string_view what, std::size_t in, std::siz
          ", output " + std::to_string(out) + " elements; expected " + rule + ")";
 }
 
+// The message check_sizes returns when a buffer of `size` elements cannot hold n equal blocks.
+inline std::string not_divisible(std::string_view what, const char* buffer, std::size_t size,
+                                 int n) {
+  return std::string(what) + ": " + buffer + std::to_string(size) +
+         " elements is not divisible into " + std::to_string(n) + " equal blocks";
+}
+
 }  // namespace cclx::coll

@@ -36,10 +36,8 @@ struct Gather {
     const auto un = static_cast<std::size_t>(n);
     if (!is_root) return {};
     if (in_place)
-      return out % un
-                 ? std::string(name) + ": the root's in-place buffer of " + std::to_string(out) +
-                       " elements is not divisible into " + std::to_string(n) + " equal blocks"
-                 : std::string{};
+      return out % un ? not_divisible(name, "the root's in-place buffer of ", out, n)
+                      : std::string{};
     if (out != in * un) return size_mismatch(name, in, out, "output == n * input on the root");
     return {};
   }

@@ -32,13 +32,10 @@ struct ReduceScatter {
   }
   static std::string check_sizes(std::size_t in, std::size_t out, bool in_place, bool, int n) {
     const auto un = static_cast<std::size_t>(n);
-    if (in_place) return in % un ? not_divisible(in, n) : std::string{};
+    if (in_place)
+      return in % un ? not_divisible(name, "in-place buffer of ", in, n) : std::string{};
     if (in != out * un) return size_mismatch(name, in, out, "input == n * output");
     return {};
-  }
-  static std::string not_divisible(std::size_t size, int n) {
-    return std::string(name) + ": in-place buffer of " + std::to_string(size) +
-           " elements is not divisible into " + std::to_string(n) + " equal blocks";
   }
 };
 

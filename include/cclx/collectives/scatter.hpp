@@ -37,9 +37,7 @@ struct Scatter {
     const auto un = static_cast<std::size_t>(n);
     if (!is_root) return {};
     if (in_place)
-      return in % un ? std::string(name) + ": the root's in-place buffer of " + std::to_string(in) +
-                           " elements is not divisible into " + std::to_string(n) + " equal blocks"
-                     : std::string{};
+      return in % un ? not_divisible(name, "the root's in-place buffer of ", in, n) : std::string{};
     if (in != out * un) return size_mismatch(name, in, out, "input == n * output on the root");
     return {};
   }
