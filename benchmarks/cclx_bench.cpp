@@ -119,8 +119,7 @@ const auto kAlgorithms = std::tuple {
                 [](const Options& o) { return cclx::algo::StragglAR{.straggler = o.straggler}; }},
       // Detects the straggler itself (ring otherwise); one policy per entry, so its detector
       // keeps its state across calls, repetitions and sizes.
-      AlgoEntry{"straggler_aware",
-                [](const Options&) { return cclx::algo::StragglerAware<>{}; }},
+      AlgoEntry{"straggler_aware", [](const Options&) { return cclx::algo::StragglerAware<>{}; }},
 #endif
 };
 

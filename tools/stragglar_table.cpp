@@ -1,6 +1,6 @@
 // cclx-stragglar-table: StragglAR's round counts against the lower bound and ring/RHD, as the
 // markdown table of docs/algorithms/stragglar.md.
-//   cclx-stragglar-table [--from N] [--to N] [--planner auto|greedy|mwm|pow2|sat]   (default 2..256,
+//   cclx-stragglar-table [--from N] [--to N] [--planner auto|greedy|mwm|pow2|sat] (default 2..256,
 //   auto)
 #include <chrono>
 #include <cstdio>

@@ -79,7 +79,8 @@ struct Windows {
 //   allgather: the rank's own In block is Out block `rank`
 //   reduce_scatter: In is the whole buffer and the result (Out) goes to block 0
 // A non-root rank of reduce never has its In written, in place or not (MPI leaves its send buffer
-// alone). in_place_out_shift gives Out's placement: Out block b lives at user-buffer block b - shift.
+// alone). in_place_out_shift gives Out's placement: Out block b lives at user-buffer block b -
+// shift.
 [[nodiscard]] inline std::uint32_t in_place_out_shift(Collective c, int rank) {
   return c == Collective::reduce_scatter ? static_cast<std::uint32_t>(rank) : 0u;
 }
