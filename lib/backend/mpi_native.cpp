@@ -4,6 +4,7 @@
 
 #include "cclx/backend/mpi.hpp"
 #include "cclx/error.hpp"
+#include "mpi_large_count.hpp"
 #include "mpi_pending.hpp"
 #include "mpi_state.hpp"
 
@@ -12,6 +13,7 @@ namespace cclx {
 using detail::current_user_kernel;
 using detail::mpi_check;
 using detail::MpiPending;
+namespace large = detail::large;
 using sched::Collective;
 
 void MpiBackend::native(const CollectiveCall& c) const {
@@ -36,14 +38,14 @@ void MpiBackend::native(const CollectiveCall& c) const {
   const MPI_Comm comm = s_->user;
   const int r = s_->rank;
   // MPI's int-count functions where they suffice (they are what applications call), the MPI-4
-  // large-count ones beyond.
+  // large-count ones beyond, or their fallback without them (mpi_large_count.hpp).
   const bool small = c.count <= INT_MAX;
   const int n = static_cast<int>(c.count);
-  const auto nc = static_cast<MPI_Count>(c.count);
+  const std::size_t nc = c.count;
   switch (c.collective) {
     case Collective::allreduce:
       mpi_check(small ? MPI_Allreduce(sendbuf, c.out, n, dt, op, comm)
-                      : MPI_Allreduce_c(sendbuf, c.out, nc, dt, op, comm),
+                      : large::allreduce(sendbuf, c.out, nc, dt, op, comm),
                 r, "MPI_Allreduce");
       break;
     case Collective::reduce: {
@@ -60,28 +62,28 @@ void MpiBackend::native(const CollectiveCall& c) const {
         sb = staged.data();
       }
       mpi_check(small ? MPI_Reduce(sb, c.out, n, dt, op, c.root, comm)
-                      : MPI_Reduce_c(sb, c.out, nc, dt, op, c.root, comm),
+                      : large::reduce(sb, c.out, nc, dt, op, c.root, comm),
                 r, "MPI_Reduce");
       break;
     }
     case Collective::bcast:
-      mpi_check(
-          small ? MPI_Bcast(c.out, n, dt, c.root, comm) : MPI_Bcast_c(c.out, nc, dt, c.root, comm),
-          r, "MPI_Bcast");
+      mpi_check(small ? MPI_Bcast(c.out, n, dt, c.root, comm)
+                      : large::bcast(c.out, nc, dt, c.root, comm, r),
+                r, "MPI_Bcast");
       break;
     case Collective::reduce_scatter:
       mpi_check(small ? MPI_Reduce_scatter_block(sendbuf, c.out, n, dt, op, comm)
-                      : MPI_Reduce_scatter_block_c(sendbuf, c.out, nc, dt, op, comm),
+                      : large::reduce_scatter_block(sendbuf, c.out, nc, dt, op, comm, r),
                 r, "MPI_Reduce_scatter_block");
       break;
     case Collective::allgather:
       mpi_check(small ? MPI_Allgather(sendbuf, n, dt, c.out, n, dt, comm)
-                      : MPI_Allgather_c(sendbuf, nc, dt, c.out, nc, dt, comm),
+                      : large::allgather(sendbuf, c.out, nc, dt, comm, r),
                 r, "MPI_Allgather");
       break;
     case Collective::alltoall:
       mpi_check(small ? MPI_Alltoall(sendbuf, n, dt, c.out, n, dt, comm)
-                      : MPI_Alltoall_c(sendbuf, nc, dt, c.out, nc, dt, comm),
+                      : large::alltoall(sendbuf, c.out, nc, dt, comm, r),
                 r, "MPI_Alltoall");
       break;
   }
@@ -99,11 +101,11 @@ Request MpiBackend::native_iallreduce(const CollectiveCall& c,
   const void* sendbuf = c.in_place ? MPI_IN_PLACE : c.in;
   const MPI_Datatype dt = mpi_datatype(c.type);
   const MPI_Op op = mpi_op(c.kernel.op, c.type);
-  mpi_check(c.count <= INT_MAX ? MPI_Iallreduce(sendbuf, c.out, static_cast<int>(c.count), dt, op,
-                                                s_->user, &p->req)
-                               : MPI_Iallreduce_c(sendbuf, c.out, static_cast<MPI_Count>(c.count),
-                                                  dt, op, s_->user, &p->req),
-            s_->rank, "MPI_Iallreduce");
+  mpi_check(
+      c.count <= INT_MAX
+          ? MPI_Iallreduce(sendbuf, c.out, static_cast<int>(c.count), dt, op, s_->user, &p->req)
+          : large::iallreduce(sendbuf, c.out, c.count, dt, op, s_->user, &p->req, s_->rank),
+      s_->rank, "MPI_Iallreduce");
   return Request(std::move(p));
 }
 

@@ -4,6 +4,7 @@
 
 #include "cclx/error.hpp"
 #include "mpi_check.hpp"
+#include "mpi_large_count.hpp"
 
 namespace cclx {
 
@@ -31,9 +32,9 @@ class MpiChannel final : public engine::Channel {
           MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_, comm_, &reqs_.back()),
           rank_, "MPI_Isend");
     else
-      mpi_check(MPI_Isend_c(data, static_cast<MPI_Count>(bytes), MPI_BYTE, peer, tag_, comm_,
-                            &reqs_.back()),
-                rank_, "MPI_Isend_c");
+      mpi_check(
+          detail::large::isend(data, bytes, MPI_BYTE, peer, tag_, comm_, &reqs_.back(), rank_),
+          rank_, "MPI_Isend (large count)");
     return reqs_.size() - 1;
   }
 
@@ -44,9 +45,9 @@ class MpiChannel final : public engine::Channel {
           MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_, comm_, &reqs_.back()),
           rank_, "MPI_Irecv");
     else
-      mpi_check(MPI_Irecv_c(data, static_cast<MPI_Count>(bytes), MPI_BYTE, peer, tag_, comm_,
-                            &reqs_.back()),
-                rank_, "MPI_Irecv_c");
+      mpi_check(
+          detail::large::irecv(data, bytes, MPI_BYTE, peer, tag_, comm_, &reqs_.back(), rank_),
+          rank_, "MPI_Irecv (large count)");
     return reqs_.size() - 1;
   }
 
