@@ -1,4 +1,5 @@
-# Install + export so that another project can find_package(cclx CONFIG REQUIRED).
+# Install + export so that another project can find_package(cclx CONFIG REQUIRED) or use
+# pkg-config (cclx.pc).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -6,8 +7,15 @@ install(TARGETS cclx cclx_core EXPORT cclxTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS cclx_topology EXPORT cclxTopologyTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/cclx DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_BINARY_DIR}/include/cclx/version.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cclx)
 install(EXPORT cclxTargets NAMESPACE cclx:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cclx)
+install(EXPORT cclxTopologyTargets NAMESPACE cclx::
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cclx)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/cclxConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/cclxConfig.cmake
@@ -16,3 +24,28 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/cclxConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/cclxConfig.cmake ${PROJECT_BINARY_DIR}/cclxConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cclx)
+
+# pkg-config: the core library plus the flags of the MPI it was built with (from FindMPI), since
+# a static libcclx.a needs MPI at link time. The prefix is fixed at configure time, so install
+# with the configured CMAKE_INSTALL_PREFIX, or pass --define-variable=prefix=... to pkg-config.
+set(CCLX_PC_MPI_CFLAGS "")
+foreach(dir IN LISTS MPI_CXX_INCLUDE_DIRS)
+  string(APPEND CCLX_PC_MPI_CFLAGS " -I${dir}")
+endforeach()
+foreach(def IN LISTS MPI_CXX_COMPILE_DEFINITIONS)
+  string(APPEND CCLX_PC_MPI_CFLAGS " -D${def}")
+endforeach()
+foreach(opt IN LISTS MPI_CXX_COMPILE_OPTIONS)
+  string(APPEND CCLX_PC_MPI_CFLAGS " ${opt}")
+endforeach()
+set(CCLX_PC_MPI_LIBS "")
+foreach(flag IN LISTS MPI_CXX_LINK_FLAGS)
+  string(APPEND CCLX_PC_MPI_LIBS " ${flag}")
+endforeach()
+foreach(lib IN LISTS MPI_CXX_LIBRARIES)
+  string(APPEND CCLX_PC_MPI_LIBS " ${lib}")
+endforeach()
+string(STRIP "${CCLX_PC_MPI_CFLAGS}" CCLX_PC_MPI_CFLAGS)
+string(STRIP "${CCLX_PC_MPI_LIBS}" CCLX_PC_MPI_LIBS)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/cclx.pc.in ${PROJECT_BINARY_DIR}/cclx.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/cclx.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,7 +1,6 @@
 // The README's usage example, compiled so that it stays true:
 //   mpiexec -n 4 build/examples/cclx-example-allreduce
 #include <cclx/cclx.hpp>
-
 #include <cstdio>
 #include <vector>
 

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "cclx/algo/policies.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/format.hpp"
-#include "cclx/algo/policies.hpp"
 #include "cclx/schedule/verifier.hpp"
 
 namespace {

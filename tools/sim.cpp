@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "cclx/error.hpp"
 #include "cclx/algo/policies.hpp"
+#include "cclx/error.hpp"
 #include "cclx/sim/prologue.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"

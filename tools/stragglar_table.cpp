@@ -1,6 +1,6 @@
 // cclx-stragglar-table: StragglAR's round counts against the lower bound and ring/RHD, as the
 // markdown table of docs/algorithms/stragglar.md.
-//   cclx-stragglar-table [--from N] [--to N] [--planner auto|greedy|mwm|pow2|sat]   (default 2..256,
+//   cclx-stragglar-table [--from N] [--to N] [--planner auto|greedy|mwm|pow2|sat] (default 2..256,
 //   auto)
 #include <chrono>
 #include <cstdio>
@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
       "| n | rounds | lower bound | gap | slot bound | planner | StragglAR data/s |"
       " ring, RHD data/s | ratio |\n");
   std::printf("|---:|---:|---:|---:|---:|:---|---:|---:|---:|\n");
-  int at_bound = 0, at_slots = 0, total = 0, worst = 0, worst_slots = 0;
+  int at_bound = 0, at_slots = 0, total = 0, worst = 0, worst_slots = 0, pow2_at_bound = 0,
+      pow2_at_slots = 0;
   for (int n = from; n <= to; ++n) {
     const auto p = sr::plan_with(n, planner);
     sr::check_plan(p);
@@ -51,12 +52,19 @@ int main(int argc, char** argv) {
     ++total;
     at_bound += r == lb;
     at_slots += r == ls;
+    const bool pow2 = (n & (n - 1)) == 0;
+    pow2_at_bound += pow2 && r == lb;
+    pow2_at_slots += pow2 && r == ls;
     worst = r - lb > worst ? r - lb : worst;
     worst_slots = r - ls > worst_slots ? r - ls : worst_slots;
   }
-  std::printf("\nAt the lower bound: %d of %d rank counts; largest gap: %d rounds.\n", at_bound,
-              total, worst);
-  std::printf("At the slot bound: %d of %d rank counts; largest gap to it: %d rounds.\n", at_slots,
-              total, worst_slots);
+  std::printf(
+      "\nAt the lower bound: %d of %d rank counts (%d powers of two, %d others); largest gap: %d "
+      "rounds.\n",
+      at_bound, total, pow2_at_bound, at_bound - pow2_at_bound, worst);
+  std::printf(
+      "At the slot bound: %d of %d rank counts (%d powers of two, %d others); largest gap to it: "
+      "%d rounds.\n",
+      at_slots, total, pow2_at_slots, at_slots - pow2_at_slots, worst_slots);
   return 0;
 }

@@ -6,3 +6,4 @@
 #include "cclx/communicator.hpp"
 #include "cclx/error.hpp"
 #include "cclx/ops.hpp"
+#include "cclx/version.hpp"

@@ -32,8 +32,8 @@
 #include <string>
 #include <vector>
 
-#include "cclx/error.hpp"
 #include "cclx/algo/policies.hpp"
+#include "cclx/error.hpp"
 
 namespace cclx::sched {
 

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "cclx/error.hpp"
 #include "cclx/algo/policies.hpp"
+#include "cclx/error.hpp"
 #include "ring_phases.hpp"
 
 namespace cclx::sched {

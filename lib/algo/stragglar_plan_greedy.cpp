@@ -57,7 +57,7 @@ class Greedy {
     Plan p;
     p.n = n_;
     p.method = "greedy";
-    have_.assign(static_cast<std::size_t>(n_ * W_), 0);
+    have_.assign(static_cast<std::size_t>(n_) * static_cast<std::size_t>(W_), 0);
     holders_.assign(static_cast<std::size_t>(m_), 0);
     missing_.assign(static_cast<std::size_t>(n_), m_);
     missing_[static_cast<std::size_t>(S_)] = 0;  // the straggler completes everything itself
@@ -104,13 +104,14 @@ class Greedy {
     }
     // Chunk urgency masks. Chunk k is fully reduced from the end of round k on.
     const int released = std::min(t, m_);
-    masks_.assign(static_cast<std::size_t>(kLevels * W_), 0);
+    masks_.assign(static_cast<std::size_t>(kLevels) * static_cast<std::size_t>(W_), 0);
     for (int k = 0; k < released; ++k) {
       const int h = holders_[static_cast<std::size_t>(k)];
       if (h + 1 >= n_) continue;
       const int slack = target_ - t - rounds_needed(t, h);
       const int lvl = std::clamp(slack, 0, kLevels - 1);
-      masks_[static_cast<std::size_t>(lvl * W_ + k / 64)] |= Word{1} << (k % 64);
+      masks_[static_cast<std::size_t>(lvl) * static_cast<std::size_t>(W_) +
+             static_cast<std::size_t>(k / 64)] |= Word{1} << (k % 64);
     }
     // Rank urgency: a non-straggler that has not met the straggler loses one receiving round.
     rank_level_.assign(static_cast<std::size_t>(n_), kLevels - 1);

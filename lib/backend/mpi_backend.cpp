@@ -10,12 +10,14 @@
 #include "cclx/backend/mpi.hpp"
 #include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"
+#include "mpi_large_count.hpp"
 #include "mpi_pending.hpp"
 #include "mpi_state.hpp"
 
 namespace cclx {
 
 using detail::mpi_check;
+namespace large = detail::large;
 
 namespace {
 
@@ -109,8 +111,8 @@ void MpiBackend::set_handshake_bytes(std::size_t bytes) {
 
 void MpiBackend::send(const void* data, std::size_t count, DataType t, int dest, int tag) const {
   if (count > INT_MAX) {
-    mpi_check(MPI_Send_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), dest, tag, s_->user),
-              s_->rank, "MPI_Send_c");
+    mpi_check(large::send(data, count, mpi_datatype(t), dest, tag, s_->user, s_->rank), s_->rank,
+              "MPI_Send (large count)");
   } else if (s_->timeout_s <= 0) {
     mpi_check(MPI_Send(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user),
               s_->rank, "MPI_Send");
@@ -124,9 +126,9 @@ void MpiBackend::send(const void* data, std::size_t count, DataType t, int dest,
 
 void MpiBackend::recv(void* data, std::size_t count, DataType t, int source, int tag) const {
   if (count > INT_MAX) {
-    mpi_check(MPI_Recv_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), source, tag,
-                         s_->user, MPI_STATUS_IGNORE),
-              s_->rank, "MPI_Recv_c");
+    mpi_check(large::recv(data, count, mpi_datatype(t), source, tag, s_->user, MPI_STATUS_IGNORE,
+                          s_->rank),
+              s_->rank, "MPI_Recv (large count)");
   } else if (s_->timeout_s <= 0) {
     mpi_check(MPI_Recv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user,
                        MPI_STATUS_IGNORE),
@@ -148,9 +150,8 @@ Request MpiBackend::isend(const void* data, std::size_t count, DataType t, int d
         MPI_Isend(data, static_cast<int>(count), mpi_datatype(t), dest, tag, s_->user, &p->req),
         s_->rank, "MPI_Isend");
   else
-    mpi_check(MPI_Isend_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), dest, tag, s_->user,
-                          &p->req),
-              s_->rank, "MPI_Isend_c");
+    mpi_check(large::isend(data, count, mpi_datatype(t), dest, tag, s_->user, &p->req, s_->rank),
+              s_->rank, "MPI_Isend (large count)");
   return Request(std::move(p));
 }
 
@@ -161,9 +162,8 @@ Request MpiBackend::irecv(void* data, std::size_t count, DataType t, int source,
         MPI_Irecv(data, static_cast<int>(count), mpi_datatype(t), source, tag, s_->user, &p->req),
         s_->rank, "MPI_Irecv");
   else
-    mpi_check(MPI_Irecv_c(data, static_cast<MPI_Count>(count), mpi_datatype(t), source, tag,
-                          s_->user, &p->req),
-              s_->rank, "MPI_Irecv_c");
+    mpi_check(large::irecv(data, count, mpi_datatype(t), source, tag, s_->user, &p->req, s_->rank),
+              s_->rank, "MPI_Irecv (large count)");
   return Request(std::move(p));
 }
 

@@ -5,6 +5,7 @@
 
 #include "cclx/backend/mpi.hpp"
 #include "cclx/error.hpp"
+#include "mpi_large_count.hpp"
 #include "mpi_pending.hpp"
 #include "mpi_state.hpp"
 
@@ -13,6 +14,7 @@ namespace cclx {
 using detail::current_user_kernel;
 using detail::mpi_check;
 using detail::wait_until_deadline;
+namespace large = detail::large;
 using sched::Collective;
 
 void MpiBackend::native(const CollectiveCall& c) const {
@@ -37,10 +39,9 @@ void MpiBackend::native(const CollectiveCall& c) const {
   const MPI_Comm comm = s_->user;
   const int r = s_->rank;
   // MPI's int-count functions where they suffice (they are what applications call), the MPI-4
-  // large-count ones beyond.
+  // large-count ones beyond, or their fallback without them (mpi_large_count.hpp).
   const bool small = c.count <= INT_MAX;
   const int n = static_cast<int>(c.count);
-  const auto nc = static_cast<MPI_Count>(c.count);
   // With a deadline, the nonblocking collective polled against it (docs/faults.md); without, the
   // blocking call (cheaper at small sizes). Large counts and user-defined ops are always blocking,
   // without a deadline: an abandoned collective would call the trampoline later, when this call's
@@ -54,7 +55,7 @@ void MpiBackend::native(const CollectiveCall& c) const {
   switch (c.collective) {
     case Collective::allreduce:
       fn = "MPI_Allreduce";
-      rc = !small  ? MPI_Allreduce_c(sendbuf, c.out, nc, dt, op, comm)
+      rc = !small  ? large::allreduce(sendbuf, c.out, c.count, dt, op, comm)
            : timed ? MPI_Iallreduce(sendbuf, c.out, n, dt, op, comm, &req)
                    : MPI_Allreduce(sendbuf, c.out, n, dt, op, comm);
       break;
@@ -71,26 +72,26 @@ void MpiBackend::native(const CollectiveCall& c) const {
         sb = staged.data();
       }
       fn = "MPI_Reduce";
-      rc = !small  ? MPI_Reduce_c(sb, c.out, nc, dt, op, c.root, comm)
+      rc = !small  ? large::reduce(sb, c.out, c.count, dt, op, c.root, comm)
            : timed ? MPI_Ireduce(sb, c.out, n, dt, op, c.root, comm, &req)
                    : MPI_Reduce(sb, c.out, n, dt, op, c.root, comm);
       break;
     }
     case Collective::bcast:
       fn = "MPI_Bcast";
-      rc = !small  ? MPI_Bcast_c(c.out, nc, dt, c.root, comm)
+      rc = !small  ? large::bcast(c.out, c.count, dt, c.root, comm, r)
            : timed ? MPI_Ibcast(c.out, n, dt, c.root, comm, &req)
                    : MPI_Bcast(c.out, n, dt, c.root, comm);
       break;
     case Collective::reduce_scatter:
       fn = "MPI_Reduce_scatter_block";
-      rc = !small  ? MPI_Reduce_scatter_block_c(sendbuf, c.out, nc, dt, op, comm)
+      rc = !small  ? large::reduce_scatter_block(sendbuf, c.out, c.count, dt, op, comm, r)
            : timed ? MPI_Ireduce_scatter_block(sendbuf, c.out, n, dt, op, comm, &req)
                    : MPI_Reduce_scatter_block(sendbuf, c.out, n, dt, op, comm);
       break;
     case Collective::allgather:
       fn = "MPI_Allgather";
-      rc = !small  ? MPI_Allgather_c(sendbuf, nc, dt, c.out, nc, dt, comm)
+      rc = !small  ? large::allgather(sendbuf, c.out, c.count, dt, comm, r)
            : timed ? MPI_Iallgather(sendbuf, n, dt, c.out, n, dt, comm, &req)
                    : MPI_Allgather(sendbuf, n, dt, c.out, n, dt, comm);
       break;
@@ -98,7 +99,7 @@ void MpiBackend::native(const CollectiveCall& c) const {
       // MPI_IN_PLACE is the root's send buffer; the others pass their block.
       const void* sb = c.in_place && r != c.root ? c.in : sendbuf;
       fn = "MPI_Gather";
-      rc = !small  ? MPI_Gather_c(sb, nc, dt, c.out, nc, dt, c.root, comm)
+      rc = !small  ? large::gather(sb, c.out, c.count, dt, c.root, comm, r)
            : timed ? MPI_Igather(sb, n, dt, c.out, n, dt, c.root, comm, &req)
                    : MPI_Gather(sb, n, dt, c.out, n, dt, c.root, comm);
       break;
@@ -109,14 +110,14 @@ void MpiBackend::native(const CollectiveCall& c) const {
       const void* sb = root_in_place ? c.out : c.in;
       void* rb = root_in_place ? MPI_IN_PLACE : c.out;
       fn = "MPI_Scatter";
-      rc = !small  ? MPI_Scatter_c(sb, nc, dt, rb, nc, dt, c.root, comm)
+      rc = !small  ? large::scatter(sb, rb, c.count, dt, c.root, comm, r)
            : timed ? MPI_Iscatter(sb, n, dt, rb, n, dt, c.root, comm, &req)
                    : MPI_Scatter(sb, n, dt, rb, n, dt, c.root, comm);
       break;
     }
     case Collective::alltoall:
       fn = "MPI_Alltoall";
-      rc = !small  ? MPI_Alltoall_c(sendbuf, nc, dt, c.out, nc, dt, comm)
+      rc = !small  ? large::alltoall(sendbuf, c.out, c.count, dt, comm, r)
            : timed ? MPI_Ialltoall(sendbuf, n, dt, c.out, n, dt, comm, &req)
                    : MPI_Alltoall(sendbuf, n, dt, c.out, n, dt, comm);
       break;
@@ -150,11 +151,11 @@ Request MpiBackend::native_iallreduce(const CollectiveCall& c,
   const void* sendbuf = c.in_place ? MPI_IN_PLACE : c.in;
   const MPI_Datatype dt = mpi_datatype(c.type);
   const MPI_Op op = mpi_op(c.kernel.op, c.type);
-  mpi_check(c.count <= INT_MAX ? MPI_Iallreduce(sendbuf, c.out, static_cast<int>(c.count), dt, op,
-                                                s_->user, &p->req)
-                               : MPI_Iallreduce_c(sendbuf, c.out, static_cast<MPI_Count>(c.count),
-                                                  dt, op, s_->user, &p->req),
-            s_->rank, "MPI_Iallreduce");
+  mpi_check(
+      c.count <= INT_MAX
+          ? MPI_Iallreduce(sendbuf, c.out, static_cast<int>(c.count), dt, op, s_->user, &p->req)
+          : large::iallreduce(sendbuf, c.out, c.count, dt, op, s_->user, &p->req, s_->rank),
+      s_->rank, "MPI_Iallreduce");
   return Request(std::move(p));
 }
 

@@ -5,6 +5,7 @@
 
 #include "cclx/error.hpp"
 #include "mpi_check.hpp"
+#include "mpi_large_count.hpp"
 
 namespace cclx {
 
@@ -28,10 +29,10 @@ class MpiChannel final : public engine::Channel {
   std::size_t post_send(const void* data, std::size_t bytes, int peer) override {
     reqs_.push_back(MPI_REQUEST_NULL);
     peers_.push_back(peer);
-    const int rc = bytes <= INT_MAX ? MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_,
-                                                comm_, &reqs_.back())
-                                    : MPI_Isend_c(data, static_cast<MPI_Count>(bytes), MPI_BYTE,
-                                                  peer, tag_, comm_, &reqs_.back());
+    const int rc =
+        bytes <= INT_MAX
+            ? MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_, comm_, &reqs_.back())
+            : detail::large::isend(data, bytes, MPI_BYTE, peer, tag_, comm_, &reqs_.back(), rank_);
     if (rc != MPI_SUCCESS) fail(rc, "MPI_Isend to rank " + std::to_string(peer));
     return reqs_.size() - 1;
   }
@@ -39,10 +40,10 @@ class MpiChannel final : public engine::Channel {
   std::size_t post_recv(void* data, std::size_t bytes, int peer) override {
     reqs_.push_back(MPI_REQUEST_NULL);
     peers_.push_back(~peer);
-    const int rc = bytes <= INT_MAX ? MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_,
-                                                comm_, &reqs_.back())
-                                    : MPI_Irecv_c(data, static_cast<MPI_Count>(bytes), MPI_BYTE,
-                                                  peer, tag_, comm_, &reqs_.back());
+    const int rc =
+        bytes <= INT_MAX
+            ? MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_, comm_, &reqs_.back())
+            : detail::large::irecv(data, bytes, MPI_BYTE, peer, tag_, comm_, &reqs_.back(), rank_);
     if (rc != MPI_SUCCESS) fail(rc, "MPI_Irecv from rank " + std::to_string(peer));
     return reqs_.size() - 1;
   }

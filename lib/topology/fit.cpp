@@ -90,7 +90,8 @@ AlphaBetaFit fit_alpha_beta_anchored(std::span<const TimingSample> samples) {
 
 AlphaBetaFit fit_link(std::span<const TimingSample> samples, double tolerance) {
   const AlphaBetaFit f = fit_alpha_beta(samples);
-  const auto& [s_hi, t_hi] = medians_by_size(samples).back();
+  // A copy: binding a reference to back() of the temporary vector dangled (found by ASan).
+  const auto [s_hi, t_hi] = medians_by_size(samples).back();
   if (std::abs(f.alpha + f.beta * s_hi - t_hi) <= tolerance * t_hi) return f;
   return fit_alpha_beta_anchored(samples);
 }

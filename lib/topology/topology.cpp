@@ -34,8 +34,11 @@ Topology::Topology(const Topology& o) : g_(o.g_), rank_v_(o.rank_v_), hosts_(o.h
   reindex();
 }
 
+// Boost 1.74's adjacency_list has no move operations (std::move(g) copies it; clang-tidy's
+// performance-move-const-arg), but it has swap.
 Topology::Topology(Topology&& o) noexcept
-    : g_(std::move(o.g_)), rank_v_(std::move(o.rank_v_)), hosts_(std::move(o.hosts_)) {
+    : rank_v_(std::move(o.rank_v_)), hosts_(std::move(o.hosts_)) {
+  g_.swap(o.g_);
   reindex();
   o.links_.clear();
 }
@@ -52,7 +55,8 @@ Topology& Topology::operator=(const Topology& o) {
 
 Topology& Topology::operator=(Topology&& o) noexcept {
   if (this != &o) {
-    g_ = std::move(o.g_);
+    g_.clear();
+    g_.swap(o.g_);
     rank_v_ = std::move(o.rank_v_);
     hosts_ = std::move(o.hosts_);
     reindex();

@@ -1,10 +1,12 @@
-# ctest driver: install cclx from the build tree into a scratch prefix, configure and build the
-# consumer against it, and run it on 2 ranks.
-foreach(var BUILD_DIR WORK_DIR SOURCE_DIR MPIEXEC)
+# ctest driver: install cclx from the build tree into a scratch prefix; configure and build the
+# consumer against it with CMake (find_package) and with pkg-config; run both on 2 ranks; check
+# that the collective API's exported target carries no Boost, Eigen or Threads.
+foreach(var BUILD_DIR WORK_DIR SOURCE_DIR MPIEXEC MPI_CXX_COMPILER CXX_COMPILER)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "check.cmake needs -D${var}=...")
   endif()
 endforeach()
+separate_arguments(MPIEXEC_FLAGS)  # "--oversubscribe;--bind-to;none" arrives as one list
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -13,8 +15,36 @@ function(run)
   endif()
   message(STATUS "${out}")
 endfunction()
-run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
-run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
-    -DCMAKE_BUILD_TYPE=Release)
+set(prefix ${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+
+file(GLOB targets ${prefix}/lib*/cmake/cclx/cclxTargets*.cmake)
+foreach(f IN LISTS targets)
+  file(READ ${f} text)
+  if(text MATCHES "Boost|Eigen|Threads")
+    message(FATAL_ERROR "${f} names ${CMAKE_MATCH_0}: the collective API must need MPI only")
+  endif()
+endforeach()
+if(NOT EXISTS ${prefix}/bin/cclx-bench AND EXISTS ${BUILD_DIR}/benchmarks/cclx-bench)
+  message(FATAL_ERROR "cmake --install did not install cclx-bench")
+endif()
+
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix}
+    -DCMAKE_BUILD_TYPE=Release -DMPI_CXX_COMPILER=${MPI_CXX_COMPILER})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-run(${MPIEXEC} -n 2 ${WORK_DIR}/build/consumer)
+run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 ${WORK_DIR}/build/consumer)
+run(${WORK_DIR}/build/consumer_topology)
+
+# pkg-config: the prefix baked into cclx.pc is the configured one, so redefine it.
+find_program(PKG_CONFIG pkg-config REQUIRED)
+file(GLOB pcdir ${prefix}/lib*/pkgconfig)
+set(ENV{PKG_CONFIG_PATH} ${pcdir})
+execute_process(COMMAND ${PKG_CONFIG} --define-variable=prefix=${prefix} --cflags --libs cclx
+                RESULT_VARIABLE rc OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkg-config --cflags --libs cclx failed")
+endif()
+message(STATUS "pkg-config --cflags --libs cclx: ${flags}")
+separate_arguments(flags UNIX_COMMAND "${flags}")
+run(${CXX_COMPILER} -std=c++20 ${SOURCE_DIR}/main.cpp -o ${WORK_DIR}/consumer_pc ${flags})
+run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 ${WORK_DIR}/consumer_pc)
