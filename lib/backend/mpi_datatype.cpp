@@ -1,5 +1,6 @@
-// The map from cclx's element types and ops to MPI's builtin ones, and the workaround for MPI
-// libraries whose MPI_MAX/MPI_MIN are wrong on unsigned types (docs/architecture.md).
+// The map from cclx's element types and ops to MPI's builtin ones, and the workarounds for MPI
+// libraries whose builtin ops are wrong: MPI_MAX/MPI_MIN on unsigned types (MPICH 4.0.2), MPI_SUM
+// on 8- and 16-bit integers (Open MPI 4.1.4's op/avx) (docs/architecture.md).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -59,6 +60,40 @@ MPI_Op unsigned_minmax(MPI_Datatype dt, OpId op) {
   return fixed != MPI_OP_NULL ? fixed : (op == OpId::max ? MPI_MAX : MPI_MIN);
 }
 
+// Open MPI 4.1.4 (Debian) adds 8- and 16-bit integers with saturating vector instructions in its
+// op/avx component from 32 elements on (uint8: 200 + 100 = 255), where C and every cclx algorithm
+// wrap around (44). Probed like the min/max bug, on 64 elements so the vector path is taken; the
+// fallback is a fixed user-defined op that wraps.
+template <class T>
+bool sum_wrong(MPI_Datatype dt) {
+  constexpr int kElems = 64;
+  constexpr T a = std::numeric_limits<T>::max(), b = 2;
+  T in[kElems], inout[kElems];
+  std::fill(in, in + kElems, a);
+  std::fill(inout, inout + kElems, b);
+  if (MPI_Reduce_local(in, inout, kElems, dt, MPI_SUM) != MPI_SUCCESS) return true;
+  const T want = static_cast<T>(a + b);  // modulo 2^bits (C++20 conversion)
+  return std::any_of(inout, inout + kElems, [&](T x) { return x != want; });
+}
+
+template <class T>
+void wrapping_sum_fn(void* in, void* inout, int* len, MPI_Datatype*) {
+  const T* a = static_cast<const T*>(in);
+  T* b = static_cast<T*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = static_cast<T>(a[i] + b[i]);
+}
+
+template <class T>
+MPI_Op small_int_sum(MPI_Datatype dt) {
+  static const MPI_Op op = [&] {  // probed once per process; never freed (see UnsignedMinMax)
+    MPI_Op fixed = MPI_SUM;
+    if (sum_wrong<T>(dt))
+      detail::mpi_check(MPI_Op_create(&wrapping_sum_fn<T>, 1, &fixed), -1, "MPI_Op_create");
+    return fixed;
+  }();
+  return op;
+}
+
 }  // namespace
 
 namespace detail {
@@ -101,7 +136,18 @@ MPI_Op mpi_op(OpId op, DataType t) {
   const bool logical = t == DataType::boolean;  // MPI defines only logical ops on C bool
   switch (op) {
     case OpId::sum:
-      return MPI_SUM;
+      switch (t) {
+        case DataType::i8:
+          return small_int_sum<std::int8_t>(MPI_INT8_T);
+        case DataType::u8:
+          return small_int_sum<std::uint8_t>(MPI_UINT8_T);
+        case DataType::i16:
+          return small_int_sum<std::int16_t>(MPI_INT16_T);
+        case DataType::u16:
+          return small_int_sum<std::uint16_t>(MPI_UINT16_T);
+        default:
+          return MPI_SUM;
+      }
     case OpId::prod:
       return MPI_PROD;
     case OpId::min:

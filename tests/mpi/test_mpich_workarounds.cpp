@@ -157,3 +157,45 @@ TEST_CASE("mpich workaround: native max/min on unsigned types") {
 }
 
 }  // namespace cclx_test
+
+namespace cclx_test {
+namespace {
+
+// Every rank contributes `value` in each of `count` elements; the sum wraps modulo 2^bits, as C
+// and every cclx algorithm compute it.
+template <class T>
+void check_wrapping_sum(cclx::Communicator<>& comm, T value) {
+  const int n = comm.size();
+  T want = 0;
+  for (int r = 0; r < n; ++r) want = static_cast<T>(want + value);
+  for (std::size_t count : {std::size_t{1}, std::size_t{33}, std::size_t{64}, std::size_t{1000}}) {
+    const std::string l = "native sum " + type_name<T>() + " count=" + std::to_string(count);
+    std::vector<T> in(count, value), out(count, 0), buf(count, value);
+    comm.allreduce(in, out, cclx::sum);
+    comm.allreduce(buf, cclx::sum);
+    compare(l, out, std::vector<T>(count, want), true);
+    compare(l + " in place", buf, std::vector<T>(count, want), true);
+    std::vector<T> red(count, 0);
+    comm.reduce(in, red, cclx::sum, n - 1);
+    if (comm.rank() == n - 1) compare(l + " reduce", red, std::vector<T>(count, want), true);
+    // The same through a cclx algorithm: native and ours agree.
+    std::vector<T> ring(count, 0);
+    comm.allreduce(in, ring, cclx::sum, cclx::algo::Ring{});
+    compare(l + " ring", ring, std::vector<T>(count, want), true);
+  }
+}
+
+}  // namespace
+
+// Open MPI 4.1.4 (Debian) saturates MPI_SUM on 8- and 16-bit integers from 32 elements on (its
+// op/avx component): native must wrap like C and the cclx algorithms
+// (lib/backend/mpi_datatype.cpp).
+TEST_CASE("open mpi workaround: native sum on 8- and 16-bit integers wraps") {
+  cclx::Communicator comm(MPI_COMM_WORLD);
+  check_wrapping_sum<std::uint8_t>(comm, 200);
+  check_wrapping_sum<std::int8_t>(comm, 100);
+  check_wrapping_sum<std::uint16_t>(comm, 60000);
+  check_wrapping_sum<std::int16_t>(comm, 30000);
+}
+
+}  // namespace cclx_test
