@@ -135,6 +135,7 @@ void MpiBackend::native(const CollectiveCall& c) const {
     // A nonblocking collective can be neither cancelled nor freed: it stays with MPI, and the
     // staged scratch with it (deliberately leaked, never back to the pool).
     if (staged.data()) new engine::ScratchPool::Lease(std::move(staged));
+    s_->abandoned_collective = true;
     throw Error(r, what() + " did not complete within " + engine::format_seconds(s_->timeout_s) +
                        " (MPI does not say which rank is missing)");
   }

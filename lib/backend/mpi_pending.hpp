@@ -49,7 +49,13 @@ struct MpiPending final : PendingOp {
     // Only reached pending after wait() timed out (or threw). A point-to-point request can be
     // cancelled; a nonblocking collective cannot (MPI forbids cancelling or freeing it), so it is
     // left to MPI: its buffers may still be written if the collective ever completes.
-    if (req == MPI_REQUEST_NULL || peer < 0) return;
+    if (req == MPI_REQUEST_NULL) return;
+    if (peer < 0) {
+      // The collective's communicators must outlive it (MpiBackend::State::abandoned_collective):
+      // the reference to the backend's state is leaked with it.
+      new std::shared_ptr<void>(std::move(backend));
+      return;
+    }
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) return;

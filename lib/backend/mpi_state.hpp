@@ -30,6 +30,10 @@ struct MpiBackend::State {
   MPI_Op user_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};  // [commutative]
   bool clock_calibrated = false;
   double clock_offset = 0.0;
+  // A nonblocking collective on these communicators was abandoned at its deadline. MPI can neither
+  // cancel nor free it, and Open MPI's progress engine touches its communicator later (freeing it
+  // made the next unrelated MPI call crash in libnbc), so the communicators are then never freed.
+  mutable bool abandoned_collective = false;
 
   MPI_Op user_op(bool commutative) {
     MPI_Op& op = user_ops[commutative ? 1 : 0];
@@ -41,7 +45,8 @@ struct MpiBackend::State {
   ~State() {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (finalized) return;  // too late to free anything; MPI has released it
+    if (finalized) return;             // too late to free anything; MPI has released it
+    if (abandoned_collective) return;  // deliberately leaked (see abandoned_collective)
     for (auto& op : user_ops)
       if (op != MPI_OP_NULL) MPI_Op_free(&op);
     if (internal != MPI_COMM_NULL) MPI_Comm_free(&internal);
@@ -57,6 +62,8 @@ struct MpiBackend::State {
     if (p2p) {
       MPI_Cancel(&req);
       MPI_Request_free(&req);
+    } else {
+      abandoned_collective = true;
     }
     throw Error(rank, message() + " did not complete within " + engine::format_seconds(timeout_s) +
                           (p2p ? "" : " (MPI does not say which rank is missing)"));
