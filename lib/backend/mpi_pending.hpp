@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string>
 
 #include "cclx/engine/execution.hpp"
@@ -53,7 +54,10 @@ struct MpiPending final : PendingOp {
     if (peer < 0) {
       // The collective's communicators must outlive it (MpiBackend::State::abandoned_collective):
       // the reference to the backend's state is leaked with it.
-      new std::shared_ptr<void>(std::move(backend));
+      try {
+        new std::shared_ptr<void>(std::move(backend));
+      } catch (const std::bad_alloc&) {  // out of memory in a destructor: nothing better to do
+      }
       return;
     }
     int finalized = 0;
