@@ -62,17 +62,16 @@ void check_noncommutative(Comm& comm, const A& a, std::string_view name, std::si
   no_throw(l + " native allreduce", [&] { comm.allreduce(input, mpi, op); });
   compare(l + " MPI vs rank-order fold", mpi, want, true);
 
-  if constexpr (serves<A>(Coll::allreduce)) {
-    if (coll != Coll::allreduce) return;
-    std::vector<std::uint64_t> out(count, 0);
-    if (run_or_refuse(l, [&] { comm.allreduce(input, out, op, a); }))
-      compare(l + " allreduce", out, mpi, true);
-    std::vector<std::uint64_t> buf = input;
-    if (run_or_refuse(l, [&] { comm.allreduce(buf, op, a); }))
-      compare(l + " allreduce in place", buf, mpi, true);
-  }
-  if constexpr (serves<A>(Coll::reduce)) {
-    if (coll != Coll::reduce) return;
+  if (coll == Coll::allreduce) {
+    if constexpr (serves<A>(Coll::allreduce)) {
+      std::vector<std::uint64_t> out(count, 0);
+      if (run_or_refuse(l, [&] { comm.allreduce(input, out, op, a); }))
+        compare(l + " allreduce", out, mpi, true);
+      std::vector<std::uint64_t> buf = input;
+      if (run_or_refuse(l, [&] { comm.allreduce(buf, op, a); }))
+        compare(l + " allreduce in place", buf, mpi, true);
+    }
+  } else if constexpr (serves<A>(Coll::reduce)) {
     std::vector<std::uint64_t> red(count, 0);
     if (run_or_refuse(l, [&] { comm.reduce(input, red, op, root, a); }) && r == root)
       compare(l + " reduce", red, mpi, true);
