@@ -82,16 +82,6 @@ std::vector<Candidate> model_candidates(const Workload& w) {
   return out;
 }
 
-namespace {
-sched::ParamMap generator_params(const Candidate& c) {
-  const auto& names = sched::generator(c.algorithm).param_names;
-  sched::ParamMap p;
-  for (const auto& [k, v] : c.params)
-    if (std::find(names.begin(), names.end(), k) != names.end()) p[k] = v;
-  return p;
-}
-}  // namespace
-
 std::string native_algorithm(const Workload& w) {
   using C = sched::Collective;
   const bool short_msg = w.bytes < 2048;
@@ -128,8 +118,7 @@ Predictor alpha_beta_model(const ModelParams& m) {
     if (!can_serve(c, w)) return -1;
     if (!c.native()) {
       try {
-        const sched::Schedule s =
-            sched::generate_by_name(c.algorithm, w.request(), generator_params(c));
+        const sched::Schedule s = sched::generate_by_name(c.algorithm, w.request(), c.params);
         return estimate(s, w.bytes, w.elem_size, m, m.call_overhead);
       } catch (const Error&) {
         return -1;  // the generator refuses this request

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "cclx/schedule/generate.hpp"
+
 namespace cclx::tune {
 
 namespace {
@@ -27,31 +29,33 @@ std::size_t index_of(const Axis& a, long long v) {
 }  // namespace
 
 std::vector<Subspace> subspaces_for(const Workload& w) {
-  // Segment sizes below half the message: a segment as large as the message is no segmentation.
-  const auto segments = [&](std::vector<long long> grid, bool with_zero) {
-    std::vector<long long> v;
-    if (with_zero) v.push_back(0);
-    for (long long s : grid)
-      if (static_cast<std::size_t>(s) * 2 <= w.bytes) v.push_back(s);
+  // The grid of each tunable parameter (by its registry name). Segment sizes stop at half the
+  // message: a segment as large as the message is no segmentation.
+  const auto grid = [&](const std::string& param) -> std::vector<long long> {
+    if (param == "fanout") return {1, 2, 3, 4};
+    if (param != "segment_bytes") return {};  // e.g. StragglAR's straggler: not a resource
+    std::vector<long long> v{0};
+    for (long long s = 16 << 10; s <= 4 << 20 && static_cast<std::size_t>(s) * 2 <= w.bytes; s *= 4)
+      v.push_back(s);
     return v;
   };
+  const Predictor model = alpha_beta_model();
   std::vector<Subspace> out;
   for (const Candidate& c : model_candidates(w)) {
     Subspace sp{c, {}};
-    if (c.algorithm == "pipelined_tree") {
-      auto seg = segments({16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20}, false);
-      if (seg.empty()) seg.push_back(16 << 10);
-      sp.start.params["segment_bytes"] = seg[std::min<std::size_t>(seg.size() - 1, 3)];
-      sp.start.params["fanout"] = 2;
-      if (seg.size() > 1) sp.axes.push_back({"segment_bytes", seg});
-      sp.axes.push_back({"fanout", {1, 2, 3, 4}});
-    } else if (!c.native()) {
-      auto seg = segments({16 << 10, 64 << 10, 256 << 10, 1 << 20}, true);
-      if (seg.size() > 1) {
+    if (!c.native()) {
+      for (const std::string& param : sched::generator(c.algorithm).param_names) {
+        Axis a{param, {}};
+        for (long long v : grid(param)) {  // values the generator accepts for this call
+          Candidate probe = sp.start;
+          probe.params[param] = v;
+          if (model(probe, w) >= 0) a.values.push_back(v);
+        }
+        if (a.values.empty()) continue;
         // Start mid-grid: the descent can then go either way (no segmentation is not always a
         // smooth continuation of ever larger segments).
-        sp.start.params["segment_bytes"] = seg[seg.size() / 2];
-        sp.axes.push_back({"segment_bytes", seg});
+        sp.start.params[param] = a.values[a.values.size() / 2];
+        if (a.values.size() > 1) sp.axes.push_back(std::move(a));
       }
     }
     out.push_back(std::move(sp));

@@ -14,16 +14,12 @@ namespace cclx::tune {
 
 struct Candidate {
   std::string algorithm = "native";
-  // Generator parameters (GeneratorInfo::param_names) and engine parameters (engine_params).
+  // The policy's run-time fields by name (GeneratorInfo::param_names).
   sched::ParamMap params;
 
   [[nodiscard]] bool native() const { return algorithm == "native"; }
   friend bool operator==(const Candidate&, const Candidate&) = default;
 };
-
-// Parameters every scheduled algorithm accepts besides its generator's: they set the engine
-// (segment_bytes: engine::ExecOptions::segment_bytes unless the generator takes it itself).
-inline constexpr std::string_view engine_params[] = {"segment_bytes"};
 
 // "ring(segment_bytes=262144)"; parameters in name order, sizes as plain numbers. Parses back
 // with parse_candidate().
