@@ -49,9 +49,9 @@ GeneratorInfo info(std::vector<std::string> params,
 
 const std::vector<GeneratorInfo>& generators() {
   static const std::vector<GeneratorInfo> all = {
-      info<algo::Ring>({}, &ring_by_name),
+      info<algo::Ring>({"segment_bytes"}, &ring_by_name),
       info<algo::StragglAR>({"straggler"}, &stragglar_by_name),
-      info<algo::RecursiveHalvingDoubling>({}, &rhd_by_name),
+      info<algo::RecursiveHalvingDoubling>({"segment_bytes"}, &rhd_by_name),
       info<algo::BinomialTree>({}, &binomial_tree_by_name),
       info<algo::PipelinedTree>({"segment_bytes", "fanout"}, &pipelined_tree_by_name),
   };

@@ -43,7 +43,9 @@ struct GeneratorInfo {
   std::vector<Collective> collectives;  // what it serves
   // Of those, the collectives it combines in rank order (so non-commutative ops are honored).
   std::vector<Collective> keeps_rank_order;
-  std::vector<std::string> param_names;  // accepted ParamMap keys
+  // Accepted ParamMap keys: the policy's run-time fields (algo::from_params sets them), whether
+  // they shape the schedule (fanout) or only the engine's execution (Ring's segment_bytes).
+  std::vector<std::string> param_names;
   Schedule (*generate)(const ScheduleRequest&, const ParamMap&);
 };
 

@@ -1,0 +1,60 @@
+// Policies chosen at run time (algo::Auto, CCLX_ALGO, tuning tables): a tune::Candidate names an
+// algorithm and its fields; with_policy() builds that policy and hands it to a generic callable,
+// so the call then runs through the same compile-time path as a policy written in the code.
+#pragma once
+
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "cclx/algo/policies.hpp"
+#include "cclx/error.hpp"
+#include "cclx/tune/candidate.hpp"
+
+namespace cclx::algo {
+
+// Every policy that can be named at run time (the registry's algorithms).
+using named_policies =
+    std::tuple<Ring, RecursiveHalvingDoubling, BinomialTree, PipelinedTree, StragglAR>;
+
+// A policy's fields from their names (the registry's param_names); throws on an unknown name.
+template <class A>
+A from_params(const sched::ParamMap& params) {
+  A a{};
+  for (const auto& [key, value] : params) {
+    bool set = false;
+    if constexpr (requires { a.segment_bytes; })
+      if (key == "segment_bytes") set = (a.segment_bytes = static_cast<std::size_t>(value), true);
+    if constexpr (requires { a.fanout; })
+      if (key == "fanout") set = (a.fanout = static_cast<int>(value), true);
+    if constexpr (requires { a.straggler; })
+      if (key == "straggler") set = (a.straggler = static_cast<int>(value), true);
+    if (!set)
+      throw Error("algorithm '" + std::string(A::name) + "' has no parameter '" + key + "'");
+  }
+  return a;
+}
+
+namespace detail {
+template <std::size_t I, class F>
+decltype(auto) with_named_policy(const tune::Candidate& c, F&& f) {
+  if constexpr (I == std::tuple_size_v<named_policies>) {
+    throw Error("unknown algorithm '" + c.algorithm + "'");
+    return std::forward<F>(f)(Native{});  // unreachable; fixes the return type
+  } else {
+    using A = std::tuple_element_t<I, named_policies>;
+    if (c.algorithm == A::name) return std::forward<F>(f)(from_params<A>(c.params));
+    return with_named_policy<I + 1>(c, std::forward<F>(f));
+  }
+}
+}  // namespace detail
+
+// Calls f(policy) with the policy `c` names (Native for "native"); every instantiation of f must
+// return the same type.
+template <class F>
+decltype(auto) with_policy(const tune::Candidate& c, F&& f) {
+  if (c.native()) return std::forward<F>(f)(Native{});
+  return detail::with_named_policy<0>(c, std::forward<F>(f));
+}
+
+}  // namespace cclx::algo

@@ -1,0 +1,66 @@
+// What algo::Auto knows on one communicator: the selector (override > table > model), the online
+// tuners of the workloads being tuned, and the drift checks of tuned ones. Owned by the
+// Communicator; every rank holds an identical copy as long as it is fed identical inputs (the
+// Communicator agrees on fingerprint() once and reduces every measured time to its max).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "cclx/tune/online.hpp"
+#include "cclx/tune/selector.hpp"
+
+namespace cclx::tune {
+
+// CCLX_TUNE: "online" tunes every Auto workload online; unset, "" or "off" does not. Throws on
+// anything else.
+[[nodiscard]] bool online_from_env();
+// CCLX_LOG contains "tune" (comma-separated list): log each decision on rank 0.
+[[nodiscard]] bool log_tune_from_env();
+
+class AutoState {
+ public:
+  // What the caller must do around the call it is about to run.
+  enum class Timing : std::uint8_t {
+    none,    // nothing
+    tune,    // time it, reduce the time to its max over ranks, observe()
+    sample,  // time it locally and add_sample(); when that returns true, reduce window_mean()
+             // to its max over ranks and check_drift()
+  };
+
+  explicit AutoState(Selector::Config cfg, OnlineOptions o = {});
+
+  // The candidate for this call of `w` (tuned online when `online`), and what to time.
+  const Candidate& choose(const Workload& w, bool online, Timing& timing);
+  void observe(const Workload& w, double max_seconds);
+  bool add_sample(const Workload& w, double local_seconds);
+  [[nodiscard]] double window_mean(const Workload& w) const;
+  void check_drift(const Workload& w, double max_mean_seconds);
+
+  // The decision for `w` and where it came from; with online tuning, what was measured.
+  [[nodiscard]] std::string explain(const Workload& w, bool online);
+  [[nodiscard]] std::uint64_t fingerprint() const { return selector_.fingerprint(); }
+  // Calls spent tuning `w` so far (0 when it is not tuned online).
+  [[nodiscard]] int tuning_calls(const Workload& w) const;
+
+  // Drift check: one call in `sample_every` of a converged workload is timed; a window is
+  // `window` samples.
+  static constexpr int sample_every = 16, window = 16;
+
+ private:
+  struct Online {
+    std::unique_ptr<OnlineTuner> tuner;
+    int calls_since_sample = 0;
+    int samples = 0;
+    double sum = 0;
+  };
+  Online& online_entry(const Workload& w);
+
+  Selector selector_;
+  OnlineOptions options_;
+  std::unordered_map<Workload, Online, WorkloadHash> online_;
+};
+
+}  // namespace cclx::tune

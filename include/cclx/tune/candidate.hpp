@@ -1,0 +1,38 @@
+// A candidate of algorithm selection: an algorithm by its registry name (or "native") with its
+// parameters, e.g. "ring(segment_bytes=256K)" or "pipelined_tree(segment_bytes=1M,fanout=2)".
+// What algo::Auto, CCLX_ALGO, tuning tables and the online tuner choose between.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "cclx/schedule/generate.hpp"
+
+namespace cclx::tune {
+
+struct Candidate {
+  std::string algorithm = "native";
+  // The policy's run-time fields by name (GeneratorInfo::param_names).
+  sched::ParamMap params;
+
+  [[nodiscard]] bool native() const { return algorithm == "native"; }
+  friend bool operator==(const Candidate&, const Candidate&) = default;
+};
+
+// "ring(segment_bytes=262144)"; parameters in name order, sizes as plain numbers. Parses back
+// with parse_candidate().
+[[nodiscard]] std::string to_string(const Candidate& c);
+
+// Parses `name` or `name(key=value,...)`; values are integers with an optional K, M or G suffix
+// (powers of 1024). The algorithm must be "native" or registered (sched::generators()), and each
+// key one it accepts. Throws cclx::Error naming the offending token.
+[[nodiscard]] Candidate parse_candidate(std::string_view text);
+
+// "64K" -> 65536, "1M", "123", "inf" (SIZE_MAX when allow_inf); nullopt when malformed.
+[[nodiscard]] std::optional<std::size_t> parse_size(std::string_view text, bool allow_inf = false);
+// 65536 -> "64K", 1000 -> "1000", SIZE_MAX -> "inf".
+[[nodiscard]] std::string format_size(std::size_t bytes);
+
+}  // namespace cclx::tune

@@ -1,0 +1,108 @@
+// Online tuning of one workload (AutoCCL, NSDI'25): the application's own first calls try
+// candidates, one per call, and the tuner converges to the fastest.
+//
+// Subspaces are algorithms (native, ring, ...); inside each, coordinate descent over its resource
+// parameters (engine segment size; a tree's segment size and fanout), each on a grid of values,
+// because time is close to unimodal in each of them. A candidate is sampled `samples` times after
+// one discarded warm-up call (the first call of a candidate generates and caches its schedule),
+// and scored by the mean of its fastest 75% samples (AutoCCL's robust statistic) of the call's
+// time as the slowest rank saw it. Pruning: a subspace whose starting point scores more than
+// `prune_ratio` times the best score is dropped; a candidate the model predicts to be more than
+// `model_ratio` times slower than the best score is never tried.
+//
+// Determinism: every rank feeds the same max-over-ranks times (the Communicator reduces them), so
+// every rank's tuner walks the same path and proposes the same candidate for the same call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cclx/tune/candidate.hpp"
+#include "cclx/tune/model.hpp"
+
+namespace cclx::tune {
+
+struct OnlineOptions {
+  int samples = 3;            // scored samples per candidate (after one warm-up call)
+  double prune_ratio = 1.5;   // drop a subspace whose start is this much slower than the best
+  double model_ratio = 3.0;   // never try what the model predicts this much slower
+  int max_calls = 40;         // budget per workload; converges with the best so far when spent
+  double drift_ratio = 1.25;  // re-tune when the chosen candidate gets this much slower ...
+  int drift_windows = 2;      // ... in this many consecutive check windows
+};
+
+// A resource parameter and the values coordinate descent walks (in order).
+struct Axis {
+  std::string param;
+  std::vector<long long> values;
+};
+
+// The subspaces the tuner explores for `w`: every model candidate, each with its axes.
+struct Subspace {
+  Candidate start;
+  std::vector<Axis> axes;
+};
+[[nodiscard]] std::vector<Subspace> subspaces_for(const Workload& w);
+
+class OnlineTuner {
+ public:
+  OnlineTuner(const Workload& w, std::vector<Subspace> spaces, const Predictor& model,
+              const OnlineOptions& o = {});
+
+  // The candidate to run for the next call: while tuning, the one being measured; once converged,
+  // the best.
+  [[nodiscard]] const Candidate& next() const;
+  // The time (seconds, max over ranks) of the call that ran next().
+  void observe(double seconds);
+  [[nodiscard]] bool converged() const { return converged_; }
+  [[nodiscard]] const Candidate& best() const { return best_; }
+  [[nodiscard]] double best_score() const { return best_score_; }
+  [[nodiscard]] int calls() const { return calls_; }
+  // Periodic drift check once converged: the mean max-over-ranks time of the chosen candidate over
+  // a window. Returns true when it restarted tuning.
+  bool check_drift(double window_mean_seconds);
+  // One line per candidate tried: "ring(segment_bytes=64K) 12.3 us (3 samples)".
+  [[nodiscard]] std::string report() const;
+
+ private:
+  struct Tried {
+    Candidate c;
+    double score;  // infinity: skipped as hopeless by the model
+    int samples;
+  };
+  enum class Phase : std::uint8_t { start, descend };
+  void advance();                                   // picks the next candidate that needs measuring
+  [[nodiscard]] bool proposal(Candidate& c) const;  // false: the neighbour is off the grid
+  void on_score(double score);                      // moves the search after current_ was scored
+  void converge();
+  [[nodiscard]] const Tried* tried(const Candidate& c) const;
+  [[nodiscard]] double predicted(const Candidate& c) const;
+
+  Workload w_;
+  std::vector<Subspace> spaces_;
+  Predictor model_;
+  OnlineOptions o_;
+
+  Phase phase_ = Phase::start;
+  std::size_t space_ = 0;  // current subspace
+  std::size_t axis_ = 0;   // current axis of the descent
+  int direction_ = +1;     // +1: towards later grid values, -1: earlier
+  bool tried_other_ = false;
+  std::size_t axes_unimproved_ = 0;  // axes in a row that did not improve the center
+  Candidate center_;                 // best point of the current subspace so far
+  double center_score_ = 0;
+  Candidate current_;  // being measured
+  std::vector<double> samples_;
+  bool warm_ = false;  // the warm-up call of current_ has run
+  std::vector<Tried> tried_;
+  Candidate best_;
+  double best_score_ = 0;
+  bool have_best_ = false;
+  bool converged_ = false;
+  int calls_ = 0;
+  int drift_count_ = 0;
+};
+
+}  // namespace cclx::tune

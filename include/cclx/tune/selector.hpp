@@ -1,0 +1,65 @@
+// algo::Auto's decision for one workload, from the sources in order of authority:
+//   1. override   CCLX_ALGO (override.hpp)
+//   2. table      CCLX_TUNE_FILE, a cclx-tune table (table.hpp), nearest measured size
+//   3. model      the predictor (model.hpp): the fastest predicted candidate
+// A source whose choice cannot serve the call (wrong collective, reorders a non-commutative op,
+// generator refuses the request) is skipped, and the explanation says so: never a silent change of
+// the collective's semantics. Decisions are cached per workload, so a repeated call costs one hash
+// lookup. Every input is the same on every rank (env, file, model constants: compared across ranks
+// by fingerprint()), and the decision a pure function of them, so all ranks choose alike.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "cclx/tune/model.hpp"
+#include "cclx/tune/override.hpp"
+#include "cclx/tune/table.hpp"
+
+namespace cclx::tune {
+
+enum class Source : std::uint8_t { override_env, table, model };
+[[nodiscard]] std::string_view to_string(Source s);
+
+struct Decision {
+  Candidate choice;
+  Source source = Source::model;
+  // Human-readable: where the choice came from, what was skipped and why, and the candidates with
+  // their measured (table) or predicted (model) times.
+  std::string explanation;
+};
+
+struct WorkloadHash {
+  std::size_t operator()(const Workload& w) const noexcept;
+};
+
+class Selector {
+ public:
+  struct Config {
+    Overrides overrides;
+    std::optional<TuningTable> table;
+    std::string table_origin;  // file name, for explanations
+    Predictor model;           // empty: alpha_beta_model()
+  };
+  Selector() : Selector(Config{}) {}
+  explicit Selector(Config c);
+  // CCLX_ALGO and CCLX_TUNE_FILE; throws cclx::Error on a bad string or file.
+  static Config config_from_env();
+
+  const Decision& decide(const Workload& w);
+  // A hash of everything a decision depends on besides the workload (override rules, table
+  // entries): ranks must agree on it before their decisions can be trusted to agree.
+  [[nodiscard]] std::uint64_t fingerprint() const { return fingerprint_; }
+
+ private:
+  Decision compute(const Workload& w) const;
+  Config config_;
+  std::uint64_t fingerprint_ = 0;
+  std::unordered_map<Workload, Decision, WorkloadHash> cache_;
+};
+
+}  // namespace cclx::tune

@@ -1,0 +1,58 @@
+// Tuning tables (MCR-DL's): measured times of each candidate per collective, communicator size
+// and message size, written by cclx-tune and read by algo::Auto (CCLX_TUNE_FILE). A table is
+// only valid for the machine and MPI it was measured on; it records both.
+//
+// JSON:
+//   {"format": "cclx-tune-table", "version": 1, "machine": "...", "mpi": "...",
+//    "entries": [{"collective": "allreduce", "nranks": 2, "bytes": 8,
+//                 "times_us": {"native": 0.77, "ring": 1.21}}, ...]}
+// `bytes` is the collective's data size as CCLX_ALGO counts it (the whole partition);
+// `times_us` the median time per call (max over ranks) of each candidate (to_string form).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cclx/schedule/schedule.hpp"
+#include "cclx/tune/candidate.hpp"
+
+namespace cclx::tune {
+
+struct TableEntry {
+  sched::Collective collective = sched::Collective::allreduce;
+  int nranks = 1;
+  std::size_t bytes = 0;
+  std::map<std::string, double, std::less<>> times_us;  // candidate (to_string) -> time
+
+  // The fastest candidate, or "" when there are no times.
+  [[nodiscard]] std::string best() const;
+};
+
+class TuningTable {
+ public:
+  std::string machine, mpi;
+
+  // Throws cclx::Error naming the file and the offending field.
+  static TuningTable load(const std::string& path);
+  static TuningTable parse(std::string_view json, const std::string& origin = "<string>");
+  void save(const std::string& path) const;
+  [[nodiscard]] std::string dump() const;
+
+  // Adds or replaces the times of `e`'s candidates at its (collective, nranks, bytes).
+  void record(const TableEntry& e);
+  void merge(const TuningTable& other);
+  // The entry measured for (c, nranks) at the size nearest to `bytes` on a log scale (ties go to
+  // the smaller size); null when the table has nothing for (c, nranks).
+  [[nodiscard]] const TableEntry* nearest(sched::Collective c, int nranks, std::size_t bytes) const;
+  [[nodiscard]] const TableEntry* exact(sched::Collective c, int nranks, std::size_t bytes) const;
+  [[nodiscard]] const std::vector<TableEntry>& entries() const { return entries_; }
+
+ private:
+  std::vector<TableEntry> entries_;  // sorted by (collective, nranks, bytes)
+};
+
+}  // namespace cclx::tune

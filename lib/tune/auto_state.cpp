@@ -1,0 +1,94 @@
+#include "cclx/tune/auto_state.hpp"
+
+#include <cstdlib>
+#include <string_view>
+
+#include "cclx/error.hpp"
+
+namespace cclx::tune {
+
+bool online_from_env() {
+  const char* v = std::getenv("CCLX_TUNE");
+  if (!v || !*v || std::string_view(v) == "off") return false;
+  if (std::string_view(v) == "online") return true;
+  throw Error(std::string("CCLX_TUNE: expected 'online' or 'off', got '") + v + "'");
+}
+
+bool log_tune_from_env() {
+  const char* v = std::getenv("CCLX_LOG");
+  if (!v) return false;
+  std::string_view s(v);
+  while (!s.empty()) {
+    const auto comma = s.find(',');
+    if (s.substr(0, comma) == "tune") return true;
+    s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
+  }
+  return false;
+}
+
+AutoState::AutoState(Selector::Config cfg, OnlineOptions o)
+    : selector_(std::move(cfg)), options_(o) {}
+
+AutoState::Online& AutoState::online_entry(const Workload& w) {
+  auto it = online_.find(w);
+  if (it == online_.end()) {
+    Online e;
+    e.tuner = std::make_unique<OnlineTuner>(w, subspaces_for(w), alpha_beta_model(), options_);
+    it = online_.emplace(w, std::move(e)).first;
+  }
+  return it->second;
+}
+
+const Candidate& AutoState::choose(const Workload& w, bool online, Timing& timing) {
+  timing = Timing::none;
+  const Decision& d = selector_.decide(w);
+  // An override or a measured table outranks online tuning; the model does not.
+  if (!online || d.source != Source::model) return d.choice;
+  Online& e = online_entry(w);
+  if (!e.tuner->converged()) {
+    timing = Timing::tune;
+  } else if (++e.calls_since_sample >= sample_every) {
+    e.calls_since_sample = 0;
+    timing = Timing::sample;
+  }
+  return e.tuner->next();
+}
+
+void AutoState::observe(const Workload& w, double max_seconds) {
+  online_entry(w).tuner->observe(max_seconds);
+}
+
+bool AutoState::add_sample(const Workload& w, double local_seconds) {
+  Online& e = online_entry(w);
+  e.sum += local_seconds;
+  return ++e.samples >= window;
+}
+
+double AutoState::window_mean(const Workload& w) const {
+  const auto it = online_.find(w);
+  return it == online_.end() || it->second.samples == 0 ? 0 : it->second.sum / it->second.samples;
+}
+
+void AutoState::check_drift(const Workload& w, double max_mean_seconds) {
+  Online& e = online_entry(w);
+  e.samples = 0;
+  e.sum = 0;
+  e.tuner->check_drift(max_mean_seconds);
+}
+
+int AutoState::tuning_calls(const Workload& w) const {
+  const auto it = online_.find(w);
+  return it == online_.end() ? 0 : it->second.tuner->calls();
+}
+
+std::string AutoState::explain(const Workload& w, bool online) {
+  const Decision& d = selector_.decide(w);
+  if (!online || d.source != Source::model) return d.explanation;
+  const OnlineTuner& t = *online_entry(w).tuner;
+  std::string s = to_string(t.next()) + " from online tuning (" +
+                  (t.converged() ? "converged after " : "tuning, ") + std::to_string(t.calls()) +
+                  " calls), measured:\n" + t.report();
+  return s + "before tuning, " + d.explanation;
+}
+
+}  // namespace cclx::tune

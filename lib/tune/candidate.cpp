@@ -1,0 +1,120 @@
+#include "cclx/tune/candidate.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <limits>
+
+#include "cclx/error.hpp"
+
+namespace cclx::tune {
+
+namespace {
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool accepts(const sched::GeneratorInfo& g, std::string_view key) {
+  return std::find(g.param_names.begin(), g.param_names.end(), key) != g.param_names.end();
+}
+}  // namespace
+
+std::optional<std::size_t> parse_size(std::string_view text, bool allow_inf) {
+  text = trim(text);
+  if (allow_inf && text == "inf") return std::numeric_limits<std::size_t>::max();
+  std::size_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [p, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc{} || p == text.data()) return std::nullopt;
+  std::size_t shift = 0;
+  if (p != end) {
+    if (p + 1 != end) return std::nullopt;
+    switch (*p) {
+      case 'K':
+      case 'k':
+        shift = 10;
+        break;
+      case 'M':
+      case 'm':
+        shift = 20;
+        break;
+      case 'G':
+      case 'g':
+        shift = 30;
+        break;
+      default:
+        return std::nullopt;
+    }
+  }
+  if (shift && value > (std::numeric_limits<std::size_t>::max() >> shift)) return std::nullopt;
+  return value << shift;
+}
+
+std::string format_size(std::size_t bytes) {
+  if (bytes == std::numeric_limits<std::size_t>::max()) return "inf";
+  static constexpr struct {
+    std::size_t shift;
+    char suffix;
+  } units[] = {{30, 'G'}, {20, 'M'}, {10, 'K'}};
+  for (const auto& u : units)
+    if (bytes && bytes % (std::size_t{1} << u.shift) == 0)
+      return std::to_string(bytes >> u.shift) + u.suffix;
+  return std::to_string(bytes);
+}
+
+std::string to_string(const Candidate& c) {
+  std::string s = c.algorithm;
+  if (c.params.empty()) return s;
+  s += '(';
+  bool first = true;
+  for (const auto& [key, value] : c.params) {
+    if (!first) s += ',';
+    first = false;
+    s += key + '=' +
+         (value >= 0 ? format_size(static_cast<std::size_t>(value)) : std::to_string(value));
+  }
+  return s + ')';
+}
+
+Candidate parse_candidate(std::string_view text) {
+  const std::string_view whole = trim(text);
+  const auto open = whole.find('(');
+  Candidate c;
+  c.algorithm = std::string(trim(whole.substr(0, open)));
+  if (c.algorithm.empty())
+    throw Error("algorithm selection: empty algorithm name in '" + std::string(whole) + "'");
+  const sched::GeneratorInfo* g = nullptr;
+  if (!c.native()) {
+    try {
+      g = &sched::generator(c.algorithm);
+    } catch (const Error& e) {
+      throw Error("algorithm selection: '" + std::string(whole) + "': " + e.detail());
+    }
+  }
+  if (open == std::string_view::npos) return c;
+  if (whole.back() != ')')
+    throw Error("algorithm selection: '" + std::string(whole) + "': missing ')'");
+  std::string_view args = whole.substr(open + 1, whole.size() - open - 2);
+  while (!trim(args).empty()) {
+    const auto comma = args.find(',');
+    const std::string_view item = trim(args.substr(0, comma));
+    args = comma == std::string_view::npos ? std::string_view{} : args.substr(comma + 1);
+    const auto eq = item.find('=');
+    const std::string key(trim(item.substr(0, eq)));
+    const auto value =
+        eq == std::string_view::npos ? std::nullopt : parse_size(item.substr(eq + 1));
+    if (key.empty() || !value ||
+        *value > static_cast<std::size_t>(std::numeric_limits<long long>::max()))
+      throw Error("algorithm selection: '" + std::string(item) + "' in '" + std::string(whole) +
+                  "' is not key=size (e.g. segment_bytes=256K)");
+    if (c.native() || !accepts(*g, key))
+      throw Error("algorithm selection: algorithm '" + c.algorithm + "' has no parameter '" + key +
+                  "'");
+    c.params[key] = static_cast<long long>(*value);
+  }
+  return c;
+}
+
+}  // namespace cclx::tune

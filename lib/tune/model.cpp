@@ -1,0 +1,140 @@
+#include "cclx/tune/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "cclx/collectives/collectives.hpp"
+#include "cclx/error.hpp"
+#include "cclx/schedule/partition.hpp"
+
+namespace cclx::tune {
+
+using sched::Buf;
+using sched::OpKind;
+
+sched::ScheduleRequest Workload::request() const {
+  sched::ScheduleRequest r;
+  r.collective = collective;
+  r.nranks = nranks;
+  r.root = root;
+  r.in_place = in_place;
+  r.bytes = bytes;
+  return r;
+}
+
+double estimate(const sched::Schedule& s, std::size_t bytes, std::size_t elem_size,
+                const ModelParams& m, double per_call_overhead) {
+  const sched::Partition part{bytes / std::max<std::size_t>(elem_size, 1), s.nblocks};
+  const auto region_bytes = [&](const sched::Region& g) {
+    sched::Region local = g;
+    if (g.buf == Buf::scratch) local.first = g.first % s.nblocks;
+    return static_cast<double>(part.region_size(local) * elem_size);
+  };
+  double slowest = 0;
+  for (const auto& p : s.programs) {
+    double t = 0;
+    for (std::size_t step = 0; step < p.num_steps(); ++step) {
+      double sent = 0, received = 0, reduced = 0;
+      bool moves = false;
+      for (std::size_t i = 0; i < p.step_size(step); ++i) {
+        const sched::Op& op = p.step_data(step)[i];
+        if (op.kind == OpKind::send) sent += region_bytes(op.src);
+        if (op.kind == OpKind::recv) received += region_bytes(op.dst);
+        if (op.kind == OpKind::reduce) reduced += region_bytes(op.dst);
+        moves = moves || op.is_transfer();
+      }
+      t += m.step_overhead + (moves ? m.alpha : 0) + std::max(sent, received) * m.beta +
+           reduced * m.gamma;
+    }
+    slowest = std::max(slowest, t);
+  }
+  return slowest + per_call_overhead;
+}
+
+bool can_serve(const Candidate& c, const Workload& w, std::string* why) {
+  if (c.native()) return true;
+  const auto fail = [&](std::string reason) {
+    if (why) *why = std::move(reason);
+    return false;
+  };
+  const sched::GeneratorInfo* g = nullptr;
+  try {
+    g = &sched::generator(c.algorithm);
+  } catch (const Error& e) {
+    return fail(e.detail());
+  }
+  const auto& cs = g->collectives;
+  if (std::find(cs.begin(), cs.end(), w.collective) == cs.end())
+    return fail(c.algorithm + " does not serve " + std::string(sched::to_string(w.collective)));
+  if (!w.commutative && !sched::keeps_rank_order(c.algorithm, w.collective))
+    return fail(c.algorithm + " reorders contributions (the op is not commutative)");
+  return true;
+}
+
+std::vector<Candidate> model_candidates(const Workload& w) {
+  std::vector<Candidate> out{Candidate{}};
+  for (const auto& g : sched::generators()) {
+    if (g.name == "stragglar") continue;  // needs the straggler's rank
+    Candidate c{g.name, {}};
+    if (can_serve(c, w)) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::string native_algorithm(const Workload& w) {
+  using C = sched::Collective;
+  const bool short_msg = w.bytes < 2048;
+  std::vector<std::string> prefs;
+  switch (w.collective) {
+    case C::allreduce:
+      prefs = short_msg ? std::vector<std::string>{"recursive_doubling", "binomial_tree", "rhd"}
+                        : std::vector<std::string>{"rhd", "ring"};
+      break;
+    case C::reduce:
+    case C::bcast:
+      prefs = {"binomial_tree", "pipelined_tree"};
+      break;
+    case C::reduce_scatter:
+      prefs = {"rhd", "ring"};
+      break;
+    default:
+      prefs = {"ring", "binomial_tree"};
+      break;
+  }
+  for (const auto& name : prefs) {
+    const Candidate c{name, {}};
+    bool known = false;
+    for (const auto& g : sched::generators()) known = known || g.name == name;
+    if (known && can_serve(c, w)) return name;
+  }
+  for (const auto& c : model_candidates(w))
+    if (!c.native()) return c.algorithm;
+  return "ring";
+}
+
+Predictor alpha_beta_model(const ModelParams& m) {
+  return [m](const Candidate& c, const Workload& w) -> double {
+    if (!can_serve(c, w)) return -1;
+    if (!c.native()) {
+      try {
+        const sched::Schedule s = sched::generate_by_name(c.algorithm, w.request(), c.params);
+        return estimate(s, w.bytes, w.elem_size, m, m.call_overhead);
+      } catch (const Error&) {
+        return -1;  // the generator refuses this request
+      }
+    }
+    // Native: MPICH's default choice, at its own per-call cost and per-byte efficiency.
+    ModelParams nm = m;
+    nm.beta *= m.native_beta_scale;
+    nm.step_overhead = 0;
+    try {
+      const sched::Schedule s = sched::generate_by_name(native_algorithm(w), w.request());
+      return estimate(s, w.bytes, w.elem_size, nm, m.native_overhead);
+    } catch (const Error&) {
+      return m.native_overhead + m.alpha;  // n = 1 or a shape no stand-in serves
+    }
+  };
+}
+
+}  // namespace cclx::tune

@@ -1,0 +1,145 @@
+#include "cclx/tune/table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <tuple>
+
+#include "cclx/error.hpp"
+
+namespace cclx::tune {
+
+using nlohmann::json;
+
+namespace {
+auto key(const TableEntry& e) {
+  return std::tuple(e.collective, e.nranks, e.bytes);
+}
+}  // namespace
+
+std::string TableEntry::best() const {
+  std::string best;
+  double t = 0;
+  for (const auto& [name, time] : times_us)
+    if (best.empty() || time < t) {
+      best = name;
+      t = time;
+    }
+  return best;
+}
+
+TuningTable TuningTable::parse(std::string_view text, const std::string& origin) {
+  const auto fail = [&](const std::string& why) -> Error {
+    return Error("tuning table " + origin + ": " + why);
+  };
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw fail(std::string("not JSON: ") + e.what());
+  }
+  if (!j.is_object() || j.value("format", "") != "cclx-tune-table")
+    throw fail("not a cclx tuning table (\"format\": \"cclx-tune-table\" missing)");
+  if (j.value("version", 0) != 1) throw fail("unsupported version (this cclx reads version 1)");
+  TuningTable t;
+  t.machine = j.value("machine", "");
+  t.mpi = j.value("mpi", "");
+  if (!j.contains("entries") || !j["entries"].is_array()) throw fail("\"entries\" is not a list");
+  std::size_t i = 0;
+  for (const json& je : j["entries"]) {
+    const std::string where = "entries[" + std::to_string(i++) + "]";
+    try {
+      TableEntry e;
+      e.collective = sched::collective_from_string(je.at("collective").get<std::string>());
+      e.nranks = je.at("nranks").get<int>();
+      e.bytes = je.at("bytes").get<std::size_t>();
+      if (e.nranks < 1) throw fail(where + ": nranks must be >= 1");
+      for (const auto& [name, time] : je.at("times_us").items()) {
+        const Candidate c = parse_candidate(name);  // unknown algorithms fail here
+        if (!time.is_number() || time.get<double>() <= 0 || !std::isfinite(time.get<double>()))
+          throw fail(where + ": time of '" + name + "' must be a positive number");
+        e.times_us[to_string(c)] = time.get<double>();
+      }
+      t.record(e);
+    } catch (const json::exception& e) {
+      throw fail(where + ": " + e.what());
+    } catch (const Error& e) {
+      if (e.detail().rfind("tuning table", 0) == 0) throw;
+      throw fail(where + ": " + e.detail());
+    }
+  }
+  return t;
+}
+
+TuningTable TuningTable::load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("tuning table " + path + ": cannot open");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return parse(s.str(), path);
+}
+
+std::string TuningTable::dump() const {
+  json j{{"format", "cclx-tune-table"}, {"version", 1}, {"machine", machine}, {"mpi", mpi}};
+  json list = json::array();
+  for (const auto& e : entries_)
+    list.push_back({{"collective", std::string(sched::to_string(e.collective))},
+                    {"nranks", e.nranks},
+                    {"bytes", e.bytes},
+                    {"times_us", e.times_us}});
+  j["entries"] = std::move(list);
+  return j.dump(1) + "\n";
+}
+
+void TuningTable::save(const std::string& path) const {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << dump();
+    if (!out) throw Error("tuning table " + path + ": cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw Error("tuning table " + path + ": cannot rename " + tmp);
+}
+
+void TuningTable::record(const TableEntry& e) {
+  auto it =
+      std::lower_bound(entries_.begin(), entries_.end(), e,
+                       [](const TableEntry& a, const TableEntry& b) { return key(a) < key(b); });
+  if (it != entries_.end() && key(*it) == key(e)) {
+    for (const auto& [name, time] : e.times_us) it->times_us[name] = time;
+  } else {
+    entries_.insert(it, e);
+  }
+}
+
+void TuningTable::merge(const TuningTable& other) {
+  for (const auto& e : other.entries_) record(e);
+  if (machine.empty()) machine = other.machine;
+  if (mpi.empty()) mpi = other.mpi;
+}
+
+const TableEntry* TuningTable::exact(sched::Collective c, int nranks, std::size_t bytes) const {
+  for (const auto& e : entries_)
+    if (e.collective == c && e.nranks == nranks && e.bytes == bytes) return &e;
+  return nullptr;
+}
+
+const TableEntry* TuningTable::nearest(sched::Collective c, int nranks, std::size_t bytes) const {
+  const TableEntry* best = nullptr;
+  double best_d = 0;
+  const double x = std::log2(static_cast<double>(bytes) + 1);
+  for (const auto& e : entries_) {
+    if (e.collective != c || e.nranks != nranks || e.times_us.empty()) continue;
+    const double d = std::abs(std::log2(static_cast<double>(e.bytes) + 1) - x);
+    if (!best || d < best_d) {  // entries are sorted by bytes: ties keep the smaller size
+      best = &e;
+      best_d = d;
+    }
+  }
+  return best;
+}
+
+}  // namespace cclx::tune

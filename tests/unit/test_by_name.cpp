@@ -1,0 +1,37 @@
+// Every registered algorithm can be built by name with every parameter it registers, and the
+// built policy generates the same schedule as generation by name.
+#include <doctest/doctest.h>
+
+#include "cclx/algo/by_name.hpp"
+
+using namespace cclx;
+
+TEST_CASE("by name: every registry entry and parameter reaches its policy") {
+  for (const auto& g : sched::generators()) {
+    CAPTURE(g.name);
+    tune::Candidate c{g.name, {}};
+    for (const auto& p : g.param_names) c.params[p] = p == "straggler" ? 1 : 2;
+    bool reached = false;
+    algo::with_policy(c, [&](const auto& policy) {
+      using A = std::decay_t<decltype(policy)>;
+      reached = A::name == g.name;
+      if constexpr (algo::ScheduledAlgorithm<A>) {
+        sched::ScheduleRequest req{g.collectives.front(), 4};
+        req.bytes = 1 << 20;
+        CHECK(policy.generate(req).programs ==
+              sched::generate_by_name(g.name, req, c.params).programs);
+        if (c.params.count("segment_bytes") && !policy.cache_params(req).empty())
+          CHECK(policy.cache_params(req).find("segment_bytes=2") != std::string::npos);
+        else if (c.params.count("segment_bytes"))
+          CHECK(policy.exec_options().segment_bytes == 2);
+      }
+    });
+    CHECK(reached);
+  }
+  bool native = false;
+  algo::with_policy(tune::Candidate{}, [&](const auto& p) {
+    native = std::is_same_v<std::decay_t<decltype(p)>, algo::Native>;
+  });
+  CHECK(native);
+  CHECK_THROWS_AS(algo::from_params<algo::Ring>({{"fanout", 2}}), Error);
+}

@@ -1,0 +1,96 @@
+// algo::Auto's decisions without MPI: authority of the sources, fallback when a source's choice
+// cannot serve the call, the model's ranking at the extremes, caching and fingerprints.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "cclx/tune/selector.hpp"
+
+using namespace cclx::tune;
+using cclx::sched::Collective;
+
+namespace {
+Workload allreduce(int n, std::size_t bytes, bool commutative = true) {
+  Workload w;
+  w.collective = Collective::allreduce;
+  w.nranks = n;
+  w.bytes = bytes;
+  w.elem_size = 4;
+  w.commutative = commutative;
+  return w;
+}
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+}  // namespace
+
+TEST_CASE("tune selector: the model prefers native for tiny and a schedule for huge allreduce") {
+  Selector s;
+  const Decision& small = s.decide(allreduce(2, 8));
+  CHECK(small.source == Source::model);
+  CHECK(small.choice.native());
+  CHECK(contains(small.explanation, "predicted:"));
+  const Decision& big = s.decide(allreduce(8, 64u << 20));
+  CHECK_FALSE(big.choice.native());
+  // Every model candidate serves the call: binomial_tree/pipelined_tree/ring/rhd for allreduce.
+  CHECK(contains(big.explanation, "ring="));
+  CHECK_FALSE(contains(big.explanation, "stragglar"));
+}
+
+TEST_CASE("tune selector: override, then table, then model") {
+  Selector::Config c;
+  c.overrides = Overrides::parse("allreduce:0-1K=rhd");
+  c.table = TuningTable{};
+  c.table->record({Collective::allreduce, 4, 4096, {{"native", 5.0}, {"ring", 3.0}}});
+  c.table_origin = "t.json";
+  Selector s(c);
+  const Decision& a = s.decide(allreduce(4, 512));
+  CHECK(a.source == Source::override_env);
+  CHECK(a.choice.algorithm == "rhd");
+  CHECK(contains(a.explanation, "rule 'allreduce:0-1K=rhd'"));
+  const Decision& b = s.decide(allreduce(4, 8192));
+  CHECK(b.source == Source::table);
+  CHECK(b.choice.algorithm == "ring");
+  CHECK(contains(b.explanation, "t.json at 4K (4 ranks)"));
+  const Decision& m = s.decide(allreduce(3, 8192));  // the table has nothing for 3 ranks
+  CHECK(m.source == Source::model);
+}
+
+TEST_CASE("tune selector: a choice that cannot serve the call is skipped and explained") {
+  Selector::Config c;
+  c.overrides = Overrides::parse("allreduce:*=ring");  // ring reorders: not for non-commutative
+  c.table = TuningTable{};
+  c.table->record({Collective::allreduce, 4, 64, {{"ring", 1.0}, {"rhd", 2.0}, {"native", 3.0}}});
+  Selector s(c);
+  const Decision& d = s.decide(allreduce(4, 64, false));
+  CHECK(d.source == Source::table);
+  CHECK(d.choice.algorithm != "ring");
+  CHECK(contains(d.explanation, "CCLX_ALGO chose ring but ring reorders contributions"));
+  CHECK(contains(d.explanation, "table chose ring but"));
+  // The commutative call takes the override.
+  CHECK(s.decide(allreduce(4, 64)).choice.algorithm == "ring");
+}
+
+TEST_CASE("tune selector: decisions are cached and depend only on the workload and config") {
+  Selector a, b;
+  const Workload w = allreduce(5, 1 << 16);
+  const Decision* first = &a.decide(w);
+  CHECK(&a.decide(w) == first);  // cached: the same object
+  CHECK(b.decide(w).choice == first->choice);
+  CHECK(a.fingerprint() == b.fingerprint());
+  Selector::Config c;
+  c.overrides = Overrides::parse("bcast:*=native");
+  CHECK(Selector(c).fingerprint() != a.fingerprint());
+}
+
+TEST_CASE("tune model: native stands in with MPICH's choice; estimates grow with size") {
+  const Predictor p = alpha_beta_model();
+  const Workload w = allreduce(4, 1 << 20);
+  CHECK(native_algorithm(allreduce(4, 8)) != "");
+  CHECK(native_algorithm(w) == "rhd");
+  const double ring_small = p(Candidate{"ring", {}}, allreduce(4, 1 << 10));
+  const double ring_big = p(Candidate{"ring", {}}, w);
+  CHECK(ring_small > 0);
+  CHECK(ring_big > ring_small);
+  CHECK(p(Candidate{"binomial_tree", {}}, Workload{Collective::alltoall, 4}) < 0);
+}
