@@ -23,6 +23,9 @@ Schedule rhd_by_name(const ScheduleRequest& r, const ParamMap&) {
 Schedule binomial_tree_by_name(const ScheduleRequest& r, const ParamMap&) {
   return binomial_tree(r);
 }
+Schedule dissemination_by_name(const ScheduleRequest& r, const ParamMap&) {
+  return dissemination(r);
+}
 // Defaults as algo::PipelinedTree{}: 1 MiB segments, binary tree.
 Schedule pipelined_tree_by_name(const ScheduleRequest& r, const ParamMap& p) {
   const auto seg = p.find("segment_bytes");
@@ -54,6 +57,7 @@ const std::vector<GeneratorInfo>& generators() {
       info<algo::RecursiveHalvingDoubling>({}, &rhd_by_name),
       info<algo::BinomialTree>({}, &binomial_tree_by_name),
       info<algo::PipelinedTree>({"segment_bytes", "fanout"}, &pipelined_tree_by_name),
+      info<algo::Dissemination>({}, &dissemination_by_name),
   };
   return all;
 }

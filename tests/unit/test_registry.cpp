@@ -27,6 +27,7 @@ void for_each_policy(F&& f) {
   f("PipelinedTree", algo::PipelinedTree{});
   f("StragglAR", algo::StragglAR{});
   f("StragglerAware", algo::StragglerAware<>{});
+  f("Dissemination", algo::Dissemination{});
 }
 
 std::string trim(std::string s) {

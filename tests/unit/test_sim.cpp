@@ -92,6 +92,14 @@ TEST_CASE("recursive halving-doubling allreduce: 2·log2(n)·α + 2(n-1)/n·s·�
   }
 }
 
+TEST_CASE("dissemination barrier: ⌈log2 n⌉ α of empty messages") {
+  for (const int n : {1, 2, 3, 5, 8, 13}) {
+    const auto r = run_mesh(make("dissemination", Collective::barrier, n), 0);
+    CAPTURE(n);
+    CHECK(r.time == exact(std::ceil(std::log2(n)) * kAlpha));
+  }
+}
+
 TEST_CASE("binomial-tree broadcast: ceil(log2 n)(α + s·β)") {
   if (!registered("binomial_tree")) return;
   for (const int n : {2, 3, 4, 5, 7, 8, 13, 16, 33}) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cclx/algo/binomial_tree.hpp"
+#include "cclx/algo/dissemination.hpp"
 #include "cclx/algo/pipelined_tree.hpp"
 #include "cclx/algo/recursive_halving_doubling.hpp"
 #include "cclx/algo/ring.hpp"
