@@ -106,6 +106,10 @@ const auto kAlgorithms = std::tuple {
           "rhd",
           [](const Options& o) { return with_segment(cclx::algo::RecursiveHalvingDoubling{}, o); }},
 #endif
+      AlgoEntry{"rhd_elimination",
+                [](const Options& o) { return with_segment(cclx::algo::RhdElimination{}, o); }},
+      AlgoEntry{"recursive_doubling",
+                [](const Options& o) { return with_segment(cclx::algo::RecursiveDoubling{}, o); }},
 #if CCLX_BENCH_HAVE_BINOMIAL_TREE
       AlgoEntry{"binomial_tree", [](const Options&) { return cclx::algo::BinomialTree{}; }},
 #endif

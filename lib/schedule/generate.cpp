@@ -20,6 +20,12 @@ Schedule stragglar_by_name(const ScheduleRequest& r, const ParamMap& p) {
 Schedule rhd_by_name(const ScheduleRequest& r, const ParamMap&) {
   return recursive_halving_doubling(r);
 }
+Schedule rhd_elimination_by_name(const ScheduleRequest& r, const ParamMap&) {
+  return rhd_elimination(r);
+}
+Schedule recursive_doubling_by_name(const ScheduleRequest& r, const ParamMap&) {
+  return recursive_doubling(r);
+}
 Schedule binomial_tree_by_name(const ScheduleRequest& r, const ParamMap&) {
   return binomial_tree(r);
 }
@@ -55,6 +61,8 @@ const std::vector<GeneratorInfo>& generators() {
       info<algo::Ring>({}, &ring_by_name),
       info<algo::StragglAR>({"straggler"}, &stragglar_by_name),
       info<algo::RecursiveHalvingDoubling>({}, &rhd_by_name),
+      info<algo::RhdElimination>({}, &rhd_elimination_by_name),
+      info<algo::RecursiveDoubling>({}, &recursive_doubling_by_name),
       info<algo::BinomialTree>({}, &binomial_tree_by_name),
       info<algo::PipelinedTree>({"segment_bytes", "fanout"}, &pipelined_tree_by_name),
       info<algo::Dissemination>({}, &dissemination_by_name),

@@ -4,6 +4,7 @@
 #include "cclx/algo/binomial_tree.hpp"
 #include "cclx/algo/dissemination.hpp"
 #include "cclx/algo/pipelined_tree.hpp"
+#include "cclx/algo/recursive_doubling.hpp"
 #include "cclx/algo/recursive_halving_doubling.hpp"
 #include "cclx/algo/ring.hpp"
 #include "cclx/algo/stragglar.hpp"
