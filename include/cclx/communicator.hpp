@@ -214,8 +214,7 @@ class Communicator {
   // that obeys the timeout and names the ranks it waits for, like every scheduled collective.
   template <algo::Algorithm A = algo::Native>
   void barrier(const A& algorithm = {}) {
-    CollectiveCall c = typed_call<coll::Barrier, std::uint8_t>(no_op, 0);
-    run<coll::Barrier>(c, algorithm);
+    run<coll::Barrier>(typed_call<coll::Barrier, std::uint8_t>(no_op, 0), algorithm);
   }
 
  private:

@@ -696,7 +696,7 @@ class Verifier {
       const std::uint32_t missing = pool_.minus(all_, h);
       pool_.acquire(missing);
       error("postcondition: rank " + std::to_string(r) + " finishes without having heard, " +
-            "directly or through others, from ranks " + pool_.describe(missing) + ": it would " +
+            "directly or through others, from ranks " + pool_.describe(missing) + ": it could " +
             "leave the " + std::string(to_string(s_.collective)) + " before they enter");
       pool_.release(missing);
     }
