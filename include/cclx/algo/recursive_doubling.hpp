@@ -3,6 +3,8 @@
 // for short messages (MPICH's choice for small allreduce). Non-powers of two fold the first
 // 2(n - p) ranks pairwise first and hand the result back at the end (+2 rounds). Combines in rank
 // order (the lower interval is always the left operand), so non-commutative ops are honored.
+// Allreduce only: recursive-doubling allgather is already RHD's allgather, and a reduce that
+// computes the result on every rank would only add traffic to a binomial tree's.
 #pragma once
 
 #include "cclx/algo/algorithm.hpp"
