@@ -57,9 +57,9 @@ using Comm = cclx::Communicator<cclx::MpiBackend>;
 
 using Coll = cclx::sched::Collective;
 // Indexed by sched::Collective.
-constexpr std::array<std::string_view, 8> kCollTitles = {"Allreduce",      "Reduce",    "Broadcast",
+constexpr std::array<std::string_view, 9> kCollTitles = {"Allreduce",      "Reduce",    "Broadcast",
                                                          "Reduce_scatter", "Allgather", "Alltoall",
-                                                         "Gather",         "Scatter"};
+                                                         "Gather",         "Scatter",   "Barrier"};
 
 constexpr int kRoot = 0;
 
@@ -106,9 +106,14 @@ const auto kAlgorithms = std::tuple {
           "rhd",
           [](const Options& o) { return with_segment(cclx::algo::RecursiveHalvingDoubling{}, o); }},
 #endif
+      AlgoEntry{"rhd_elimination",
+                [](const Options& o) { return with_segment(cclx::algo::RhdElimination{}, o); }},
+      AlgoEntry{"recursive_doubling",
+                [](const Options& o) { return with_segment(cclx::algo::RecursiveDoubling{}, o); }},
 #if CCLX_BENCH_HAVE_BINOMIAL_TREE
       AlgoEntry{"binomial_tree", [](const Options&) { return cclx::algo::BinomialTree{}; }},
 #endif
+      AlgoEntry{"dissemination", [](const Options&) { return cclx::algo::Dissemination{}; }},
 #if CCLX_BENCH_HAVE_PIPELINED_TREE
       AlgoEntry{"pipelined_tree",
                 [](const Options& o) { return with_segment(cclx::algo::PipelinedTree{}, o); }},
@@ -290,9 +295,15 @@ Options parse(int argc, char** argv) {
       throw UsageError{"unknown option '" + std::string(a) + "'"};
     }
   }
-  // Default: every algorithm in this build (those that refuse the collective are skipped).
+  // Default: every algorithm in this build that serves the collective.
   if (o.algos.empty())
-    std::apply([&](const auto&... e) { (o.algos.emplace_back(e.name), ...); }, kAlgorithms);
+    std::apply(
+        [&](const auto&... e) {
+          ((cclx::algo::serves<decltype(e.make(o))>(o.coll) ? (void)o.algos.emplace_back(e.name)
+                                                            : void()),
+           ...);
+        },
+        kAlgorithms);
   // Native is the reference: always present, always first.
   std::erase(o.algos, std::string("native"));
   std::erase(o.algos, std::string(""));
@@ -451,6 +462,7 @@ void setup(Bufs<T>& b, const Options& o, std::size_t bytes, int rank, int n) {
   b.check_end =
       o.coll == Coll::reduce_scatter || (o.coll == Coll::scatter && !in_place) ? block : out_n;
   if ((o.coll == Coll::reduce || o.coll == Coll::gather) && rank != kRoot) b.check_end = 0;
+  if (o.coll == Coll::barrier) b.check_end = 0;  // nothing to check
   // Scatter in place: the root's result is its own block inside its buffer.
   if (o.coll == Coll::scatter && in_place && rank == kRoot) {
     b.check_begin = rank * block;
@@ -518,6 +530,11 @@ Call make_call(Comm& comm, const Options& o, Bufs<T>& b, const A& a) {
         return [&comm, &b, a] { comm.alltoall(b.in, b.out, a); };
       }
       break;
+    case Coll::barrier:  // no data: every size measures the same barrier
+      if constexpr (cclx::algo::serves<A>(Coll::barrier)) {
+        return [&comm, a] { comm.barrier(a); };
+      }
+      break;
   }
   throw cclx::Error(std::string(A::name) + " does not serve " +
                     std::string(cclx::sched::to_string(o.coll)));
@@ -556,6 +573,8 @@ double bus_factor(Coll c, int n) {
     case Coll::reduce:
     case Coll::bcast:
       return 1.0;
+    case Coll::barrier:
+      return 0.0;
   }
   return 1.0;
 }

@@ -22,9 +22,11 @@ constexpr const char* kUsage =
     "                     [--json | --text] [--verify] [--stats]\n"
     "       cclx-schedule --list\n"
     "\n"
-    "  --collective   allreduce (default), reduce, bcast, reduce_scatter, allgather, alltoall\n"
+    "  --collective   allreduce (default), reduce, bcast, reduce_scatter, allgather, alltoall,\n"
+    "                 gather, scatter, barrier\n"
     "  --count        elements verified and sized (default 1000; alltoall: 1000 * n, a\n"
-    "                 multiple of n); the request's bytes are count * elem-size (default 1)\n"
+    "                 multiple of n; barrier: 0); the request's bytes are count * elem-size\n"
+    "                 (default 1)\n"
     "  --json/--text  print the schedule (text is the default when nothing else is asked)\n"
     "  --verify       run the symbolic verifier; exit 1 when it fails\n"
     "  --stats        rounds, prologue steps, rounds after the prologue (StragglAR's round\n"
@@ -115,9 +117,11 @@ Options parse(int argc, char** argv) {
   if (!o.have_n) throw UsageError{"--n is required"};
   if (o.json && o.text) throw UsageError{"--json and --text are exclusive"};
   if (!o.json && !o.text && !o.verify && !o.stats) o.text = true;
-  // Alltoall's count is the total over all peers and must split evenly.
+  // Alltoall's count is the total over all peers and must split evenly; a barrier has no data.
   if (o.count < 0)
-    o.count = o.req.collective == Collective::alltoall ? 1000LL * o.req.nranks : 1000;
+    o.count = o.req.collective == Collective::alltoall  ? 1000LL * o.req.nranks
+              : o.req.collective == Collective::barrier ? 0
+                                                        : 1000;
   o.req.bytes = static_cast<std::size_t>(o.count) * static_cast<std::size_t>(o.elem_size);
   return o;
 }

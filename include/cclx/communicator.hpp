@@ -108,7 +108,6 @@ class Communicator {
     return b_.irecv(std::ranges::data(data), std::ranges::size(data), data_type_of<element_t<R>>(),
                     source, tag);
   }
-  void barrier() const { b_.barrier(); }
 
   // Collectives: one buffer means in place, two mean out of place (MPI_IN_PLACE's conventions).
   // What count, the buffers and in place mean for each collective is stated once, in its
@@ -208,6 +207,14 @@ class Communicator {
   template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
   void scatter(const In& in, Out&& out, int root, const A& algorithm = {}) {
     run<coll::Scatter>(call<coll::Scatter>(in, out, no_op, root), algorithm);
+  }
+
+  // ---- barrier: no rank leaves before every rank has entered ----
+  // Native is MPI_Barrier; algo::Dissemination a schedule (ceil(log2 n) rounds of empty messages)
+  // that obeys the timeout and names the ranks it waits for, like every scheduled collective.
+  template <algo::Algorithm A = algo::Native>
+  void barrier(const A& algorithm = {}) {
+    run<coll::Barrier>(typed_call<coll::Barrier, std::uint8_t>(no_op, 0), algorithm);
   }
 
  private:

@@ -29,6 +29,18 @@
 //     block]; n = p: log2 n steps, (n-1)/n * s bytes.
 //   bcast (nblocks = n): binomial scatter (log2 p steps) + doubling allgather (log2 p steps) +
 //     [unfold: the whole message]; n = p: 2 log2 n steps, the root sends about 2(n-1)/n * s.
+// rhd_elimination (allreduce only): Rabenseifner and Traeff's elimination in place of the fold
+//   (EuroPVM/MPI 2004). A pair (2i, 2i+1) first swaps halves of its vectors: the keeper 2i keeps
+//   the half that virtual rank i keeps in the first halving step, the partner the other, each
+//   reducing its half of the pair's two vectors (2i's the left operand). In the first halving step
+//   the partner sends the half i gives and the keeper receives the half it keeps, so the partner
+//   drops out there: against an unpaired peer three ranks become two (the 3-2 elimination), against
+//   a pair four become two. The doubling mirrors it: in its last step (distance 1) each survivor
+//   sends its half to the peer's partner (or the unpaired peer), and a last step swaps halves
+//   within each pair. 2 log2 p + 2 steps like the fold, but the extra steps move s/2, not s: cost
+//   2 ceil(log2 n) α + 2sβ(1.5 - 1/p) against the fold's 2 ceil(log2 n) α + 2sβ(2 - 1/p). Bytes
+//   sent: keepers 2(p-1)/p * s + s/2, partners 1.5 s, the others 2(p-1)/p * s. Order is preserved
+//   as in the fold. n = p: the rhd schedule.
 #include <string>
 #include <vector>
 
@@ -91,13 +103,15 @@ Schedule base(const ScheduleRequest& req, std::uint32_t nblocks) {
 // `home(first, count)` is where v accumulates, `landing(first, count, has_acc)` where a message
 // lands; `has_acc` says whether home already holds v's partial result (else it is still In).
 // Returns the range each step started from, for the doubling or gather that mirrors it.
+// `first_m` > 1 starts at that distance (the steps before it done by the caller).
 template <class Home, class Landing>
 std::vector<std::pair<std::uint32_t, std::uint32_t>> halving(ProgramBuilder& b, const Fold& f,
                                                              int v, bool& has_acc,
                                                              std::uint32_t& lo, std::uint32_t& hi,
-                                                             Home home, Landing landing) {
+                                                             Home home, Landing landing,
+                                                             int first_m = 1) {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
-  for (int m = 1; m < f.p; m *= 2) {
+  for (int m = first_m; m < f.p; m *= 2) {
     const int pv = v ^ m;
     const int peer = f.real(pv);
     const std::uint32_t mid = (lo + hi) / 2;
@@ -166,6 +180,87 @@ void allreduce_rank(ProgramBuilder& b, const Fold& f, int r, bool in_place) {
     if (r < 2 * f.rem) b.send(r + 1, out(0, P));
     b.end_step();
   }
+}
+
+// Allreduce with elimination instead of the fold (rhd_elimination, n != p): see the header comment.
+void allreduce_elimination_rank(ProgramBuilder& b, const Fold& f, int r, bool in_place) {
+  if (f.rem == 0 || f.n == 1) {
+    allreduce_rank(b, f, r, in_place);
+    return;
+  }
+  const auto P = static_cast<std::uint32_t>(f.p);
+  const std::uint32_t half = P / 2;
+  const int L = f.levels();
+  const bool paired = r < 2 * f.rem;
+  const int v = paired ? r / 2 : r - f.rem;  // both members of a pair act for its virtual rank
+  const int pv = v ^ 1;                      // the peer of the first halving / last doubling
+  // The half virtual rank u keeps in the first halving step, and the half it gives.
+  auto kept = [&](Buf buf, int u) {
+    return u % 2 == 0 ? Region{buf, 0, half} : Region{buf, half, P - half};
+  };
+  auto given = [&](Buf buf, int u) { return kept(buf, u ^ 1); };
+  // Who sends u's given half in the first halving step, and receives its peer's kept half in the
+  // last doubling step: the partner of a pair, else the rank itself. The keeper (f.real) does the
+  // opposite: receives in the first halving step and sends in the last doubling step.
+  auto partner_of = [&](int u) { return u < f.rem ? 2 * u + 1 : u + f.rem; };
+  // Lower ranks' data is the left operand: pv's interval is below v's when pv < v.
+  auto combine = [&](Region dst, Region mine, Region theirs) {
+    if (pv < v)
+      b.reduce(dst, theirs, mine);
+    else
+      b.reduce(dst, mine, theirs);
+  };
+  if (paired && r % 2 == 1) {
+    // Partner: swap halves with the keeper and reduce the given half (the keeper's is the left
+    // operand), hand it to the peer, idle, take the peer's half of the result, swap back.
+    const int keeper = r - 1;
+    b.send(keeper, kept(Buf::in, v)).recv(keeper, given(Buf::scratch, v));
+    b.reduce(given(Buf::scratch, v), given(Buf::scratch, v), given(Buf::in, v)).end_step();
+    b.send(f.real(pv), given(Buf::scratch, v)).end_step();
+    for (int i = 0; i < 2 * L - 2; ++i) b.end_step();
+    b.recv(f.real(pv), given(Buf::out, v)).end_step();
+    b.send(keeper, given(Buf::out, v)).recv(keeper, kept(Buf::out, v)).end_step();
+    return;
+  }
+  if (paired) {
+    // Keeper: swap halves with the partner (own vector left), then the first halving step
+    // receives only.
+    const int partner = r + 1;
+    b.send(partner, given(Buf::in, v)).recv(partner, kept(Buf::scratch, v));
+    b.reduce(kept(Buf::out, v), kept(Buf::in, v), kept(Buf::scratch, v)).end_step();
+    b.recv(partner_of(pv), kept(Buf::scratch, v));
+    combine(kept(Buf::out, v), kept(Buf::out, v), kept(Buf::scratch, v));
+  } else {
+    // Unpaired: idle while pairs swap, then a halving step whose send and receive may have
+    // different peers (the peer pair's keeper receives, its partner sends).
+    b.end_step();
+    b.send(f.real(pv), given(Buf::in, v)).recv(partner_of(pv), kept(Buf::scratch, v));
+    combine(kept(Buf::out, v), kept(Buf::in, v), kept(Buf::scratch, v));
+  }
+  b.end_step();
+  const Region k = kept(Buf::out, v);
+  std::uint32_t lo = k.first, hi = k.end();
+  bool has_acc = true;
+  auto ranges = halving(
+      b, f, v, has_acc, lo, hi,
+      [](std::uint32_t first, std::uint32_t count) { return out(first, count); },
+      [](std::uint32_t first, std::uint32_t count, bool) { return scratch(first, count); }, 2);
+  ranges.insert(ranges.begin(), std::pair<std::uint32_t, std::uint32_t>{0, P});
+  for (int m = f.p / 2, i = L - 1; m >= 2; m /= 2, --i) {
+    const int peer = f.real(v ^ m);
+    const auto [plo, phi] = ranges[static_cast<std::size_t>(i)];
+    const std::uint32_t other_lo = lo == plo ? hi : plo;
+    const std::uint32_t other_hi = lo == plo ? phi : lo;
+    b.send(peer, out(lo, hi - lo)).recv(peer, out(other_lo, other_hi - other_lo)).end_step();
+    lo = plo;
+    hi = phi;
+  }
+  // Last doubling step: the kept half to the peer's partner (or the unpaired peer); an unpaired
+  // rank also receives the given half from the peer's keeper.
+  b.send(partner_of(pv), k);
+  if (!paired) b.recv(f.real(pv), given(Buf::out, v));
+  b.end_step();
+  if (paired) b.send(r + 1, k).recv(r + 1, given(Buf::out, v)).end_step();
 }
 
 // Rooted reduce: halving onto the virtual ranks as in allreduce_rank, then a binomial gather onto
@@ -466,6 +561,21 @@ Schedule recursive_halving_doubling(const ScheduleRequest& req) {
       default:
         break;
     }
+  }
+  return s;
+}
+
+Schedule rhd_elimination(const ScheduleRequest& req) {
+  require_supported(req, "rhd_elimination");
+  const Fold f(req.nranks);
+  Schedule s = base(req, static_cast<std::uint32_t>(f.p));
+  s.algorithm = "rhd_elimination";
+  s.root = 0;
+  s.preserves_order = keeps_rank_order("rhd_elimination", req.collective) || req.nranks == 1;
+  for (int r = 0; r < req.nranks; ++r) {
+    if (req.only_rank >= 0 && r != req.only_rank) continue;
+    ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
+    allreduce_elimination_rank(b, f, r, req.in_place);
   }
   return s;
 }

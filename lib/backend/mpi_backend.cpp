@@ -168,13 +168,9 @@ Request MpiBackend::irecv(void* data, std::size_t count, DataType t, int source,
 }
 
 void MpiBackend::barrier() const {
-  if (s_->timeout_s <= 0) {
-    mpi_check(MPI_Barrier(s_->user), s_->rank, "MPI_Barrier");
-    return;
-  }
-  MPI_Request req = MPI_REQUEST_NULL;
-  mpi_check(MPI_Ibarrier(s_->user, &req), s_->rank, "MPI_Ibarrier");
-  s_->finish(req, false, [] { return std::string("barrier"); });
+  CollectiveCall c;
+  c.collective = sched::Collective::barrier;
+  native(c);
 }
 
 }  // namespace cclx

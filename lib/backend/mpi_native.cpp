@@ -121,6 +121,10 @@ void MpiBackend::native(const CollectiveCall& c) const {
            : timed ? MPI_Ialltoall(sendbuf, n, dt, c.out, n, dt, comm, &req)
                    : MPI_Alltoall(sendbuf, n, dt, c.out, n, dt, comm);
       break;
+    case Collective::barrier:
+      fn = "MPI_Barrier";
+      rc = timed ? MPI_Ibarrier(comm, &req) : MPI_Barrier(comm);
+      break;
   }
   const auto what = [&] { return std::string(sched::to_string(c.collective)) + " (native)"; };
   if (rc != MPI_SUCCESS) mpi_check(rc, r, (what() + ": " + fn).c_str());

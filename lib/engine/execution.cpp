@@ -43,7 +43,8 @@ Execution::Execution(std::shared_ptr<const sched::Schedule> schedule, const Buff
       out_(static_cast<std::byte*>(buffers.out)),
       kernel_(kernel),
       options_(options),
-      rank_(transport.rank()) {
+      rank_(transport.rank()),
+      synchronizes_(coll::synchronizes(schedule_->collective)) {
   const auto& s = *schedule_;
   if (s.nranks != transport.size() || static_cast<int>(s.programs.size()) != s.nranks)
     throw Error(rank_, "schedule '" + s.algorithm + "' is for " + std::to_string(s.nranks) +
@@ -123,6 +124,16 @@ void Execution::post_transfer(std::uint32_t i) {
   const std::size_t total = bytes(g);
   const std::size_t seg = options_.segment_bytes ? options_.segment_bytes : total;
   std::byte* base = address(g);
+  if (total == 0) {
+    // Nothing to move. A synchronizing collective's transfers are its point, so each is still one
+    // empty message (a barrier that skipped one would let a rank leave early); any other
+    // collective skips it, on both sides alike (both compute the same size).
+    if (synchronizes_)
+      track(o.kind == OpKind::recv ? channel_->post_recv(base, 0, o.peer)
+                                   : channel_->post_send(base, 0, o.peer),
+            {Pending::Kind::segment, i, 0, 0, o.peer, false});
+    return;
+  }
   for (std::size_t b = 0; b < total; b += seg) {
     const std::size_t e = std::min(total, b + seg);
     track(o.kind == OpKind::recv ? channel_->post_recv(base + b, e - b, o.peer)

@@ -16,6 +16,7 @@ namespace cclx::sched {
 using nlohmann::json;
 
 std::string to_string(const Region& g) {
+  if (g == token()) return "token";  // a message without data (barrier)
   std::string s(to_string(g.buf));
   s += '[' + std::to_string(g.first);
   if (g.count != 1)

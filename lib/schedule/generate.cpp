@@ -20,8 +20,17 @@ Schedule stragglar_by_name(const ScheduleRequest& r, const ParamMap& p) {
 Schedule rhd_by_name(const ScheduleRequest& r, const ParamMap&) {
   return recursive_halving_doubling(r);
 }
+Schedule rhd_elimination_by_name(const ScheduleRequest& r, const ParamMap&) {
+  return rhd_elimination(r);
+}
+Schedule recursive_doubling_by_name(const ScheduleRequest& r, const ParamMap&) {
+  return recursive_doubling(r);
+}
 Schedule binomial_tree_by_name(const ScheduleRequest& r, const ParamMap&) {
   return binomial_tree(r);
+}
+Schedule dissemination_by_name(const ScheduleRequest& r, const ParamMap&) {
+  return dissemination(r);
 }
 // Defaults as algo::PipelinedTree{}: 1 MiB segments, binary tree.
 Schedule pipelined_tree_by_name(const ScheduleRequest& r, const ParamMap& p) {
@@ -52,8 +61,11 @@ const std::vector<GeneratorInfo>& generators() {
       info<algo::Ring>({"segment_bytes"}, &ring_by_name),
       info<algo::StragglAR>({"straggler"}, &stragglar_by_name),
       info<algo::RecursiveHalvingDoubling>({"segment_bytes"}, &rhd_by_name),
+      info<algo::RhdElimination>({"segment_bytes"}, &rhd_elimination_by_name),
+      info<algo::RecursiveDoubling>({"segment_bytes"}, &recursive_doubling_by_name),
       info<algo::BinomialTree>({}, &binomial_tree_by_name),
       info<algo::PipelinedTree>({"segment_bytes", "fanout"}, &pipelined_tree_by_name),
+      info<algo::Dissemination>({}, &dissemination_by_name),
   };
   return all;
 }

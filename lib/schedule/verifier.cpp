@@ -8,6 +8,13 @@
 // step completes by itself and the whole schedule cannot deadlock; an unmatched send or receive
 // is what would hang, and it is reported.
 //
+// Synchronizing collectives (barrier) have no data to follow; their postcondition is causal. Every
+// rank also carries the set of ranks whose entry it depends on (initially itself): a message
+// carries its sender's set as of the start of the step (when the engine posts it, the sender has
+// finished the steps before), and landing it unites that into the receiver's. At the end every
+// rank's set must hold every rank. Only receives count: a completed send says nothing about its
+// receiver.
+//
 // Scratch holds `scratch_copies` copies of the partition: scratch block b + j * nblocks is block b
 // of copy j, with block b's size. A region lies inside one copy; sizes are taken after mapping it
 // back to the partition (copy_local).
@@ -74,6 +81,13 @@ class SetPool {
   }
   bool equal(std::uint32_t a, std::uint32_t b) {
     return a == b || std::equal(bits(a), bits(a) + w_, bits(b));
+  }
+  // a \ b as a fresh slot (reference count 0).
+  std::uint32_t minus(std::uint32_t a, std::uint32_t b) {
+    const auto id = alloc();
+    auto *d = bits(id), *x = bits(a), *y = bits(b);
+    for (std::size_t i = 0; i < w_; ++i) d[i] = x[i] & ~y[i];
+    return id;
   }
   // The union as a fresh slot (reference count 0: the caller stores it right away).
   std::uint32_t unite(std::uint32_t a, std::uint32_t b) {
@@ -158,6 +172,7 @@ struct Xfer {
   Span cells{};               // physical, on the owner
   std::size_t msg_first = 0;  // sends: snapshot of the cells in Verifier::msg_
   bool valid = false;         // region inside its window (nothing is moved otherwise)
+  std::uint32_t heard = 0;    // sends of a synchronizing collective: the sender's set
 };
 
 class Verifier {
@@ -169,7 +184,8 @@ class Verifier {
         copies_(s.scratch_copies),
         part_{count, s.nblocks},
         elem_(elem_size),
-        pool_(static_cast<std::size_t>(s.nranks > 0 ? s.nranks + 63 : 64) / 64) {}
+        pool_(static_cast<std::size_t>(s.nranks > 0 ? s.nranks + 63 : 64) / 64),
+        sync_(coll::synchronizes(s.collective)) {}
 
   VerifyReport run() {
     if (!check_structure()) return finish();
@@ -284,6 +300,10 @@ class Verifier {
     all_ = pool_.alloc();
     pool_.pin(all_);
     for (int r = 0; r < n_; ++r) pool_.bits(all_)[r / 64] |= std::uint64_t{1} << (r % 64);
+    if (sync_) {
+      heard_ = singleton_;
+      for (const auto id : heard_) pool_.acquire(id);
+    }
 
     coll::visit(s_.collective, [&](auto d) {
       for (int r = 0; r < n_; ++r) {
@@ -417,6 +437,8 @@ class Verifier {
     for (int r = 0; r < n_; ++r) run_locals(r, st);
     for (const auto& c : msg_) pool_.release(c.set);
     msg_.clear();
+    if (sync_)
+      for (const auto& x : sends_) pool_.release(x.heard);
   }
 
   // Validates rank r's ops of step st, snapshots its sends and checks the step's hazards.
@@ -437,6 +459,10 @@ class Verifier {
       transfers = true;
       if (!check_peer(r, st, i, op)) continue;
       Xfer x{r, op.peer, static_cast<std::uint32_t>(i), op.src, {}, msg_.size(), false};
+      if (sync_) {
+        x.heard = heard_[static_cast<std::size_t>(r)];
+        pool_.acquire(x.heard);
+      }
       if (check_region(r, st, i, op, op.src, false, "source")) {
         x.valid = true;
         x.cells = span(r, op.src);
@@ -449,7 +475,8 @@ class Verifier {
           msg_.push_back(v);
           send_mark_[x.cells.first + c] = stamp_;
         }
-        if (const auto bytes = region_bytes(op.src); bytes > 0) {
+        // The engine posts an empty transfer only for a synchronizing collective.
+        if (const auto bytes = region_bytes(op.src); bytes > 0 || sync_) {
           report_.bytes_sent[static_cast<std::size_t>(r)] += bytes;
           ++report_.messages_sent[static_cast<std::size_t>(r)];
         }
@@ -568,6 +595,13 @@ class Verifier {
       }
       for (std::size_t c = 0; c < y.cells.count; ++c)
         assign(cell(y.to, y.cells.first + c), msg_[x.msg_first + c]);
+      if (sync_) {
+        auto& h = heard_[static_cast<std::size_t>(y.to)];
+        const std::uint32_t u = pool_.unite(h, x.heard);
+        pool_.acquire(u);
+        pool_.release(h);
+        h = u;
+      }
     }
   }
 
@@ -654,7 +688,22 @@ class Verifier {
     }
   }
 
+  // Synchronizing collectives: every rank's completion depends on every rank's entry.
+  void check_causal() {
+    for (int r = 0; r < n_ && !saturated(); ++r) {
+      const auto h = heard_[static_cast<std::size_t>(r)];
+      if (pool_.equal(h, all_)) continue;
+      const std::uint32_t missing = pool_.minus(all_, h);
+      pool_.acquire(missing);
+      error("postcondition: rank " + std::to_string(r) + " finishes without having heard, " +
+            "directly or through others, from ranks " + pool_.describe(missing) + ": it could " +
+            "leave the " + std::string(to_string(s_.collective)) + " before they enter");
+      pool_.release(missing);
+    }
+  }
+
   void check_postcondition() {
+    if (sync_) check_causal();
     coll::visit(s_.collective, [&](auto d) {
       for (int r = 0; r < n_; ++r)
         for (std::uint32_t b = 0; b < nb_; ++b) {
@@ -683,6 +732,8 @@ class Verifier {
   std::vector<Layout> layout_;
   std::vector<std::uint32_t> singleton_;
   std::uint32_t all_ = 0;
+  bool sync_;                         // coll::synchronizes(collective)
+  std::vector<std::uint32_t> heard_;  // per rank: whose entry it depends on (sync_ only)
 
   // Per-step scratch.
   std::vector<Xfer> sends_, recvs_;

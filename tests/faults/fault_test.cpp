@@ -16,8 +16,9 @@
 //           finalized a Communicator constructed after MPI_Finalize throws cclx::Error.
 //           errhandler the application's own error handler on MPI_COMM_WORLD still gets the
 //                     application's errors after cclx installed its pass-through handler there.
-// ALGO: ring, native, iring (iallreduce with Ring, then Request::wait()), inative, barrier,
-//       validate (ring allreduce with CCLX_VALIDATE's agreement first).
+// ALGO: ring, native, iring (iallreduce with Ring, then Request::wait()), inative, barrier
+//       (MPI_Barrier), dissemination (the scheduled barrier), validate (ring allreduce with
+//       CCLX_VALIDATE's agreement first).
 //
 // Prints "cclx-fault-test: rank R: PASS ..." or "... FAIL ..." per rank. Where all ranks live to
 // the end, the verdict is combined and the exit code is 0 only if every rank passed; in `exit`
@@ -65,6 +66,8 @@ Outcome call(cclx::Communicator<>& comm, const std::string& algo, std::vector<fl
       rq.wait();
     } else if (algo == "barrier") {
       comm.barrier();
+    } else if (algo == "dissemination") {
+      comm.barrier(cclx::algo::Dissemination{});
     } else if (algo == "validate") {  // CCLX_VALIDATE's agreement before the collective
       comm.backend().set_validation(true);
       comm.allreduce(buf, cclx::sum, cclx::algo::Ring{});
@@ -98,17 +101,23 @@ std::string check_waiter(const Outcome& o, const std::string& algo, int rank, in
   if (!o.threw) return "no error";
   if (!contains(o.message, "cclx: rank " + std::to_string(rank) + ": "))
     return "message does not name this rank";
-  if (!contains(o.message, algo == "barrier" ? "barrier" : "allreduce"))
+  const bool barrier = algo == "barrier" || algo == "dissemination";
+  if (!contains(o.message, barrier ? "barrier" : "allreduce"))
     return "message does not name the collective";
   if (o.elapsed > deadline + 1.0) return "later than deadline + 1 s";
   const bool timeout = contains(o.message, "after") || contains(o.message, "within");
   if (!timeout && !may_be_mpi_error) return "not a timeout";
   if (timeout && o.elapsed < deadline * 0.9) return "timed out before the deadline";
-  const bool scheduled = algo == "ring" || algo == "iring";
+  const bool scheduled = algo == "ring" || algo == "iring" || algo == "dissemination";
   if (scheduled) {
-    if (!contains(o.message, "(ring) step ")) return "message does not name algorithm and step";
-    // In the ring, rank r receives from r - 1: the sleeper's successor waits for it directly.
-    if ((victim + 1) % n == rank && !contains(o.message, "rank " + std::to_string(victim)))
+    const std::string name = algo == "dissemination" ? "dissemination" : "ring";
+    if (!contains(o.message, "(" + name + ") step "))
+      return "message does not name algorithm and step";
+    // In the ring, rank r receives from r - 1: the sleeper's successor waits for it directly. In
+    // the dissemination barrier on 3 ranks every rank exchanges with both others (distances 1 and
+    // 2), so whichever step a rank is stuck in, the sleeper is the peer it names.
+    const bool waits_for_victim = algo == "dissemination" ? n == 3 : (victim + 1) % n == rank;
+    if (waits_for_victim && !contains(o.message, "rank " + std::to_string(victim)))
       return "message does not name rank " + std::to_string(victim);
     if (timeout && !contains(o.message, "no data from rank") &&
         !contains(o.message, "did not take"))

@@ -37,9 +37,12 @@ void for_each_algorithm(F&& f) {
   f("ring", algo::Ring{});
   f("ring/seg4KiB", algo::Ring{.segment_bytes = 4096});
   f("rhd", algo::RecursiveHalvingDoubling{});
+  f("rhd_elimination", algo::RhdElimination{});
+  f("recursive_doubling", algo::RecursiveDoubling{});
   f("binomial_tree", algo::BinomialTree{});
   f("pipelined_tree/seg64KiB", algo::PipelinedTree{.segment_bytes = 1 << 16});
   f("pipelined_tree/chain,seg256", algo::PipelinedTree{.segment_bytes = 256, .fanout = 1});
+  f("dissemination", algo::Dissemination{});
 }
 
 template <class A>

@@ -100,6 +100,8 @@ TEST_CASE("faults: with a deadline set, every collective and algorithm still giv
       no_throw(l + " alltoall", [&] { comm.alltoall(in, out, a); });
       CHECK_MESSAGE(out == want, l);
     }
+    if constexpr (serves<decltype(a)>(Coll::barrier))
+      no_throw(l + " barrier", [&] { comm.barrier(a); });
   });
 }
 

@@ -160,3 +160,55 @@ TEST_CASE("rhd: verified for all sizes, roots, counts, in place") {
                         {1, 6, 8, 31});
   CHECK(m > 0);
 }
+
+TEST_CASE("rhd_elimination: the rhd schedule at powers of two") {
+  for (int n = 1; n <= 64; n *= 2)
+    for (const bool in_place : {false, true}) {
+      const auto a = rhd_elimination({Collective::allreduce, n, 0, in_place});
+      const auto b = recursive_halving_doubling({Collective::allreduce, n, 0, in_place});
+      CHECK(a.programs == b.programs);
+      CHECK(a.nblocks == b.nblocks);
+      CHECK(a.preserves_order);
+    }
+}
+
+TEST_CASE("rhd_elimination: half-message elimination steps instead of the fold's whole message") {
+  for (int n : {3, 5, 6, 7, 12, 13, 24, 100}) {
+    const int L = floor_log2(n);
+    const int p = 1 << L, rem = n - p;
+    const std::size_t count = 64u * static_cast<std::size_t>(p);  // bytes; blocks of 64
+    const std::size_t rhd_share = 2 * (count / p) * (p - 1);      // 2(p-1)/p * s
+    for (const bool in_place : {false, true}) {
+      CAPTURE(n);
+      CAPTURE(in_place);
+      const auto s = rhd_elimination({Collective::allreduce, n, 0, in_place});
+      CHECK(s.nblocks == static_cast<std::uint32_t>(p));
+      CHECK(s.preserves_order);
+      CHECK(s.num_rounds() == static_cast<std::size_t>(2 * L + 2));  // as the fold: 2 ceil(log2 n)
+      const auto rep = verify(s, count, 1);
+      REQUIRE(rep.ok);
+      for (int r = 0; r < n; ++r) {
+        const auto b = rep.bytes_sent[static_cast<std::size_t>(r)];
+        if (r < 2 * rem && r % 2 == 1)
+          CHECK(b == 3 * count / 2);  // partner: three half messages
+        else if (r < 2 * rem)
+          CHECK(b == rhd_share + count / 2);  // keeper: + the swap back
+        else
+          CHECK(b == rhd_share);
+      }
+      // The fold's busiest rank sends a whole message more than RHD's share, ours half a message.
+      const auto fold =
+          verify(recursive_halving_doubling({Collective::allreduce, n, 0, in_place}), count, 1);
+      CHECK(fold.max_bytes_sent() == rhd_share + count);
+      CHECK(rep.max_bytes_sent() == rhd_share + count / 2);
+    }
+  }
+}
+
+TEST_CASE("rhd_elimination: allreduce only; verified for all sizes, counts, in place") {
+  CHECK_THROWS_AS(rhd_elimination({Collective::reduce, 6}), cclx::Error);
+  CHECK_THROWS_AS(rhd_elimination({Collective::reduce_scatter, 6}), cclx::Error);
+  const auto n = cclx::test::sweep([](const ScheduleRequest& r) { return rhd_elimination(r); },
+                                   {Collective::allreduce});
+  CHECK(n > 0);
+}

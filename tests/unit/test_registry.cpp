@@ -23,10 +23,13 @@ void for_each_policy(F&& f) {
   f("Native", algo::Native{});
   f("Ring", algo::Ring{});
   f("RecursiveHalvingDoubling", algo::RecursiveHalvingDoubling{});
+  f("RhdElimination", algo::RhdElimination{});
+  f("RecursiveDoubling", algo::RecursiveDoubling{});
   f("BinomialTree", algo::BinomialTree{});
   f("PipelinedTree", algo::PipelinedTree{});
   f("StragglAR", algo::StragglAR{});
   f("StragglerAware", algo::StragglerAware<>{});
+  f("Dissemination", algo::Dissemination{});
 }
 
 std::string trim(std::string s) {

@@ -92,6 +92,39 @@ TEST_CASE("recursive halving-doubling allreduce: 2·log2(n)·α + 2(n-1)/n·s·�
   }
 }
 
+TEST_CASE("rhd_elimination allreduce: 2⌈log2 n⌉α + 2sβ(1.5 − 1/p), s·β less than the fold") {
+  for (const int n : {3, 5, 6, 7, 12, 24}) {
+    const int p = 1 << static_cast<int>(std::floor(std::log2(n)));
+    const std::size_t s = static_cast<std::size_t>(p) * 65536;
+    const auto r = run_mesh(make("rhd_elimination", Collective::allreduce, n), s);
+    const double expect =
+        2.0 * std::ceil(std::log2(n)) * kAlpha + 2.0 * s * kBeta * (1.5 - 1.0 / p);
+    CAPTURE(n);
+    CHECK(r.time == exact(expect));
+    const auto fold = run_mesh(make("rhd", Collective::allreduce, n), s);
+    CHECK(fold.time - r.time == doctest::Approx(s * kBeta).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("recursive doubling allreduce: log2 p (α + s·β), + 2(α + s·β) when n != p") {
+  for (const int n : {2, 3, 4, 5, 7, 8, 16, 24}) {
+    const double L = std::floor(std::log2(n));
+    const std::size_t s = 1 << 16;
+    const auto r = run_mesh(make("recursive_doubling", Collective::allreduce, n), s);
+    const double rounds = L + ((n & (n - 1)) != 0 ? 2 : 0);
+    CAPTURE(n);
+    CHECK(r.time == exact(rounds * (kAlpha + s * kBeta)));
+  }
+}
+
+TEST_CASE("dissemination barrier: ⌈log2 n⌉ α of empty messages") {
+  for (const int n : {1, 2, 3, 5, 8, 13}) {
+    const auto r = run_mesh(make("dissemination", Collective::barrier, n), 0);
+    CAPTURE(n);
+    CHECK(r.time == exact(std::ceil(std::log2(n)) * kAlpha));
+  }
+}
+
 TEST_CASE("binomial-tree broadcast: ceil(log2 n)(α + s·β)") {
   if (!registered("binomial_tree")) return;
   for (const int n : {2, 3, 4, 5, 7, 8, 13, 16, 33}) {

@@ -2,7 +2,9 @@
 #pragma once
 
 #include "cclx/algo/binomial_tree.hpp"
+#include "cclx/algo/dissemination.hpp"
 #include "cclx/algo/pipelined_tree.hpp"
+#include "cclx/algo/recursive_doubling.hpp"
 #include "cclx/algo/recursive_halving_doubling.hpp"
 #include "cclx/algo/ring.hpp"
 #include "cclx/algo/stragglar.hpp"

@@ -1,12 +1,15 @@
 // Recursive halving-doubling (Rabenseifner): reduce-scatter by recursive halving, allgather by
 // recursive doubling; 2 log2(p) steps, 2(n-1)/n s bytes; non-powers of two fold the extra ranks
-// into partners first and get the result back at the end.
+// into partners first and get the result back at the end. RhdElimination: the same allreduce with
+// Rabenseifner and Traeff's elimination in place of the fold (pairs split the message in halves
+// instead of handing over the whole of it: s less on the critical path at n != 2^k).
 #pragma once
 
 #include "cclx/algo/algorithm.hpp"
 
 namespace cclx::sched {
 Schedule recursive_halving_doubling(const ScheduleRequest& req);
+Schedule rhd_elimination(const ScheduleRequest& req);
 }  // namespace cclx::sched
 
 namespace cclx::algo {
@@ -25,6 +28,22 @@ struct RecursiveHalvingDoubling {
 
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::recursive_halving_doubling(r);
+  }
+  [[nodiscard]] std::string cache_params(const sched::ScheduleRequest&) const { return {}; }
+  [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
+};
+
+// Allreduce only (the elimination is written for it); n = 2^k gives the rhd schedule. A separate
+// policy rather than a field of RecursiveHalvingDoubling so that the registry, the verifier sweep
+// and the MPI grid cover both schemes, and benchmarks can put them side by side.
+struct RhdElimination {
+  static constexpr std::string_view name = "rhd_elimination";
+  static constexpr std::array collectives = {sched::Collective::allreduce};
+  static constexpr std::array keeps_rank_order = {sched::Collective::allreduce};
+  std::size_t segment_bytes = 0;  // as in Ring
+
+  [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
+    return sched::rhd_elimination(r);
   }
   [[nodiscard]] std::string cache_params(const sched::ScheduleRequest&) const { return {}; }
   [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }

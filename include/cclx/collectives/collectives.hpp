@@ -12,6 +12,7 @@
 #include "cclx/collectives/allgather.hpp"
 #include "cclx/collectives/allreduce.hpp"
 #include "cclx/collectives/alltoall.hpp"
+#include "cclx/collectives/barrier.hpp"
 #include "cclx/collectives/bcast.hpp"
 #include "cclx/collectives/gather.hpp"
 #include "cclx/collectives/reduce.hpp"
@@ -21,8 +22,9 @@
 namespace cclx::coll {
 
 inline constexpr std::array all_collectives = {
-    Collective::allreduce, Collective::reduce,   Collective::bcast,  Collective::reduce_scatter,
-    Collective::allgather, Collective::alltoall, Collective::gather, Collective::scatter};
+    Collective::allreduce,      Collective::reduce,    Collective::bcast,
+    Collective::reduce_scatter, Collective::allgather, Collective::alltoall,
+    Collective::gather,         Collective::scatter,   Collective::barrier};
 
 // Calls f(D{}) with the descriptor D of `c`.
 template <class F>
@@ -42,6 +44,8 @@ constexpr decltype(auto) visit(Collective c, F&& f) {
       return std::forward<F>(f)(Gather{});
     case Collective::scatter:
       return std::forward<F>(f)(Scatter{});
+    case Collective::barrier:
+      return std::forward<F>(f)(Barrier{});
     case Collective::alltoall:
       break;
   }
@@ -52,6 +56,17 @@ constexpr decltype(auto) visit(Collective c, F&& f) {
 [[nodiscard]] inline Windows windows_of(Collective c, int nranks, int rank, int root,
                                         std::uint32_t nblocks) {
   return visit(c, [&](auto d) { return d.windows(nranks, rank, root, nblocks); });
+}
+
+// Whether `c` synchronizes (descriptor.hpp): its postcondition is causal and the engine posts
+// every transfer of its schedules as a message, also one without data.
+[[nodiscard]] constexpr bool synchronizes(Collective c) {
+  return visit(c, [](auto d) {
+    if constexpr (requires { decltype(d)::synchronizes; })
+      return decltype(d)::synchronizes;
+    else
+      return false;
+  });
 }
 
 // Elements in the schedule's partition (all blocks) for a call of `count` on `nranks` ranks.

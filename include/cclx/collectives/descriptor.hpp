@@ -18,6 +18,11 @@
 //   root_out_is_input              the root's Out holds the data initially (bcast)
 //   expected(rank, root, block)    what Out block `block` of `rank` must hold at the end
 //   check_sizes(call, rank, n)     the out-of-place buffer rule ("" when fine)
+//   synchronizes                   optional, false when absent: no rank may leave before every
+//                                  rank has entered (barrier). The verifier proves that causally
+//                                  instead of checking Out blocks, and the engine posts every
+//                                  transfer of the schedule as a message even when it carries no
+//                                  bytes (collectives/barrier.hpp)
 #pragma once
 
 #include <cstddef>

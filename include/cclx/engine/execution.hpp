@@ -99,6 +99,7 @@ class Execution {
   std::unique_ptr<Channel> channel_;
   ExecOptions options_;
   int rank_;
+  bool synchronizes_;  // coll::synchronizes: empty transfers are posted as empty messages
 
   std::size_t step_ = 0;
   bool done_ = false;

@@ -19,7 +19,8 @@ Schedule schedule_from_json(std::string_view json);
 // One block per round: "round 3:  r0 -> r1 out[2]   r1: out[1] = out[1] + scratch[1] ..."
 std::string to_text(const Schedule& s);
 
-// "out[2]", "scratch[0..4)", "in[3..3)": the notation of to_text and the verifier's messages.
+// "out[2]", "scratch[0..4)", "in[3..3)", "token" (sched::token(), a barrier's empty message): the
+// notation of to_text and the verifier's messages.
 std::string to_string(const Region& g);
 // "send to 3 out[2]", "recv from 1 scratch[0]", "out[1] = scratch[1] (+) in[1]", "out[0] = in[0]".
 std::string to_string(const Op& op);

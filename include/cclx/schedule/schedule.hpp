@@ -35,7 +35,8 @@ enum class Collective : std::uint8_t {
   allgather,
   alltoall,
   gather,
-  scatter
+  scatter,
+  barrier
 };
 
 enum class Buf : std::uint8_t { in, out, scratch };
@@ -166,6 +167,12 @@ inline Region out(std::uint32_t first, std::uint32_t count = 1) {
 }
 inline Region scratch(std::uint32_t first, std::uint32_t count = 1) {
   return {Buf::scratch, first, count};
+}
+// The empty region: a transfer of it is a message without data. Only synchronizing collectives
+// (barrier) have the engine post such a message; for the others an empty transfer is skipped
+// (collectives/barrier.hpp).
+inline Region token() {
+  return {Buf::scratch, 0, 0};
 }
 
 }  // namespace cclx::sched

@@ -13,10 +13,12 @@ namespace cclx::sched {
 
 struct VerifyReport {
   bool ok = true;
-  std::vector<std::string> errors;         // first problems found, each naming rank/step/op
-  std::size_t rounds = 0;                  // steps that move data, over all ranks
-  std::vector<std::size_t> bytes_sent;     // per rank, for the verified element count and size
-  std::vector<std::size_t> messages_sent;  // per rank (non-empty transfers)
+  std::vector<std::string> errors;      // first problems found, each naming rank/step/op
+  std::size_t rounds = 0;               // steps that move data, over all ranks
+  std::vector<std::size_t> bytes_sent;  // per rank, for the verified element count and size
+  // Per rank: the messages the engine posts (non-empty transfers; every transfer of a
+  // synchronizing collective, barrier's empty ones included).
+  std::vector<std::size_t> messages_sent;
   [[nodiscard]] std::size_t max_bytes_sent() const;
 };
 
@@ -33,7 +35,9 @@ struct VerifyReport {
 //  - within a step, no receive lands on data a send of that step reads or another receive
 //    writes, and no local action writes what a send or receive of that step uses;
 //  - in-place schedules are checked on the aliased storage;
-//  - the postcondition of the collective holds on every rank (see partition.hpp for shapes).
+//  - the postcondition of the collective holds on every rank (see partition.hpp for shapes); for a
+//    synchronizing collective (barrier) it is causal: every rank's completion depends, through the
+//    messages it received directly or transitively, on every rank's entry.
 VerifyReport verify(const Schedule& schedule, std::size_t count, std::size_t elem_size = 1);
 
 // Throws cclx::Error listing the problems when verification fails.

@@ -1,0 +1,33 @@
+// Recursive doubling allreduce: every rank exchanges its whole partial result with the partner at
+// distance 1, 2, 4, ... (log2 p rounds of the whole message); latency-optimal, so the candidate
+// for short messages (MPICH's choice for small allreduce). Non-powers of two fold the first
+// 2(n - p) ranks pairwise first and hand the result back at the end (+2 rounds). Combines in rank
+// order (the lower interval is always the left operand), so non-commutative ops are honored.
+// Allreduce only: recursive-doubling allgather is already RHD's allgather, and a reduce that
+// computes the result on every rank would only add traffic to a binomial tree's.
+#pragma once
+
+#include "cclx/algo/algorithm.hpp"
+
+namespace cclx::sched {
+Schedule recursive_doubling(const ScheduleRequest& req);
+}  // namespace cclx::sched
+
+namespace cclx::algo {
+
+struct RecursiveDoubling {
+  static constexpr std::string_view name = "recursive_doubling";
+  // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
+  // read by the registry (sched::generators()) and the Communicator's compile-time checks.
+  static constexpr std::array collectives = {sched::Collective::allreduce};
+  static constexpr std::array keeps_rank_order = {sched::Collective::allreduce};
+  std::size_t segment_bytes = 0;  // as in Ring
+
+  [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
+    return sched::recursive_doubling(r);
+  }
+  [[nodiscard]] std::string cache_params(const sched::ScheduleRequest&) const { return {}; }
+  [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
+};
+
+}  // namespace cclx::algo
