@@ -1,6 +1,7 @@
 // Recursive halving-doubling (Rabenseifner): reduce-scatter by recursive halving, allgather by
 // recursive doubling; 2 log2(p) steps, 2(n-1)/n s bytes; non-powers of two fold the extra ranks
-// into partners first and get the result back at the end.
+// into partners first and get the result back at the end. Its reduce_scatter and allgather
+// schedules also serve reduce_scatterv and allgatherv.
 #pragma once
 
 #include "cclx/algo/algorithm.hpp"
@@ -17,10 +18,11 @@ struct RecursiveHalvingDoubling {
   // read by the registry (sched::generators()) and the Communicator's compile-time checks.
   static constexpr std::array collectives = {
       sched::Collective::allreduce, sched::Collective::reduce, sched::Collective::reduce_scatter,
-      sched::Collective::allgather, sched::Collective::bcast};
-  static constexpr std::array<sched::Collective, 4> keeps_rank_order = {
+      sched::Collective::allgather, sched::Collective::bcast,  sched::Collective::reduce_scatterv,
+      sched::Collective::allgatherv};
+  static constexpr std::array<sched::Collective, 5> keeps_rank_order = {
       sched::Collective::allreduce, sched::Collective::reduce, sched::Collective::allgather,
-      sched::Collective::bcast};
+      sched::Collective::bcast, sched::Collective::allgatherv};
   std::size_t segment_bytes = 0;  // as in Ring
 
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {

@@ -35,7 +35,14 @@ enum class Collective : std::uint8_t {
   allgather,
   alltoall,
   gather,
-  scatter
+  scatter,
+  // Per-rank block sizes (include/cclx/collectives/<name>.hpp): schedules in blocks as their
+  // equal-block counterparts, block b holding counts[b] elements.
+  gatherv,
+  scatterv,
+  allgatherv,
+  reduce_scatterv,
+  alltoallv
 };
 
 enum class Buf : std::uint8_t { in, out, scratch };
