@@ -45,14 +45,25 @@ std::size_t total(const IntArray& counts, sched::Window w) {
   return t;
 }
 
-// One user buffer covering window `w` of a layout: a single block holds exactly its count; n
-// blocks are packed (exactly the sum) or at displacements (up to the end of the last non-empty
-// block).
+// Which of a rank's buffers hold all n blocks (rather than the rank's own): the windows that grow
+// with the block count (at n = 1 both kinds are one block).
+struct AllBlocks {
+  bool in, out;
+};
+template <class D>
+AllBlocks all_blocks(D d, int n, int rank, int root) {
+  const sched::Windows wide = d.windows(n, rank, root, static_cast<std::uint32_t>(n) + 1);
+  return {wide.in.present && wide.in.count > 1, wide.out.present && wide.out.count > 1};
+}
+
+// One user buffer covering window `w` of a layout: the rank's own block holds exactly its count;
+// all n blocks (`all`) are packed (exactly the sum) or at displacements (up to the end of the last
+// non-empty block).
 std::string check_buffer(const std::string& what, const char* buffer, std::size_t size,
-                         sched::Window w, int n, const IntArray& counts, const char* counts_name,
-                         const IntArray& displs, const char* displs_name) {
+                         sched::Window w, bool all, int n, const IntArray& counts,
+                         const char* counts_name, const IntArray& displs, const char* displs_name) {
   const auto un = static_cast<std::uint32_t>(n);
-  if (w.count == un && displs.given()) {
+  if (all && displs.given()) {
     std::size_t extent = 0;
     std::uint32_t last = 0;
     for (std::uint32_t b = 0; b < un; ++b) {
@@ -69,7 +80,7 @@ std::string check_buffer(const std::string& what, const char* buffer, std::size_
   }
   const std::size_t need = total(counts, w);
   if (size == need) return {};
-  if (w.count == 1)
+  if (!all)
     return what + ": the " + buffer + " has " + std::to_string(size) + " elements but " +
            counts_name + "[" + std::to_string(w.first) + "] (this rank's block) is " +
            std::to_string(need);
@@ -114,19 +125,21 @@ std::string check_block_counts(const CollectiveCall& c, int rank, int n) {
                " but recvcounts[" + std::to_string(rank) + "] is " + str(bc.out_counts[r]) +
                " (this rank's block to itself)";
       const sched::Windows w = d.windows(n, rank, c.root, static_cast<std::uint32_t>(n));
+      const AllBlocks all = all_blocks(d, n, rank, c.root);
       if (c.in_place)
-        return check_buffer(what, "in-place buffer", c.out_size, buffer_window(w), n, bc.out_counts,
-                            names.out_counts, bc.out_displs, names.out_displs);
+        return check_buffer(what, "in-place buffer", c.out_size, buffer_window(w),
+                            all.in || all.out, n, bc.out_counts, names.out_counts, bc.out_displs,
+                            names.out_displs);
       if (w.in.present)
         if (auto e = check_buffer(
-                what, "input", c.in_size, w.in, n, own_in ? bc.in_counts : bc.out_counts,
+                what, "input", c.in_size, w.in, all.in, n, own_in ? bc.in_counts : bc.out_counts,
                 own_in ? names.in_counts : names.out_counts, own_in ? bc.in_displs : bc.out_displs,
                 own_in ? names.in_displs : names.out_displs);
             !e.empty())
           return e;
       if (w.out.present)
-        return check_buffer(what, "output", c.out_size, w.out, n, bc.out_counts, names.out_counts,
-                            bc.out_displs, names.out_displs);
+        return check_buffer(what, "output", c.out_size, w.out, all.out, n, bc.out_counts,
+                            names.out_counts, bc.out_displs, names.out_displs);
       return {};
     }
   });
@@ -138,7 +151,7 @@ std::string check_packed(const CollectiveCall& c, int rank, int n) {
     using D = decltype(d);
     constexpr Names names = coll::separate_out_counts<D> ? send_recv : one_array;
     const BlockCounts& bc = *c.blocks;
-    const sched::Windows w = d.windows(n, rank, c.root, static_cast<std::uint32_t>(n));
+    const AllBlocks all = all_blocks(d, n, rank, c.root);
     const auto un = static_cast<std::uint32_t>(n);
     // Displacements matter for the buffers that hold all n blocks on this rank.
     auto packed = [&](const IntArray& counts, const IntArray& displs, const char* displs_name,
@@ -155,12 +168,11 @@ std::string check_packed(const CollectiveCall& c, int rank, int n) {
       return {};
     };
     const bool own_in = coll::separate_out_counts<D> && !c.in_place;
-    const sched::Window u = c.in_place ? buffer_window(w) : w.out;
-    std::string e =
-        packed(bc.out_counts, bc.out_displs, names.out_displs, u.present && u.count == un);
+    std::string e = packed(bc.out_counts, bc.out_displs, names.out_displs,
+                           c.in_place ? all.in || all.out : all.out);
     if (e.empty() && !c.in_place)
       e = packed(own_in ? bc.in_counts : bc.out_counts, own_in ? bc.in_displs : bc.out_displs,
-                 own_in ? names.in_displs : names.out_displs, w.in.present && w.in.count == un);
+                 own_in ? names.in_displs : names.out_displs, all.in);
     if (!e.empty()) e += "; non-packed displacements need algo::Native";
     return e;
   });

@@ -128,10 +128,24 @@ void MpiBackend::native(const CollectiveCall& c) const {
     case Collective::scatterv:
     case Collective::allgatherv:
     case Collective::reduce_scatterv:
-    case Collective::alltoallv:
+    case Collective::alltoallv: {
       fn = detail::native_v_function(c.collective);
-      rc = detail::native_v(c, dt, op, comm, r, small, timed ? &req : nullptr, v_arrays);
+      // MPICH's in-place reduce_scatter with overlapping moves (mpi_native_v.hpp): out of place
+      // from a staged copy of the input.
+      CollectiveCall out_of_place;
+      const CollectiveCall* vc = &c;
+      if (const std::size_t elems = detail::native_v_staging(c)) {
+        const std::size_t bytes = elems * c.kernel.elem_size;
+        staged = s_->scratch.acquire(bytes);
+        std::memcpy(staged.data(), c.out, bytes);
+        out_of_place = c;
+        out_of_place.in = staged.data();
+        out_of_place.in_place = false;
+        vc = &out_of_place;
+      }
+      rc = detail::native_v(*vc, dt, op, comm, r, small, timed ? &req : nullptr, v_arrays);
       break;
+    }
   }
   const auto what = [&] { return std::string(sched::to_string(c.collective)) + " (native)"; };
   if (rc != MPI_SUCCESS) mpi_check(rc, r, (what() + ": " + fn).c_str());

@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <cstring>
 
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
@@ -153,6 +154,18 @@ bool native_v_fits_int(const CollectiveCall& c) {
          (c.in_place || layout_fits(bc.in_counts, bc.in_displs));
 }
 
+std::size_t native_v_staging(const CollectiveCall& c) {
+  if (c.collective != Collective::reduce_scatterv || !c.in_place) return 0;
+  const IntArray& counts = c.blocks->out_counts;
+  long long at = 0;
+  bool overlap = false;
+  for (std::size_t r = 0; r < counts.size; ++r) {
+    overlap = overlap || (at > 0 && at < counts[r]);
+    at += counts[r];
+  }
+  return overlap ? static_cast<std::size_t>(at) : 0;
+}
+
 const char* native_v_function(sched::Collective c) {
   switch (c) {
     case Collective::gatherv:
@@ -172,6 +185,17 @@ const char* native_v_function(sched::Collective c) {
 
 int native_v(const CollectiveCall& c, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int rank,
              bool small, MPI_Request* req, std::unique_ptr<NativeVArrays>& keep) {
+  const BlockCounts& bc = *c.blocks;
+  // MPICH 4.0.2's MPI_Allgatherv on a single process copies the block to the start of the receive
+  // buffer, ignoring the displacement (MPI_Alltoallv and MPI_Gatherv honour theirs): the one copy
+  // is done here.
+  if (c.collective == Collective::allgatherv && bc.out_counts.size == 1 && bc.out_displs.given()) {
+    if (!c.in_place)
+      std::memmove(static_cast<char*>(c.out) +
+                       static_cast<std::size_t>(bc.out_displs[0]) * c.kernel.elem_size,
+                   c.in, static_cast<std::size_t>(bc.out_counts[0]) * c.kernel.elem_size);
+    return MPI_SUCCESS;
+  }
   if (small) {
     Arrays<int, int> a(c);
     if (!req) return call(c, a, dt, op, comm, rank, IntCalls{nullptr});

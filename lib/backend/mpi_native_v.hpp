@@ -21,6 +21,14 @@ struct NativeVArrays {
 // Whether every count and displacement of `c` fits MPI's int.
 [[nodiscard]] bool native_v_fits_int(const CollectiveCall& c);
 
+// MPICH 4.0.2 moves an in-place MPI_Reduce_scatter's result to the buffer's start with memcpy,
+// which aborts ("memcpy argument memory ranges overlap", yaksa) when a rank's block starts before
+// it ends, 0 < counts[0] + ... + counts[r-1] < counts[r] (from about 50000 doubles on, where it
+// switches to the pairwise algorithm). Every rank then stages its input and calls out of place
+// (the counts are the same everywhere, so all ranks decide alike, as MPI_IN_PLACE requires). The
+// elements to stage, or 0.
+[[nodiscard]] std::size_t native_v_staging(const CollectiveCall& c);
+
 // The MPI function native_v() calls for `c` (for messages).
 [[nodiscard]] const char* native_v_function(sched::Collective c);
 
