@@ -6,7 +6,7 @@
 // rank i sends m[i][j] elements to rank j):
 //   mod5    counts[r] = (r * 7 + 3) % 5: uneven, with zeros from n = 2 on (alltoallv:
 //           (i * 7 + j * 3 + 3) % 5; in place the symmetric (i * j + i + j + 3) % 5)
-//   zero    every count 0
+//   zero    every count 0 (reduce_scatterv: with sum only)
 //   ramp    counts[r] = r (rank 0's block is empty; alltoallv: i + 2j, in place i + j)
 //   large   about 100k elements in all, uneven, one empty block (a reduced set of types and ops)
 // Counts are passed as std::vector<int> (as MPI has them), std::vector<std::size_t> for the large
@@ -359,7 +359,10 @@ TEST_CASE("grid reduce_scatterv") {
   for_each_type([&](auto tag) {
     using T = typename decltype(tag)::type;
     for_each_op<T>([&](const auto& op) {
-      for (Pattern p : small_patterns) check_reduce_scatterv<T>(comm, op, p);
+      for (Pattern p : small_patterns)
+        // All-zero counts move nothing, whatever the op: once per type is enough.
+        if (p != Pattern::zero || std::decay_t<decltype(op)>::id == cclx::OpId::sum)
+          check_reduce_scatterv<T>(comm, op, p);
     });
   });
   for_each_large_reduction([&](auto tag, const auto& op) {
