@@ -30,6 +30,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "bruck_alltoall.hpp"
 #include "cclx/cclx.hpp"
 
 // CMake defines these once the generator's source exists (they are being written in parallel).
@@ -57,9 +58,11 @@ using Comm = cclx::Communicator<cclx::MpiBackend>;
 
 using Coll = cclx::sched::Collective;
 // Indexed by sched::Collective.
-constexpr std::array<std::string_view, 9> kCollTitles = {"Allreduce",      "Reduce",    "Broadcast",
-                                                         "Reduce_scatter", "Allgather", "Alltoall",
-                                                         "Gather",         "Scatter",   "Barrier"};
+constexpr std::array<std::string_view, 14> kCollTitles = {
+    "Allreduce",      "Reduce",   "Broadcast", "Reduce_scatter_block",
+    "Allgather",      "Alltoall", "Gather",    "Scatter",
+    "Barrier",        "Gatherv",  "Scatterv",  "Allgatherv",
+    "Reduce_scatter", "Alltoallv"};
 
 constexpr int kRoot = 0;
 
@@ -72,6 +75,7 @@ struct Options {
   std::optional<long> warmup;
   std::string type = "float";
   std::vector<std::string> algos;  // labels as given: "ring" or "ring@64K" (segment override)
+  bool all_algos = false;          // no --algos: every algorithm that serves the collective
   std::optional<std::size_t> segment_bytes;
   std::optional<int> repeat;
   bool in_place = false;
@@ -126,6 +130,8 @@ const auto kAlgorithms = std::tuple {
       // keeps its state across calls, repetitions and sizes.
       AlgoEntry{"straggler_aware", [](const Options&) { return cclx::algo::StragglerAware<>{}; }},
 #endif
+      // A measurement prototype (bruck_alltoall.hpp), not a library algorithm.
+      AlgoEntry{"bruck_proto", [](const Options&) { return cclx_bench::BruckProto{}; }},
 };
 
 std::string available_algorithms() {
@@ -197,7 +203,8 @@ std::vector<std::string> split(std::string_view s, char sep) {
 constexpr const char* kUsage =
     "usage: mpiexec -n N cclx-bench <collective> [options]\n"
     "       mpiexec -n 2 cclx-bench overhead [-i N] [--repeat R] [-t TYPE] [--json]\n"
-    "collectives: allreduce reduce bcast reduce_scatter allgather alltoall\n"
+    "collectives: allreduce reduce bcast reduce_scatter allgather alltoall gather scatter\n"
+    "             gatherv scatterv allgatherv reduce_scatterv alltoallv (equal counts)\n"
     "  -m MIN:MAX          message sizes in bytes (suffix K, M, G), powers of two (default 8:1M)\n"
     "  -i N                timed iterations per measurement (default: ~--target-ms per block)\n"
     "  -x N                warm-up calls before each timed block (default: iterations/10, 1..100)\n"
@@ -295,15 +302,10 @@ Options parse(int argc, char** argv) {
       throw UsageError{"unknown option '" + std::string(a) + "'"};
     }
   }
-  // Default: every algorithm in this build that serves the collective.
-  if (o.algos.empty())
-    std::apply(
-        [&](const auto&... e) {
-          ((cclx::algo::serves<decltype(e.make(o))>(o.coll) ? (void)o.algos.emplace_back(e.name)
-                                                            : void()),
-           ...);
-        },
-        kAlgorithms);
+  // Default: every algorithm in this build (those that refuse the collective are skipped).
+  o.all_algos = o.algos.empty();
+  if (o.all_algos)
+    std::apply([&](const auto&... e) { (o.algos.emplace_back(e.name), ...); }, kAlgorithms);
   // Native is the reference: always present, always first.
   std::erase(o.algos, std::string("native"));
   std::erase(o.algos, std::string(""));
@@ -418,6 +420,7 @@ struct Bufs {
   std::vector<T> in;                           // out-of-place input
   std::vector<T> out;                          // out-of-place output, or the in-place buffer
   std::vector<T> ref;                          // native's result
+  std::vector<int> counts;                     // v-collectives: every block's count (equal)
   std::size_t check_begin = 0, check_end = 0;  // the part of `out` that holds this rank's result
   std::size_t bytes = 0;                       // message size as reported
 };
@@ -427,24 +430,28 @@ std::size_t elems_for(std::size_t bytes, std::size_t elem) {
 }
 
 // Sizes follow NCCL-tests: reduce_scatter / allgather / alltoall report the full n-block buffer.
+// The v-collectives run with equal counts (block = size / n per rank), laid out as their
+// equal-block collective (`shape`), so that they compare with it and with native's MPI_*v.
 template <class T>
 void setup(Bufs<T>& b, const Options& o, std::size_t bytes, int rank, int n) {
   const auto un = static_cast<std::size_t>(n);
   const std::size_t elems = elems_for(bytes, sizeof(T));
   const bool blocked = cclx::coll::visit(o.coll, [](auto d) { return d.blocks_are_ranks; });
+  const Coll shape = cclx::coll::shape_of(o.coll);
   const std::size_t block = std::max<std::size_t>(1, elems / un);
   const std::size_t total = blocked ? block * un : elems;
   b.bytes = total * sizeof(T);
+  b.counts.assign(un, static_cast<int>(block));
 
   std::size_t in_n = total, out_n = total;
-  if (o.coll == Coll::reduce_scatter) out_n = block;
-  if (o.coll == Coll::allgather || o.coll == Coll::gather) in_n = block;
-  if (o.coll == Coll::scatter) out_n = block;
-  const bool in_place = o.in_place || o.coll == Coll::bcast;
+  if (shape == Coll::reduce_scatter) out_n = block;
+  if (shape == Coll::allgather || shape == Coll::gather) in_n = block;
+  if (shape == Coll::scatter) out_n = block;
+  const bool in_place = o.in_place || shape == Coll::bcast;
   if (in_place) {
     in_n = 0;
     // Gather and scatter in place: the root's one buffer holds n blocks, the others' one block.
-    const bool rooted_blocks = o.coll == Coll::gather || o.coll == Coll::scatter;
+    const bool rooted_blocks = shape == Coll::gather || shape == Coll::scatter;
     out_n = rooted_blocks && rank != kRoot ? block : total;
   }
   b.in.resize(in_n);
@@ -452,19 +459,19 @@ void setup(Bufs<T>& b, const Options& o, std::size_t bytes, int rank, int n) {
   b.out.assign(out_n, T{});
   b.init.assign(in_place ? out_n : 0, T{});
   if (in_place) {
-    if (o.coll == Coll::allgather || (o.coll == Coll::gather && rank == kRoot)) {
+    if (shape == Coll::allgather || (shape == Coll::gather && rank == kRoot)) {
       for (std::size_t i = 0; i < block; ++i) b.init[rank * block + i] = value<T>(rank, i);
-    } else if (o.coll != Coll::bcast || rank == kRoot) {
+    } else if (shape != Coll::bcast || rank == kRoot) {
       for (std::size_t i = 0; i < out_n; ++i) b.init[i] = value<T>(rank, i);
     }
   }
   b.check_begin = 0;
   b.check_end =
-      o.coll == Coll::reduce_scatter || (o.coll == Coll::scatter && !in_place) ? block : out_n;
-  if ((o.coll == Coll::reduce || o.coll == Coll::gather) && rank != kRoot) b.check_end = 0;
-  if (o.coll == Coll::barrier) b.check_end = 0;  // nothing to check
+      shape == Coll::reduce_scatter || (shape == Coll::scatter && !in_place) ? block : out_n;
+  if ((shape == Coll::reduce || shape == Coll::gather) && rank != kRoot) b.check_end = 0;
+  if (shape == Coll::barrier) b.check_end = 0;  // nothing to check
   // Scatter in place: the root's result is its own block inside its buffer.
-  if (o.coll == Coll::scatter && in_place && rank == kRoot) {
+  if (shape == Coll::scatter && in_place && rank == kRoot) {
     b.check_begin = rank * block;
     b.check_end = b.check_begin + block;
   }
@@ -535,6 +542,36 @@ Call make_call(Comm& comm, const Options& o, Bufs<T>& b, const A& a) {
         return [&comm, a] { comm.barrier(a); };
       }
       break;
+    case Coll::gatherv:
+      if constexpr (cclx::algo::serves<A>(Coll::gatherv)) {
+        if (ip) return [&comm, &b, a] { comm.gatherv(b.out, b.counts, kRoot, a); };
+        return [&comm, &b, a] { comm.gatherv(b.in, b.out, b.counts, kRoot, a); };
+      }
+      break;
+    case Coll::scatterv:
+      if constexpr (cclx::algo::serves<A>(Coll::scatterv)) {
+        if (ip) return [&comm, &b, a] { comm.scatterv(b.out, b.counts, kRoot, a); };
+        return [&comm, &b, a] { comm.scatterv(b.in, b.out, b.counts, kRoot, a); };
+      }
+      break;
+    case Coll::allgatherv:
+      if constexpr (cclx::algo::serves<A>(Coll::allgatherv)) {
+        if (ip) return [&comm, &b, a] { comm.allgatherv(b.out, b.counts, a); };
+        return [&comm, &b, a] { comm.allgatherv(b.in, b.out, b.counts, a); };
+      }
+      break;
+    case Coll::reduce_scatterv:
+      if constexpr (cclx::algo::serves<A>(Coll::reduce_scatterv)) {
+        if (ip) return [&comm, &b, a] { comm.reduce_scatterv(b.out, b.counts, cclx::sum, a); };
+        return [&comm, &b, a] { comm.reduce_scatterv(b.in, b.out, b.counts, cclx::sum, a); };
+      }
+      break;
+    case Coll::alltoallv:
+      if constexpr (cclx::algo::serves<A>(Coll::alltoallv)) {
+        if (ip) return [&comm, &b, a] { comm.alltoallv(b.out, b.counts, a); };
+        return [&comm, &b, a] { comm.alltoallv(b.in, b.counts, b.out, b.counts, a); };
+      }
+      break;
   }
   throw cclx::Error(std::string(A::name) + " does not serve " +
                     std::string(cclx::sched::to_string(o.coll)));
@@ -560,7 +597,7 @@ long first_mismatch(const std::vector<T>& got, const std::vector<T>& want, std::
 
 double bus_factor(Coll c, int n) {
   const double dn = n;
-  switch (c) {
+  switch (cclx::coll::shape_of(c)) {
     case Coll::allreduce:
       return 2.0 * (dn - 1) / dn;
     case Coll::reduce_scatter:
@@ -570,17 +607,15 @@ double bus_factor(Coll c, int n) {
     case Coll::gather:
     case Coll::scatter:
       return (dn - 1) / dn;
-    case Coll::reduce:
-    case Coll::bcast:
+    default:
       return 1.0;
     case Coll::barrier:
       return 0.0;
   }
-  return 1.0;
 }
 
 std::string bus_factor_text(Coll c) {
-  switch (c) {
+  switch (cclx::coll::shape_of(c)) {
     case Coll::allreduce:
       return "2(n-1)/n";
     case Coll::reduce_scatter:
@@ -686,9 +721,19 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
     }
     Entry e;
     e.label = label;
-    if (!with_algorithm(name, oe, [&](const auto& a) { e.call = make_call<T>(comm, o, b, a); }))
+    bool served = true;
+    if (!with_algorithm(name, oe, [&](const auto& a) {
+          if (!cclx::algo::serves<std::decay_t<decltype(a)>>(o.coll))
+            served = false;
+          else
+            e.call = make_call<T>(comm, o, b, a);
+        }))
       fail(mc, "unknown or unavailable algorithm '" + name +
                    "' (available: " + available_algorithms() + ")");
+    if (!served) {
+      if (o.all_algos) continue;  // the default list: skip what does not serve the collective
+      fail(mc, name + " does not serve " + std::string(cclx::sched::to_string(o.coll)));
+    }
     entries.push_back(std::move(e));
   }
 

@@ -23,10 +23,11 @@ constexpr const char* kUsage =
     "       cclx-schedule --list\n"
     "\n"
     "  --collective   allreduce (default), reduce, bcast, reduce_scatter, allgather, alltoall,\n"
-    "                 gather, scatter, barrier\n"
-    "  --count        elements verified and sized (default 1000; alltoall: 1000 * n, a\n"
-    "                 multiple of n; barrier: 0); the request's bytes are count * elem-size\n"
-    "                 (default 1)\n"
+    "                 gather, scatter, barrier, gatherv, scatterv, allgatherv,\n"
+    "                 reduce_scatterv, alltoallv\n"
+    "  --count        elements verified and sized (default 1000; alltoall, alltoallv: 1000 n,\n"
+    "                 a multiple of n; a v-collective gets count split evenly; barrier: 0);\n"
+    "                 the request's bytes are count * elem-size (default 1)\n"
     "  --json/--text  print the schedule (text is the default when nothing else is asked)\n"
     "  --verify       run the symbolic verifier; exit 1 when it fails\n"
     "  --stats        rounds, prologue steps, rounds after the prologue (StragglAR's round\n"
@@ -117,11 +118,12 @@ Options parse(int argc, char** argv) {
   if (!o.have_n) throw UsageError{"--n is required"};
   if (o.json && o.text) throw UsageError{"--json and --text are exclusive"};
   if (!o.json && !o.text && !o.verify && !o.stats) o.text = true;
-  // Alltoall's count is the total over all peers and must split evenly; a barrier has no data.
+  // Alltoall's count is the total over all peers and must split evenly (alltoallv's too: every
+  // pair then exchanges count / n elements); a barrier has no data.
+  const bool pairs =
+      o.req.collective == Collective::alltoall || o.req.collective == Collective::alltoallv;
   if (o.count < 0)
-    o.count = o.req.collective == Collective::alltoall  ? 1000LL * o.req.nranks
-              : o.req.collective == Collective::barrier ? 0
-                                                        : 1000;
+    o.count = pairs ? 1000LL * o.req.nranks : o.req.collective == Collective::barrier ? 0 : 1000;
   o.req.bytes = static_cast<std::size_t>(o.count) * static_cast<std::size_t>(o.elem_size);
   return o;
 }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 
+#include "cclx/block_counts.hpp"
 #include "cclx/ops.hpp"
 #include "cclx/schedule/schedule.hpp"
 #include "cclx/types.hpp"
@@ -15,7 +16,8 @@ struct CollectiveCall {
   const void* in = nullptr;  // out-of-place input; equals `out` for in-place calls
   void* out = nullptr;
   bool in_place = false;
-  // As MPI counts it: the descriptor's count() (collectives/<name>.hpp) from the buffer sizes.
+  // As MPI counts it: the descriptor's count() (collectives/<name>.hpp) from the buffer sizes; for
+  // a v-collective the total of the partition's blocks (Out's counts).
   std::size_t count = 0;
   std::size_t out_size = 0;  // elements the user's output holds (for size checks)
   std::size_t in_size = 0;   // elements the user's input holds
@@ -23,6 +25,9 @@ struct CollectiveCall {
   ReduceKernel kernel{};  // also carries elem_size
   int root = 0;
   bool has_op = false;  // reductions only
+  // v-collectives only (null otherwise): the caller's counts and displacements, valid during the
+  // call (whatever must outlive it copies them).
+  const detail::BlockCounts* blocks = nullptr;
 };
 
 }  // namespace cclx

@@ -217,9 +217,157 @@ class Communicator {
     run<coll::Barrier>(typed_call<coll::Barrier, std::uint8_t>(no_op, 0), algorithm);
   }
 
+  // ---- v-collectives: per-rank block sizes ----
+  // `counts` (any contiguous range of integers: int as in MPI, std::size_t, ...) holds one element
+  // count per rank and is given on EVERY rank, the same array everywhere (alltoallv: each rank
+  // its own sendcounts and recvcounts); zeros are fine. An n-block buffer holds its blocks packed
+  // (block b at counts[0] + ... + counts[b-1]); cclx::Displs places them at MPI displacements
+  // instead, which only algo::Native serves. What each buffer and in place mean is stated in the
+  // collective's descriptor (include/cclx/collectives/<name>.hpp).
+
+  // ---- gatherv: block r of the root's output (counts[r] elements) comes from rank r ----
+  // In place: on the root `buf` holds the n blocks with its own already at its place; elsewhere
+  // `buf` is the rank's block. Out of place: `out` matters on the root only.
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  void gatherv(R&& buf, const C& counts, int root, const A& algorithm = {}) {
+    const auto bc = blocks(counts);
+    run<coll::GatherV>(call<coll::GatherV>(buf, no_op, root, &bc), algorithm);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  void gatherv(R&& buf, const C& counts, const Displs& displs, int root, const A& algorithm = {}) {
+    const auto bc = blocks(counts, &displs);
+    run<coll::GatherV>(call<coll::GatherV>(buf, no_op, root, &bc), algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  void gatherv(const In& in, Out&& out, const C& counts, int root, const A& algorithm = {}) {
+    const auto bc = blocks(counts);
+    run<coll::GatherV>(call<coll::GatherV>(in, out, no_op, root, &bc), algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  void gatherv(const In& in, Out&& out, const C& counts, const Displs& displs, int root,
+               const A& algorithm = {}) {
+    const auto bc = blocks(counts, &displs);
+    run<coll::GatherV>(call<coll::GatherV>(in, out, no_op, root, &bc), algorithm);
+  }
+
+  // ---- scatterv: rank r gets block r (counts[r] elements) of the root's input ----
+  // In place: on the root `buf` holds the n blocks and keeps its own; elsewhere `buf` receives the
+  // rank's block. Out of place: `in` matters on the root only.
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  void scatterv(R&& buf, const C& counts, int root, const A& algorithm = {}) {
+    const auto bc = blocks(counts);
+    run<coll::ScatterV>(call<coll::ScatterV>(buf, no_op, root, &bc), algorithm);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  void scatterv(R&& buf, const C& counts, const Displs& displs, int root, const A& algorithm = {}) {
+    const auto bc = blocks(counts, &displs);
+    run<coll::ScatterV>(call<coll::ScatterV>(buf, no_op, root, &bc), algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  void scatterv(const In& in, Out&& out, const C& counts, int root, const A& algorithm = {}) {
+    const auto bc = blocks(counts);
+    run<coll::ScatterV>(call<coll::ScatterV>(in, out, no_op, root, &bc), algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  void scatterv(const In& in, Out&& out, const C& counts, const Displs& displs, int root,
+                const A& algorithm = {}) {
+    const auto bc = blocks(counts, &displs);
+    run<coll::ScatterV>(call<coll::ScatterV>(in, out, no_op, root, &bc), algorithm);
+  }
+
+  // ---- allgatherv: block r of the output (counts[r] elements) comes from rank r ----
+  // In place: `buf` holds the n blocks and this rank's is already at its place.
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  void allgatherv(R&& buf, const C& counts, const A& algorithm = {}) {
+    const auto bc = blocks(counts);
+    run<coll::AllgatherV>(call<coll::AllgatherV>(buf, no_op, 0, &bc), algorithm);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  void allgatherv(R&& buf, const C& counts, const Displs& displs, const A& algorithm = {}) {
+    const auto bc = blocks(counts, &displs);
+    run<coll::AllgatherV>(call<coll::AllgatherV>(buf, no_op, 0, &bc), algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  void allgatherv(const In& in, Out&& out, const C& counts, const A& algorithm = {}) {
+    const auto bc = blocks(counts);
+    run<coll::AllgatherV>(call<coll::AllgatherV>(in, out, no_op, 0, &bc), algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  void allgatherv(const In& in, Out&& out, const C& counts, const Displs& displs,
+                  const A& algorithm = {}) {
+    const auto bc = blocks(counts, &displs);
+    run<coll::AllgatherV>(call<coll::AllgatherV>(in, out, no_op, 0, &bc), algorithm);
+  }
+
+  // ---- reduce_scatterv (MPI_Reduce_scatter): rank r gets block r (counts[r] elements) of the
+  // reduction. In place: `buf` holds the n blocks; the result goes to its first counts[rank()]
+  // elements (as MPI_IN_PLACE does).
+  template <MutableRange R, CountRange C, ReductionOp Op, algo::Algorithm A = algo::Native>
+  void reduce_scatterv(R&& buf, const C& counts, const Op& op, const A& algorithm = {}) {
+    const auto bc = blocks(counts);
+    run<coll::ReduceScatterV>(call<coll::ReduceScatterV>(buf, &op, 0, &bc), algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, ReductionOp Op,
+            algo::Algorithm A = algo::Native>
+  void reduce_scatterv(const In& in, Out&& out, const C& counts, const Op& op,
+                       const A& algorithm = {}) {
+    const auto bc = blocks(counts);
+    run<coll::ReduceScatterV>(call<coll::ReduceScatterV>(in, out, &op, 0, &bc), algorithm);
+  }
+
+  // ---- alltoallv: block i of the input (sendcounts[i] elements) goes to rank i; block i of the
+  // output (recvcounts[i] elements) came from rank i. Rank i's sendcounts[j] must equal rank j's
+  // recvcounts[i]. In place: one buffer laid out by recvcounts, input then output (there are no
+  // sendcounts: rank r sends recvcounts[i] elements to rank i).
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  void alltoallv(R&& buf, const C& recvcounts, const A& algorithm = {}) {
+    const auto bc = blocks(recvcounts);
+    run<coll::AlltoallV>(call<coll::AlltoallV>(buf, no_op, 0, &bc), algorithm);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  void alltoallv(R&& buf, const C& recvcounts, const Displs& rdispls, const A& algorithm = {}) {
+    const auto bc = blocks(recvcounts, &rdispls);
+    run<coll::AlltoallV>(call<coll::AlltoallV>(buf, no_op, 0, &bc), algorithm);
+  }
+  template <ContiguousRange In, CountRange SC, MutableRange Out, CountRange RC,
+            algo::Algorithm A = algo::Native>
+  void alltoallv(const In& in, const SC& sendcounts, Out&& out, const RC& recvcounts,
+                 const A& algorithm = {}) {
+    const detail::BlockCounts bc{
+        detail::int_array(sendcounts), detail::int_array(recvcounts), {}, {}};
+    run<coll::AlltoallV>(call<coll::AlltoallV>(in, out, no_op, 0, &bc), algorithm);
+  }
+  template <ContiguousRange In, CountRange SC, MutableRange Out, CountRange RC,
+            algo::Algorithm A = algo::Native>
+  void alltoallv(const In& in, const SC& sendcounts, const Displs& sdispls, Out&& out,
+                 const RC& recvcounts, const Displs& rdispls, const A& algorithm = {}) {
+    const detail::BlockCounts bc{detail::int_array(sendcounts), detail::int_array(recvcounts),
+                                 sdispls.array(), rdispls.array()};
+    run<coll::AlltoallV>(call<coll::AlltoallV>(in, out, no_op, 0, &bc), algorithm);
+  }
+
  private:
   using NoOp = detail::NoOp;
   static constexpr const NoOp* no_op = nullptr;
+
+  // One counts array sizing In's and Out's blocks, and the displacements of the n-block buffer
+  // (whichever of In and Out that is on this rank: the checks apply them by window).
+  template <CountRange C>
+  static detail::BlockCounts blocks(const C& counts, const Displs* displs = nullptr) {
+    const detail::IntArray a = detail::int_array(counts);
+    const detail::IntArray d = displs ? displs->array() : detail::IntArray{};
+    return {a, a, d, d};
+  }
+
+  // The count a call states: the descriptor's, from the buffer sizes; a v-collective's is the
+  // total of Out's counts.
+  template <class D>
+  std::size_t count_of(const CollectiveCall& c) const {
+    if constexpr (coll::variable_counts<D>)
+      return detail::counts_total(c.blocks->out_counts);
+    else
+      return D::count(c.in_size, c.out_size, c.in_place, size(), rank() == c.root);
+  }
 
   template <class T>
   static CollectiveCall base_call(sched::Collective coll) {
@@ -242,20 +390,23 @@ class Communicator {
     return c;
   }
 
-  // In place: one buffer.
+  // In place: one buffer. `blocks`: a v-collective's counts (which must outlive the call).
   template <class D, class R, class Op>
-  CollectiveCall call(R& buf, const Op* op, int root = 0) const {
+  CollectiveCall call(R& buf, const Op* op, int root = 0,
+                      const detail::BlockCounts* blocks = nullptr) const {
     CollectiveCall c = typed_call<D, element_t<R>>(op, root);
     c.out = std::ranges::data(buf);
     c.in = c.out;
     c.in_place = true;
     c.in_size = c.out_size = std::ranges::size(buf);
-    c.count = D::count(c.in_size, c.out_size, true, size(), rank() == c.root);
+    c.blocks = blocks;
+    c.count = count_of<D>(c);
     return c;
   }
   // Out of place: input and output.
   template <class D, class In, class Out, class Op>
-  CollectiveCall call(const In& in, Out& out, const Op* op, int root = 0) const {
+  CollectiveCall call(const In& in, Out& out, const Op* op, int root = 0,
+                      const detail::BlockCounts* blocks = nullptr) const {
     static_assert(std::same_as<element_t<In>, element_t<Out>>,
                   "cclx: input and output element types differ");
     CollectiveCall c = typed_call<D, element_t<In>>(op, root);
@@ -263,7 +414,8 @@ class Communicator {
     c.out = std::ranges::data(out);
     c.in_size = std::ranges::size(in);
     c.out_size = std::ranges::size(out);
-    c.count = D::count(c.in_size, c.out_size, false, size(), rank() == c.root);
+    c.blocks = blocks;
+    c.count = count_of<D>(c);
     return c;
   }
 

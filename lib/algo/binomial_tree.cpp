@@ -11,6 +11,8 @@
 //              every block crosses at most L links; the root receives n-1 blocks in at most L
 //              messages.
 //   scatter:   the gather reversed.
+//   gatherv, scatterv: the gather and scatter schedules (a message carries the blocks of an
+//              interval, whatever their sizes).
 //   allreduce: order-preserving binomial reduce to rank 0 (L steps), then bcast from 0 (L steps):
 //              2L steps; rank 0 sends L*s bytes, others at most L*s. Cost 2L(α + sβ).
 // The reduce tree splits the rank interval [0, n) into [lo, lo + 2^(k-1)) and the rest; each half
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 
 namespace cclx::sched {
@@ -153,13 +156,14 @@ Schedule binomial_tree(const ScheduleRequest& req) {
   using C = Collective;
   require_supported(req, "binomial_tree");
   const int n = req.nranks;
+  const C shape = coll::shape_of(req.collective);
   Schedule s;
   s.algorithm = "binomial_tree";
   s.collective = req.collective;
   s.nranks = n;
-  s.root = req.collective == C::allreduce ? 0 : req.root;
+  s.root = shape == C::allreduce ? 0 : req.root;
   s.in_place = req.in_place;
-  const bool per_rank = req.collective == C::gather || req.collective == C::scatter;
+  const bool per_rank = shape == C::gather || shape == C::scatter;
   s.nblocks = per_rank ? static_cast<std::uint32_t>(n) : 1;
   s.preserves_order = keeps_rank_order("binomial_tree", req.collective) || n == 1;
   s.programs.resize(static_cast<std::size_t>(n));
@@ -168,12 +172,12 @@ Schedule binomial_tree(const ScheduleRequest& req) {
   Plan plan(static_cast<std::size_t>(L));
   // Reduce onto the root (rank 0 for allreduce); bcast from any root: that plan reversed.
   reduce_plan(0, n, s.root, 0, plan);
-  if (req.collective == C::reduce && nonroot_receives_twice(plan, n, s.root)) s.scratch_copies = 2;
+  if (shape == C::reduce && nonroot_receives_twice(plan, n, s.root)) s.scratch_copies = 2;
 
   for (int r = 0; r < n; ++r) {
     if (req.only_rank >= 0 && r != req.only_rank) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
-    if (req.collective == C::bcast) {
+    if (shape == C::bcast) {
       emit_bcast(b, plan, r);
       continue;
     }
@@ -181,15 +185,15 @@ Schedule binomial_tree(const ScheduleRequest& req) {
       if (!req.in_place) b.copy(out(0), in(0)).end_step();
       continue;
     }
-    if (req.collective == C::gather) {
+    if (shape == C::gather) {
       emit_gather(b, plan, r, s.root, req.in_place);
       continue;
     }
-    if (req.collective == C::scatter) {
+    if (shape == C::scatter) {
       emit_scatter(b, plan, r, s.root, req.in_place);
       continue;
     }
-    if (req.collective == C::reduce) {
+    if (shape == C::reduce) {
       emit_reduce(b, plan, r, r == s.root);
       continue;
     }

@@ -41,10 +41,15 @@
 //   2 ceil(log2 n) α + 2sβ(1.5 - 1/p) against the fold's 2 ceil(log2 n) α + 2sβ(2 - 1/p). Bytes
 //   sent: keepers 2(p-1)/p * s + s/2, partners 1.5 s, the others 2(p-1)/p * s. Order is preserved
 //   as in the fold. n = p: the rhd schedule.
+//   reduce_scatterv, allgatherv: the reduce_scatter and allgather schedules (partners exchange
+//     the same blocks, whatever their sizes; uneven blocks only unbalance the halves). In place,
+//     reduce_scatterv's result (the buffer's first counts[r] elements) may cover In blocks other
+//     than block 0: the final copy runs once nothing reads them (see reduce_scatter_rank).
 #include <string>
 #include <vector>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 
 namespace cclx::sched {
@@ -518,31 +523,31 @@ Schedule recursive_halving_doubling(const ScheduleRequest& req) {
   using C = Collective;
   require_supported(req, "rhd");
   const int n = req.nranks;
-  const bool rooted = req.collective == C::reduce || req.collective == C::bcast;
+  const C shape = coll::shape_of(req.collective);
+  const bool rooted = shape == C::reduce || shape == C::bcast;
   // Reduce folds the root's pair onto the root (an odd root keeps the pair instead of its partner).
   int odd_keeper = -1;
-  if (req.collective == C::reduce && req.root < 2 * Fold(n).rem && req.root % 2 == 1)
+  if (shape == C::reduce && req.root < 2 * Fold(n).rem && req.root % 2 == 1)
     odd_keeper = req.root / 2;
   const Fold f(n, odd_keeper);
-  const bool p_blocks = req.collective == C::allreduce || req.collective == C::reduce;
+  const bool p_blocks = shape == C::allreduce || shape == C::reduce;
   Schedule s = base(req, static_cast<std::uint32_t>(p_blocks ? f.p : n));
   if (!rooted) s.root = 0;
   s.preserves_order = keeps_rank_order("rhd", req.collective) || n == 1;
   // A second scratch copy where some rank without Out (and with In read-only) must keep a partial
   // sum while a message lands: see the header comment.
-  if (req.collective == C::reduce && n > 2) {
+  if (shape == C::reduce && n > 2) {
     // Non-root ranks get a partial sum in the fold (keepers) or the first halving step, and hold
     // it while the next exchange lands.
     const bool nonroot_keeper = f.rem > 1 || (f.rem == 1 && req.root >= 2);
     if (f.levels() >= 2 || nonroot_keeper) s.scratch_copies = 2;
   }
-  if (req.collective == C::reduce_scatter && !req.in_place && n > 2 &&
-      (f.rem > 0 || f.levels() >= 3))
+  if (shape == C::reduce_scatter && !req.in_place && n > 2 && (f.rem > 0 || f.levels() >= 3))
     s.scratch_copies = 2;
   for (int r = 0; r < n; ++r) {
     if (req.only_rank >= 0 && r != req.only_rank) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
-    switch (req.collective) {
+    switch (shape) {
       case C::allreduce:
         allreduce_rank(b, f, r, req.in_place);
         break;

@@ -3,7 +3,10 @@
 //   allgather:      n-1 steps, each rank forwards the completed block it received last;
 //   allreduce:      reduce-scatter then allgather, 2(n-1) steps, 2(n-1)/n * s bytes per rank;
 //   alltoall:       pairwise shift, step k sends block r+k to rank r+k (n-1 steps).
+// reduce_scatterv, allgatherv and alltoallv run the same schedules: they are in blocks, and a
+// block's size (counts[b]) is the same on both ends of every transfer.
 #include "cclx/algo/policies.hpp"
+#include "cclx/collectives/collectives.hpp"
 #include "ring_phases.hpp"
 
 namespace cclx::sched {
@@ -47,8 +50,9 @@ Schedule ring(const ScheduleRequest& req) {
   s.nblocks = static_cast<std::uint32_t>(n);
   // The ring adds contributions in rotated order; only the trivial ring keeps rank order.
   s.preserves_order = keeps_rank_order("ring", req.collective) || n == 1;
+  const C shape = coll::shape_of(req.collective);
   // Around the ring every rank hears only from its left neighbour; alltoall's shifts do not.
-  s.one_sender_per_receiver = req.collective != C::alltoall;
+  s.one_sender_per_receiver = shape != C::alltoall;
   s.programs.resize(static_cast<std::size_t>(n));
   const auto all = static_cast<std::uint32_t>(n);
 
@@ -56,7 +60,7 @@ Schedule ring(const ScheduleRequest& req) {
     if (req.only_rank >= 0 && r != req.only_rank) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
     const auto self = static_cast<std::uint32_t>(r);
-    switch (req.collective) {
+    switch (shape) {
       case C::allreduce:
         if (n == 1) {
           if (!req.in_place) b.copy(out(0, all), in(0, all)).end_step();

@@ -20,9 +20,12 @@ std::string check_call(const CollectiveCall& c, int rank, int n) {
       return what() + ": input is null but has " + std::to_string(c.in_size) + " elements";
     if (uses_out && c.out_size && !c.out)
       return what() + ": output is null but has " + std::to_string(c.out_size) + " elements";
-    if (std::string e = d.check_sizes(c.in_size, c.out_size, c.in_place, rank == c.root, n);
-        !e.empty())
+    if constexpr (coll::variable_counts<decltype(d)>) {
+      if (std::string e = check_block_counts(c, rank, n); !e.empty()) return e;
+    } else if (std::string e = d.check_sizes(c.in_size, c.out_size, c.in_place, rank == c.root, n);
+               !e.empty()) {
       return e;
+    }
     if (!c.in_place && uses_out && c.in && c.out) {
       const auto* a = static_cast<const std::byte*>(c.in);
       const auto* b = static_cast<const std::byte*>(c.out);
@@ -55,12 +58,23 @@ void check_schedule(const CollectiveCall& c, const sched::Schedule& s, int rank)
                           sched::order_preserving_algorithms(c.collective) + ")");
   if (static_cast<int>(s.programs.size()) <= rank)
     throw Error(rank, "algorithm '" + s.algorithm + "' produced no program for this rank");
+  if (c.blocks)
+    if (std::string e = check_packed(c, rank, s.nranks); !e.empty()) throw Error(rank, e);
 }
 
 engine::Buffers engine_buffers(const CollectiveCall& c, const sched::Schedule& s, int rank) {
   return coll::visit(c.collective, [&](auto d) {
+    using D = decltype(d);
     engine::Buffers b;
     b.count = d.partition_count(c.count, s.nranks);
+    if constexpr (coll::variable_counts<D>) {
+      // Out's blocks (and Scratch's) by Out's counts; In's by its own where they differ
+      // (alltoallv's sendcounts; in place the one buffer has Out's layout).
+      b.out_offsets = block_offsets(c.blocks->out_counts);
+      b.count = b.out_offsets.back();
+      if (coll::separate_out_counts<D> && !c.in_place)
+        b.in_offsets = block_offsets(c.blocks->in_counts);
+    }
     const sched::Windows w = d.windows(s.nranks, rank, c.root, s.nblocks);
     b.in = w.in.present ? c.in : nullptr;
     b.out = w.out.present ? c.out : nullptr;
@@ -68,7 +82,8 @@ engine::Buffers engine_buffers(const CollectiveCall& c, const sched::Schedule& s
     if (c.in_place && L.aliased) {
       // One user buffer U: In block i at U's block i, Out block i at U's block i - out_shift.
       // The engine addresses a buffer from its window's first block.
-      const sched::Partition p{b.count, s.nblocks};
+      const sched::Partition p{b.count, s.nblocks,
+                               b.out_offsets.empty() ? nullptr : b.out_offsets.data()};
       const auto at = [&](std::uint32_t block) {
         return static_cast<std::byte*>(c.out) + p.block_offset(block) * c.kernel.elem_size;
       };

@@ -6,6 +6,7 @@
 #include "cclx/backend/mpi.hpp"
 #include "cclx/error.hpp"
 #include "mpi_large_count.hpp"
+#include "mpi_native_v.hpp"
 #include "mpi_pending.hpp"
 #include "mpi_state.hpp"
 
@@ -40,7 +41,7 @@ void MpiBackend::native(const CollectiveCall& c) const {
   const int r = s_->rank;
   // MPI's int-count functions where they suffice (they are what applications call), the MPI-4
   // large-count ones beyond, or their fallback without them (mpi_large_count.hpp).
-  const bool small = c.count <= INT_MAX;
+  const bool small = c.blocks ? detail::native_v_fits_int(c) : c.count <= INT_MAX;
   const int n = static_cast<int>(c.count);
   // With a deadline, the nonblocking collective polled against it (docs/faults.md); without, the
   // blocking call (cheaper at small sizes). Large counts and user-defined ops are always blocking,
@@ -48,8 +49,10 @@ void MpiBackend::native(const CollectiveCall& c) const {
   // kernel is gone.
   const bool timed = s_->timeout_s > 0 && small && !user;
   MPI_Request req = MPI_REQUEST_NULL;
-  // Staged root input of the reduce workaround below; lives until the collective completes.
+  // Staged root input of the reduce workaround below, and the v-collectives' int arrays; they
+  // live until the collective completes.
   engine::ScratchPool::Lease staged;
+  std::unique_ptr<detail::NativeVArrays> v_arrays;
   const char* fn = "";
   int rc = MPI_SUCCESS;
   switch (c.collective) {
@@ -125,6 +128,28 @@ void MpiBackend::native(const CollectiveCall& c) const {
       fn = "MPI_Barrier";
       rc = timed ? MPI_Ibarrier(comm, &req) : MPI_Barrier(comm);
       break;
+    case Collective::gatherv:
+    case Collective::scatterv:
+    case Collective::allgatherv:
+    case Collective::reduce_scatterv:
+    case Collective::alltoallv: {
+      fn = detail::native_v_function(c.collective);
+      // MPICH's in-place reduce_scatter with overlapping moves (mpi_native_v.hpp): out of place
+      // from a staged copy of the input.
+      CollectiveCall out_of_place;
+      const CollectiveCall* vc = &c;
+      if (const std::size_t elems = detail::native_v_staging(c)) {
+        const std::size_t bytes = elems * c.kernel.elem_size;
+        staged = s_->scratch.acquire(bytes);
+        std::memcpy(staged.data(), c.out, bytes);
+        out_of_place = c;
+        out_of_place.in = staged.data();
+        out_of_place.in_place = false;
+        vc = &out_of_place;
+      }
+      rc = detail::native_v(*vc, dt, op, comm, r, small, timed ? &req : nullptr, v_arrays);
+      break;
+    }
   }
   const auto what = [&] { return std::string(sched::to_string(c.collective)) + " (native)"; };
   if (rc != MPI_SUCCESS) mpi_check(rc, r, (what() + ": " + fn).c_str());
@@ -139,6 +164,7 @@ void MpiBackend::native(const CollectiveCall& c) const {
     // A nonblocking collective can be neither cancelled nor freed: it stays with MPI, and the
     // staged scratch with it (deliberately leaked, never back to the pool).
     if (staged.data()) new engine::ScratchPool::Lease(std::move(staged));
+    (void)v_arrays.release();
     s_->abandoned_collective = true;
     throw Error(r, what() + " did not complete within " + engine::format_seconds(s_->timeout_s) +
                        " (MPI does not say which rank is missing)");

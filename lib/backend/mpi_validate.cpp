@@ -1,10 +1,16 @@
 // MpiBackend::agree(): CCLX_VALIDATE's cross-rank check of a collective call.
 #include <algorithm>
 //
-// Every rank contributes one fixed-size record (one MPI_Allgather of about 300 bytes per rank):
+// Every rank contributes one fixed-size record (one MPI_Allgather of about 400 bytes per rank):
 // the call's shape, the algorithm's name and wire parameters, the communicator-wide settings that
 // change the wire protocol, how many scheduled collectives this rank has run, and whether it found
 // an error of its own. Then every rank throws the same verdict, or none does.
+//
+// The v-collectives' counts: gatherv, scatterv, allgatherv and reduce_scatterv take the same
+// counts array on every rank, compared in the record (a hash of all of it, and its start as
+// text). Alltoallv's differ per rank; once the records agree, one MPI_Alltoall hands every rank
+// what the others will send it (their sendcounts, or in place their recvcounts) to compare with
+// its recvcounts, and one MPI_Allgather of the verdicts makes every rank throw the same error.
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -33,10 +39,18 @@ struct CallRecord {
   std::int64_t collective, count, type, op, commutative, root, has_error;
   std::int64_t channel;       // scheduled collectives started so far (MpiBackend::next_channel)
   std::uint64_t params_hash;  // of the whole parameter string (params[] holds a prefix)
+  std::uint64_t counts_hash;  // v-collectives with one counts array for all ranks; else 0
   std::int64_t settings[max_settings];
   char algorithm[32];
   char params[96];
-  char error[96];  // the local error's prefix, for the other ranks' message
+  char error[96];   // the local error's prefix, for the other ranks' message
+  char counts[64];  // the start of the counts array, for the message
+};
+
+// Alltoallv: what one rank found comparing its recvcounts with what the others send it.
+struct CountsVerdict {
+  std::int64_t from = -1;  // the first rank whose sendcount differs; -1: none
+  std::int64_t sends = 0, expects = 0;
 };
 
 // FNV-1a, 64 bits.
@@ -53,6 +67,29 @@ void put(char (&field)[N], std::string_view s) {
   std::memcpy(field, s.data(), n);
   field[n] = '\0';
   if (s.size() > N - 1) std::memcpy(field + N - 4, "...", 3);
+}
+
+// FNV-1a over an integer array's values.
+std::uint64_t hash(const detail::IntArray& a) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::size_t i = 0; i < a.size; ++i) {
+    const auto v = static_cast<std::uint64_t>(a[i]);
+    for (int b = 0; b < 64; b += 8) h = (h ^ ((v >> b) & 0xff)) * 0x100000001b3ull;
+  }
+  return (h ^ a.size) * 0x100000001b3ull;
+}
+
+std::string show(const detail::IntArray& a) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < a.size; ++i) {
+    if (s.size() > 48) {
+      s += "...";
+      break;
+    }
+    if (i) s += ',';
+    s += std::to_string(a[i]);
+  }
+  return s + "]";
 }
 
 std::string list_ranks(const std::vector<int>& ranks) {
@@ -73,9 +110,16 @@ void MpiBackend::agree(const CollectiveCall& c, const Agreement& a) const {
   static_assert(std::size(settings) <= max_settings, "CallRecord::settings is too small");
 
   const bool rooted = coll::visit(c.collective, [](auto d) { return d.rooted; });
+  // Alltoallv's counts (and so its count) differ per rank; it is checked pairwise below.
+  const bool pairwise =
+      coll::visit(c.collective, [](auto d) { return coll::separate_out_counts<decltype(d)>; });
   CallRecord mine{};
   mine.collective = static_cast<std::int64_t>(c.collective);
-  mine.count = static_cast<std::int64_t>(c.count);
+  mine.count = pairwise ? -1 : static_cast<std::int64_t>(c.count);
+  if (c.blocks && !pairwise) {
+    mine.counts_hash = hash(c.blocks->out_counts);
+    put(mine.counts, show(c.blocks->out_counts));
+  }
   mine.type = static_cast<std::int64_t>(c.type);
   mine.op = c.has_op ? static_cast<std::int64_t>(c.kernel.op) : -1;
   mine.commutative = c.has_op ? c.kernel.commutative : -1;
@@ -143,6 +187,9 @@ void MpiBackend::agree(const CollectiveCall& c, const Agreement& a) const {
       "count", [](const CallRecord& r) { return r.count; },
       [&](const CallRecord& r) { return num(r.count); });
   field(
+      "counts", [](const CallRecord& r) { return r.counts_hash; },
+      [](const CallRecord& r) { return std::string(r.counts); });
+  field(
       "element type", [](const CallRecord& r) { return r.type; },
       [](const CallRecord& r) { return std::string(to_string(static_cast<DataType>(r.type))); });
   field(
@@ -171,6 +218,80 @@ void MpiBackend::agree(const CollectiveCall& c, const Agreement& a) const {
       [&](const CallRecord& r) { return num(r.channel); });
   const std::string d = diff.str();
   if (!d.empty()) throw Error(s_->rank, what + ": ranks disagree (CCLX_VALIDATE):" + d.substr(1));
+  if (pairwise && c.blocks) agree_pairwise_counts(c);
+}
+
+void MpiBackend::agree_pairwise_counts(const CollectiveCall& c) const {
+  const detail::BlockCounts& bc = *c.blocks;
+  // In place, a rank sends recvcounts[j] elements to rank j.
+  const detail::IntArray& sends = c.in_place ? bc.out_counts : bc.in_counts;
+  const auto n = static_cast<std::size_t>(s_->size);
+  // On the heap: the buffers of an abandoned nonblocking exchange must outlive it (then leaked).
+  struct Buffers {
+    std::vector<std::int64_t> send, got;
+    CountsVerdict mine;
+    std::vector<CountsVerdict> all;
+  };
+  auto b = std::make_unique<Buffers>();
+  b->send.resize(n);
+  b->got.resize(n);
+  b->all.resize(n);
+  for (std::size_t j = 0; j < n; ++j) b->send[j] = sends[j];
+  const std::string what(sched::to_string(c.collective));
+  auto run = [&](auto blocking, auto nonblocking, const char* fn) {
+    if (s_->timeout_s <= 0) {
+      mpi_check(blocking(), s_->rank, fn);
+      return;
+    }
+    MPI_Request req = MPI_REQUEST_NULL;
+    mpi_check(nonblocking(&req), s_->rank, fn);
+    try {
+      s_->finish(req, false, [&] { return what + ": validation of the counts (CCLX_VALIDATE)"; });
+    } catch (const Error&) {
+      (void)b.release();
+      throw;
+    }
+  };
+  auto* p = b.get();
+  run(
+      [&] {
+        return MPI_Alltoall(p->send.data(), 1, MPI_INT64_T, p->got.data(), 1, MPI_INT64_T,
+                            s_->internal);
+      },
+      [&](MPI_Request* req) {
+        return MPI_Ialltoall(p->send.data(), 1, MPI_INT64_T, p->got.data(), 1, MPI_INT64_T,
+                             s_->internal, req);
+      },
+      "MPI_Alltoall (validation)");
+  for (std::size_t j = 0; j < n; ++j)
+    if (p->got[j] != bc.out_counts[j]) {
+      p->mine = {static_cast<std::int64_t>(j), p->got[j], bc.out_counts[j]};
+      break;
+    }
+  run(
+      [&] {
+        return MPI_Allgather(&p->mine, sizeof(CountsVerdict), MPI_BYTE, p->all.data(),
+                             sizeof(CountsVerdict), MPI_BYTE, s_->internal);
+      },
+      [&](MPI_Request* req) {
+        return MPI_Iallgather(&p->mine, sizeof(CountsVerdict), MPI_BYTE, p->all.data(),
+                              sizeof(CountsVerdict), MPI_BYTE, s_->internal, req);
+      },
+      "MPI_Allgather (validation)");
+  std::ostringstream msg;
+  int bad = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const CountsVerdict& v = p->all[i];
+    if (v.from < 0) continue;
+    if (bad++ < 4)
+      msg << (bad > 1 ? "; " : "") << "rank " << v.from << " sends " << v.sends
+          << " elements to rank " << i << " (its " << (c.in_place ? "recvcounts[" : "sendcounts[")
+          << i << "]), which expects " << v.expects << " (recvcounts[" << v.from << "])";
+  }
+  if (bad > 4) msg << "; and " << bad - 4 << " more";
+  if (bad)
+    throw Error(s_->rank,
+                what + ": sendcounts and recvcounts disagree (CCLX_VALIDATE): " + msg.str());
 }
 
 }  // namespace cclx

@@ -50,6 +50,22 @@ Execution::Execution(std::shared_ptr<const sched::Schedule> schedule, const Buff
     throw Error(rank_, "schedule '" + s.algorithm + "' is for " + std::to_string(s.nranks) +
                            " ranks, communicator has " + std::to_string(transport.size()));
   program_ = &s.programs[static_cast<std::size_t>(rank_)];
+  if (!buffers.out_offsets.empty()) {
+    // v-collective: own copies of the block offsets (a nonblocking call outlives its arguments).
+    const std::size_t k = buffers.out_offsets.size();
+    if (k != std::size_t{s.nblocks} + 1 ||
+        (!buffers.in_offsets.empty() && buffers.in_offsets.size() != k))
+      throw Error(rank_, "engine: block offsets for " + std::to_string(k - 1) +
+                             " blocks, schedule has " + std::to_string(s.nblocks));
+    offsets_ = buffers.out_offsets;
+    offsets_.insert(offsets_.end(), buffers.in_offsets.begin(), buffers.in_offsets.end());
+    part_ = {offsets_[k - 1], s.nblocks, offsets_.data()};
+    in_part_ = buffers.in_offsets.empty()
+                   ? part_
+                   : sched::Partition{offsets_.back(), s.nblocks, offsets_.data() + k};
+  } else {
+    in_part_ = part_;
+  }
   windows_ = coll::windows_of(s.collective, s.nranks, rank_, s.root, s.nblocks);
 
   // Scratch is laid out like the partition; only the prefix the program touches is allocated.
@@ -86,7 +102,7 @@ std::byte* Execution::address(const Region& g) const {
   switch (g.buf) {
     case Buf::in:
       return const_cast<std::byte*>(in_) +
-             (part_.block_offset(g.first) - part_.block_offset(windows_.in.first)) * es;
+             (in_part_.block_offset(g.first) - in_part_.block_offset(windows_.in.first)) * es;
     case Buf::out:
       return out_ + (part_.block_offset(g.first) - part_.block_offset(windows_.out.first)) * es;
     case Buf::scratch: {
@@ -103,7 +119,7 @@ std::size_t Execution::bytes(const Region& g) const {
   // Scratch copy j's blocks have the sizes of the partition's blocks (a region stays in one copy).
   Region local = g;
   if (g.buf == Buf::scratch) local.first = g.first % part_.nblocks;
-  return part_.region_size(local) * kernel_.elem_size;
+  return (g.buf == Buf::in ? in_part_ : part_).region_size(local) * kernel_.elem_size;
 }
 
 void Execution::run_local(const Op& op, std::size_t elem_begin, std::size_t elem_end) {
@@ -184,6 +200,14 @@ void Execution::start_step() {
       if (recv < 0) continue;
       const Region& landed = ops[recv].dst;
       if (bytes(landed) != bytes(l.dst)) continue;
+      // A destination that partially overlaps an operand (in-place reduce_scatterv: the result
+      // goes to the buffer's start, below its own block) is right only front to back in one
+      // piece, as finish_step runs it.
+      const auto shifted = [&](const Region& a) {
+        const ByteRange x = range(l.dst), y = range(a);
+        return x.overlaps(y) && x.lo != y.lo;
+      };
+      if (shifted(l.src) || (l.kind == OpKind::reduce && shifted(l.src2))) continue;
       const Region& other = (l.kind == OpKind::reduce && landed == l.src) ? l.src2 : l.src;
       bool safe = true;
       for (std::size_t i = 0; i < nops && safe; ++i) {

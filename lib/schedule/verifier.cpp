@@ -177,18 +177,20 @@ struct Xfer {
 
 class Verifier {
  public:
-  Verifier(const Schedule& s, std::size_t count, std::size_t elem_size)
+  Verifier(const Schedule& s, std::size_t count, std::size_t elem_size,
+           const BlockSizes* sizes = nullptr)
       : s_(s),
         n_(s.nranks),
         nb_(s.nblocks),
         copies_(s.scratch_copies),
         part_{count, s.nblocks},
         elem_(elem_size),
+        sizes_(sizes),
         pool_(static_cast<std::size_t>(s.nranks > 0 ? s.nranks + 63 : 64) / 64),
         sync_(coll::synchronizes(s.collective)) {}
 
   VerifyReport run() {
-    if (!check_structure()) return finish();
+    if (!check_structure() || !setup_block_sizes()) return finish();
     setup();
     const std::size_t steps = s_.num_rounds();
     for (std::size_t st = 0; st < steps; ++st) run_step(st);
@@ -266,6 +268,41 @@ class Verifier {
     return ok;
   }
 
+  // Per-rank partitions of In and Out (v-collectives), from sizes_; without them every rank and
+  // buffer has part_.
+  bool setup_block_sizes() {
+    if (!sizes_) return true;
+    const auto N = static_cast<std::size_t>(n_);
+    for (const auto* table : {&sizes_->in, &sizes_->out}) {
+      bool good = table->size() == N;
+      for (std::size_t r = 0; good && r < N; ++r) good = (*table)[r].size() == nb_;
+      if (!good)
+        return error("block sizes: expected " + std::to_string(n_) + " rows of " +
+                     std::to_string(nb_) + " entries for In and Out"),
+               false;
+    }
+    const std::size_t k = std::size_t{nb_} + 1;
+    offsets_.resize(2 * N * k);
+    for (std::size_t r = 0; r < N; ++r) {
+      std::size_t* out = offsets_.data() + 2 * r * k;
+      prefix_offsets(sizes_->out[r], nb_, out);
+      // In place, the one buffer has Out's layout (In and Out alias it).
+      const bool aliased = s_.in_place && coll::visit(s_.collective, [&](auto d) {
+                             return d.in_place(static_cast<int>(r), s_.root).aliased;
+                           });
+      prefix_offsets(aliased ? sizes_->out[r] : sizes_->in[r], nb_, out + k);
+    }
+    return true;
+  }
+  // Rank r's partition of buffer `buf` (Scratch: Out's).
+  [[nodiscard]] Partition partition(int r, Buf buf) const {
+    if (!sizes_) return part_;
+    const std::size_t k = std::size_t{nb_} + 1;
+    const std::size_t* out = offsets_.data() + 2 * static_cast<std::size_t>(r) * k;
+    const std::size_t* p = buf == Buf::in ? out + k : out;
+    return {p[nb_], nb_, p};
+  }
+
   // In, Out, then the scratch copies.
   [[nodiscard]] std::size_t cells_per_rank() const {
     return (2 + std::size_t{copies_}) * std::size_t{nb_};
@@ -276,8 +313,8 @@ class Verifier {
     if (g.buf != Buf::scratch || g.first < nb_) return g;
     return {g.buf, g.first % nb_, g.count};
   }
-  [[nodiscard]] std::size_t region_bytes(const Region& g) const {
-    return part_.region_size(copy_local(g)) * elem_;
+  [[nodiscard]] std::size_t region_bytes(int r, const Region& g) const {
+    return partition(r, g.buf).region_size(copy_local(g)) * elem_;
   }
 
   void setup() {
@@ -476,7 +513,7 @@ class Verifier {
           send_mark_[x.cells.first + c] = stamp_;
         }
         // The engine posts an empty transfer only for a synchronizing collective.
-        if (const auto bytes = region_bytes(op.src); bytes > 0 || sync_) {
+        if (const auto bytes = region_bytes(r, op.src); bytes > 0 || sync_) {
           report_.bytes_sent[static_cast<std::size_t>(r)] += bytes;
           ++report_.messages_sent[static_cast<std::size_t>(r)];
         }
@@ -521,6 +558,13 @@ class Verifier {
       if (op.src.count != op.dst.count ||
           (op.kind == OpKind::reduce && op.src2.count != op.dst.count)) {
         error(where(r, st, i, op) + "operands and destination differ in length");
+        continue;
+      }
+      // Same block counts, but blocks of different sizes (uneven or per-rank block sizes).
+      if (region_bytes(r, op.src) != region_bytes(r, op.dst) ||
+          (op.kind == OpKind::reduce && region_bytes(r, op.src2) != region_bytes(r, op.dst))) {
+        error(where(r, st, i, op) + "operands and destination differ in size (" +
+              std::to_string(region_bytes(r, op.dst)) + " bytes written)");
         continue;
       }
       const Span d = span(r, op.dst), a = span(r, op.src);
@@ -579,8 +623,8 @@ class Verifier {
       const auto& x = sends_[i++];
       const auto& y = recvs_[j++];
       if (!x.valid || !y.valid) continue;  // already reported
-      const auto sb = region_bytes(x.region);
-      const auto rb = region_bytes(y.region);
+      const auto sb = region_bytes(x.from, x.region);
+      const auto rb = region_bytes(y.to, y.region);
       if (sb != rb) {
         error(where(y.to, st, y.op, op_of(y.to, y.op)) + "receives " + std::to_string(rb) +
               " bytes but rank " + std::to_string(x.from) + " op " + std::to_string(x.op) +
@@ -724,6 +768,8 @@ class Verifier {
   std::uint32_t copies_;
   Partition part_;
   std::size_t elem_;
+  const BlockSizes* sizes_;
+  std::vector<std::size_t> offsets_;  // per rank: Out's, then In's prefix offsets
   SetPool pool_;
   VerifyReport report_;
   std::size_t nerrors_ = 0;
@@ -749,6 +795,13 @@ class Verifier {
 
 VerifyReport verify(const Schedule& schedule, std::size_t count, std::size_t elem_size) {
   return Verifier(schedule, count, elem_size).run();
+}
+
+VerifyReport verify(const Schedule& schedule, const BlockSizes& sizes, std::size_t elem_size) {
+  std::size_t count = 0;
+  if (!sizes.out.empty())
+    for (std::size_t c : sizes.out.front()) count += c;
+  return Verifier(schedule, count, elem_size, &sizes).run();
 }
 
 void verify_or_throw(const Schedule& schedule, std::size_t count, std::size_t elem_size) {

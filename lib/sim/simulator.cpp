@@ -88,6 +88,8 @@ class Run {
         routes_(routes),
         s_(s),
         o_(o),
+        // An even split of the bytes, also for the v-collectives (whose per-rank counts the
+        // schedule does not carry): their simulated cost is that of equal counts.
         part_{o.bytes / std::max<std::size_t>(o.elem_size, 1), s.nblocks},
         net_(capacities(t), o.sharing) {}
 

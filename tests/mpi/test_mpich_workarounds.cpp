@@ -131,6 +131,25 @@ void check_unsigned_minmax(cclx::Communicator<>& comm, const Op& op, MPI_Datatyp
   comm.reduce_scatter(buf, op);
   buf.resize(count);
   compare(base + " reduce_scatter in place", buf, mine, true);
+
+  // reduce_scatterv (MPI_Reduce_scatter) with uneven counts: rank s gets s % 3 + 4 elements.
+  progress(base + " reduce_scatterv");
+  std::vector<int> counts(un);
+  std::size_t first = 0, total = 0;
+  for (int s = 0; s < n; ++s) {
+    counts[static_cast<std::size_t>(s)] = s % 3 + 4;
+    if (s < r) first += static_cast<std::size_t>(s % 3 + 4);
+    total += static_cast<std::size_t>(s % 3 + 4);
+  }
+  const std::size_t own = static_cast<std::size_t>(r % 3 + 4);
+  const std::vector<T> in_v = input(total), mine_v = want(first, own);
+  out.assign(own, 0);
+  buf = in_v;
+  comm.reduce_scatterv(in_v, out, counts, op);
+  compare(base + " reduce_scatterv", out, mine_v, true);
+  comm.reduce_scatterv(buf, counts, op);
+  buf.resize(own);
+  compare(base + " reduce_scatterv in place", buf, mine_v, true);
 }
 
 }  // namespace
@@ -182,6 +201,11 @@ void check_wrapping_sum(cclx::Communicator<>& comm, T value) {
     std::vector<T> ring(count, 0);
     comm.allreduce(in, ring, cclx::sum, cclx::algo::Ring{});
     compare(l + " ring", ring, std::vector<T>(count, want), true);
+    // reduce_scatterv (MPI_Reduce_scatter): `count` elements per rank.
+    const std::vector<std::size_t> counts(static_cast<std::size_t>(n), count);
+    std::vector<T> all(count * static_cast<std::size_t>(n), value), mine(count, 0);
+    comm.reduce_scatterv(all, mine, counts, cclx::sum);
+    compare(l + " reduce_scatterv", mine, std::vector<T>(count, want), true);
   }
 }
 

@@ -528,3 +528,50 @@ TEST_CASE("verifier: one_sender_per_receiver is checked; ring claims it except f
   CHECK_FALSE(rep.ok);
   CHECK(has_error(rep, "but the schedule claims one_sender_per_receiver"));
 }
+
+TEST_CASE("verifier: per-rank block sizes of the v-collectives") {
+  // The ring's alltoall schedule serves alltoallv: with consistent counts (rank i sends m[i][j] to
+  // rank j, which expects exactly that) it verifies, with zero-size blocks too.
+  ScheduleRequest req{Collective::alltoallv, 3, 0, false, 0};
+  const Schedule s = ring(req);
+  const std::vector<std::vector<std::size_t>> m = {{2, 0, 5}, {1, 3, 0}, {0, 4, 6}};
+  BlockSizes ok{m, {{2, 1, 0}, {0, 3, 4}, {5, 0, 6}}};
+  const auto good = verify(s, ok, 4);
+  CHECK_MESSAGE(good.ok, all_errors(good));
+  CHECK(good.bytes_sent[0] == (0 + 5) * 4u);
+
+  // Rank 2 expects 3 elements from rank 0, which sends 5: the receive is reported.
+  BlockSizes bad = ok;
+  bad.out[2][0] = 3;
+  const auto rep = verify(s, bad, 4);
+  CHECK_FALSE(rep.ok);
+  CHECK_MESSAGE(
+      has_error(
+          rep,
+          "rank 2 step 1 op 1 (recv from 0 out[0]): receives 12 bytes but rank 0 op 0 sends 20"),
+      all_errors(rep));
+
+  // A rank's own block differs between sendcounts and recvcounts: its copy is reported.
+  BlockSizes self = ok;
+  self.in[1][1] = 2;
+  const auto rep2 = verify(s, self, 4);
+  CHECK_MESSAGE(has_error(rep2,
+                          "rank 1 step 0 op 0 (out[1] = in[1]): operands and "
+                          "destination differ in size"),
+                all_errors(rep2));
+
+  // The tables must have n rows of nblocks entries.
+  BlockSizes short_table = ok;
+  short_table.in.pop_back();
+  CHECK(has_error(verify(s, short_table, 4), "block sizes: expected 3 rows of 3 entries"));
+
+  // One counts array for all ranks (allgatherv): a schedule that receives a block into another
+  // block's place moves the wrong number of bytes.
+  const Schedule wrong = make(Collective::allgatherv, 2, 2, [](int r, ProgramBuilder& b) {
+    const auto self = static_cast<std::uint32_t>(r);
+    b.send(1 - r, in(self)).recv(1 - r, out(self)).end_step();
+  });
+  const BlockSizes counts{{{1, 2}, {1, 2}}, {{1, 2}, {1, 2}}};
+  const auto rep3 = verify(wrong, counts, 4);
+  CHECK_MESSAGE(has_error(rep3, "receives 8 bytes but rank 0 op 0 sends 4"), all_errors(rep3));
+}

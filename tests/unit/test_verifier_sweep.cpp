@@ -1,6 +1,8 @@
 // Every registered generator, every collective it lists, n = 1..64, in and out of place, first and
-// last root, several counts: the verifier must accept all of them. New generators are picked up
-// through sched::generators() without touching this file.
+// last root, several counts: the verifier must accept all of them. The v-collectives get random
+// per-rank block sizes with zeros (alltoallv a random count matrix, symmetric in place), so a
+// transfer whose two ends differ in size is caught. New generators are picked up through
+// sched::generators() without touching this file.
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -36,6 +38,50 @@ const DocumentedLimit* documented_limit(const std::string& algo, const ScheduleR
 
 bool rooted(Collective c) {
   return cclx::coll::visit(c, [](auto d) { return d.rooted; });
+}
+
+// Per-rank block sizes of a v-collective on n ranks, pattern k of v_patterns: all zero, small with
+// about a third zeros, large-ish uneven with zeros, and (r * 7 + 3) % 5.
+constexpr int v_patterns = 4;
+BlockSizes v_sizes(Collective c, int n, int k, bool in_place, std::uint64_t seed) {
+  std::uint64_t x = seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(n * 131 + k);
+  auto next = [&] {  // xorshift64*
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    return (x * 0x2545f4914f6cdd1dull) >> 33;
+  };
+  auto value = [&](std::size_t i) -> std::size_t {
+    switch (k) {
+      case 0:
+        return 0;
+      case 1:
+        return next() % 3 == 0 ? 0 : next() % 6;
+      case 2:
+        return next() % 4 == 0 ? 0 : next() % 1000;
+      default:
+        return (i * 7 + 3) % 5;
+    }
+  };
+  const auto N = static_cast<std::size_t>(n);
+  BlockSizes s;
+  if (c == Collective::alltoallv) {
+    // m[i][j]: elements rank i sends to rank j; in place the one buffer's layout is recvcounts,
+    // which needs m symmetric.
+    std::vector<std::vector<std::size_t>> m(N, std::vector<std::size_t>(N));
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j) m[i][j] = in_place && j < i ? m[j][i] : value(i * N + j);
+    s.in = m;
+    s.out.assign(N, std::vector<std::size_t>(N));
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j) s.out[j][i] = m[i][j];
+    return s;
+  }
+  std::vector<std::size_t> counts(N);
+  for (std::size_t b = 0; b < N; ++b) counts[b] = value(b);
+  s.in.assign(N, counts);
+  s.out = s.in;
+  return s;
 }
 
 std::string describe(const std::string& algo, const ScheduleRequest& req, std::size_t count) {
@@ -79,6 +125,20 @@ TEST_CASE("every registered generator verifies for n = 1..64") {
               CHECK_MESSAGE(s.nranks == n, what);
               CHECK_MESSAGE(s.in_place == in_place, what);
               if (rooted(c)) CHECK_MESSAGE(s.root == root, what);
+              if (cclx::coll::has_variable_counts(c)) {
+                // The schedule does not depend on the counts: one per request, checked against
+                // several block-size patterns (the `per` loop stands for the pattern here).
+                if (per != 0) continue;
+                for (int k = 0; k < v_patterns; ++k) {
+                  const BlockSizes sizes = v_sizes(c, n, k, in_place, verified);
+                  const auto rep = verify(s, sizes, 4);
+                  std::string errors;
+                  for (const auto& e : rep.errors) errors += "\n  " + e;
+                  CHECK_MESSAGE(rep.ok, what << " block-size pattern " << k << errors);
+                  ++verified;
+                }
+                continue;
+              }
               const auto rep = verify(s, count, 4);
               std::string errors;
               for (const auto& e : rep.errors) errors += "\n  " + e;

@@ -1,6 +1,6 @@
 // Binomial tree: reduce and bcast in ceil(log2 n) steps of the whole message; allreduce = reduce to
-// rank 0 + bcast; gather and scatter (any root) along the same tree. Combines in rank order. Best
-// for small messages.
+// rank 0 + bcast; gather and scatter (any root) along the same tree, and gatherv and scatterv with
+// the same schedules. Combines in rank order. Best for small messages.
 #pragma once
 
 #include "cclx/algo/algorithm.hpp"
@@ -15,9 +15,10 @@ struct BinomialTree {
   static constexpr std::string_view name = "binomial_tree";
   // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
   // read by the registry (sched::generators()) and the Communicator's compile-time checks.
-  static constexpr std::array collectives = {sched::Collective::allreduce,
-                                             sched::Collective::reduce, sched::Collective::bcast,
-                                             sched::Collective::gather, sched::Collective::scatter};
+  static constexpr std::array collectives = {
+      sched::Collective::allreduce, sched::Collective::reduce,  sched::Collective::bcast,
+      sched::Collective::gather,    sched::Collective::scatter, sched::Collective::gatherv,
+      sched::Collective::scatterv};
   static constexpr std::array<sched::Collective, 3> keeps_rank_order = {
       sched::Collective::allreduce, sched::Collective::reduce, sched::Collective::bcast};
 

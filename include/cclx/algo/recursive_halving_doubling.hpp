@@ -3,6 +3,8 @@
 // into partners first and get the result back at the end. RhdElimination: the same allreduce with
 // Rabenseifner and Traeff's elimination in place of the fold (pairs split the message in halves
 // instead of handing over the whole of it: s less on the critical path at n != 2^k).
+// into partners first and get the result back at the end. Its reduce_scatter and allgather
+// schedules also serve reduce_scatterv and allgatherv.
 #pragma once
 
 #include "cclx/algo/algorithm.hpp"
@@ -20,10 +22,11 @@ struct RecursiveHalvingDoubling {
   // read by the registry (sched::generators()) and the Communicator's compile-time checks.
   static constexpr std::array collectives = {
       sched::Collective::allreduce, sched::Collective::reduce, sched::Collective::reduce_scatter,
-      sched::Collective::allgather, sched::Collective::bcast};
-  static constexpr std::array<sched::Collective, 4> keeps_rank_order = {
+      sched::Collective::allgather, sched::Collective::bcast,  sched::Collective::reduce_scatterv,
+      sched::Collective::allgatherv};
+  static constexpr std::array<sched::Collective, 5> keeps_rank_order = {
       sched::Collective::allreduce, sched::Collective::reduce, sched::Collective::allgather,
-      sched::Collective::bcast};
+      sched::Collective::bcast, sched::Collective::allgatherv};
   std::size_t segment_bytes = 0;  // as in Ring
 
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {

@@ -1,12 +1,14 @@
 // Ring: reduce-scatter + allgather around the ring (bandwidth-optimal, 2(n-1) steps); the
-// reduce_scatter and allgather halves on their own; alltoall as a pairwise shift. It adds
+// reduce_scatter and allgather halves on their own; alltoall as a pairwise shift; the same
+// schedules serve reduce_scatterv, allgatherv and alltoallv (per-rank block sizes). It adds
 // contributions in rotated order.
 #pragma once
 
 #include "cclx/algo/algorithm.hpp"
 
 namespace cclx::sched {
-// Ring allreduce (reduce-scatter + allgather), reduce_scatter, allgather, pairwise-shift alltoall.
+// Ring allreduce (reduce-scatter + allgather), reduce_scatter, allgather, pairwise-shift alltoall,
+// and their v-collectives.
 Schedule ring(const ScheduleRequest& req);
 }  // namespace cclx::sched
 
@@ -17,8 +19,10 @@ struct Ring {
   // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
   // read by the registry (sched::generators()) and the Communicator's compile-time checks.
   static constexpr std::array collectives = {
-      sched::Collective::allreduce, sched::Collective::reduce_scatter, sched::Collective::allgather,
-      sched::Collective::alltoall};
+      sched::Collective::allreduce,       sched::Collective::reduce_scatter,
+      sched::Collective::allgather,       sched::Collective::alltoall,
+      sched::Collective::reduce_scatterv, sched::Collective::allgatherv,
+      sched::Collective::alltoallv};
   static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
   // Each step's block is sent in segments of this size so that reducing one segment overlaps
   // receiving the next (0: one message per block).

@@ -106,6 +106,9 @@ class MpiBackend {
   }
 
  private:
+  // agree()'s check of alltoallv's counts: rank i's sendcounts[j] == rank j's recvcounts[i].
+  void agree_pairwise_counts(const CollectiveCall& call) const;
+
   struct State;
   std::shared_ptr<State> s_;
   bool validate_ = false;

@@ -2,29 +2,36 @@
 // holds a sched::Collective value reaches the descriptor with visit().
 //
 // Adding a collective: a header with its descriptor (see descriptor.hpp), a line in Collective
-// (schedule.hpp), in all_collectives and in visit(), its native MPI call (backend/mpi_native.cpp)
-// and the generators that serve it.
+// (schedule.hpp), in all_collectives and in visit(), its native MPI call (backend/mpi_native.cpp;
+// the v-collectives' in backend/mpi_native_v.cpp) and the generators that serve it.
 #pragma once
 
 #include <array>
 #include <utility>
 
 #include "cclx/collectives/allgather.hpp"
+#include "cclx/collectives/allgatherv.hpp"
 #include "cclx/collectives/allreduce.hpp"
 #include "cclx/collectives/alltoall.hpp"
+#include "cclx/collectives/alltoallv.hpp"
 #include "cclx/collectives/barrier.hpp"
 #include "cclx/collectives/bcast.hpp"
 #include "cclx/collectives/gather.hpp"
+#include "cclx/collectives/gatherv.hpp"
 #include "cclx/collectives/reduce.hpp"
 #include "cclx/collectives/reduce_scatter.hpp"
+#include "cclx/collectives/reduce_scatterv.hpp"
 #include "cclx/collectives/scatter.hpp"
+#include "cclx/collectives/scatterv.hpp"
 
 namespace cclx::coll {
 
 inline constexpr std::array all_collectives = {
-    Collective::allreduce,      Collective::reduce,    Collective::bcast,
-    Collective::reduce_scatter, Collective::allgather, Collective::alltoall,
-    Collective::gather,         Collective::scatter,   Collective::barrier};
+    Collective::allreduce,       Collective::reduce,    Collective::bcast,
+    Collective::reduce_scatter,  Collective::allgather, Collective::alltoall,
+    Collective::gather,          Collective::scatter,   Collective::barrier,
+    Collective::gatherv,         Collective::scatterv,  Collective::allgatherv,
+    Collective::reduce_scatterv, Collective::alltoallv};
 
 // Calls f(D{}) with the descriptor D of `c`.
 template <class F>
@@ -46,6 +53,16 @@ constexpr decltype(auto) visit(Collective c, F&& f) {
       return std::forward<F>(f)(Scatter{});
     case Collective::barrier:
       return std::forward<F>(f)(Barrier{});
+    case Collective::gatherv:
+      return std::forward<F>(f)(GatherV{});
+    case Collective::scatterv:
+      return std::forward<F>(f)(ScatterV{});
+    case Collective::allgatherv:
+      return std::forward<F>(f)(AllgatherV{});
+    case Collective::reduce_scatterv:
+      return std::forward<F>(f)(ReduceScatterV{});
+    case Collective::alltoallv:
+      return std::forward<F>(f)(AlltoallV{});
     case Collective::alltoall:
       break;
   }
@@ -67,6 +84,16 @@ constexpr decltype(auto) visit(Collective c, F&& f) {
     else
       return false;
   });
+}
+
+// The equal-block collective whose schedules serve `c` (itself unless `c` is a v-collective).
+[[nodiscard]] constexpr Collective shape_of(Collective c) {
+  return visit(c, [](auto d) { return shape_of<decltype(d)>(); });
+}
+
+// Whether `c` has per-rank block sizes (a v-collective).
+[[nodiscard]] constexpr bool has_variable_counts(Collective c) {
+  return visit(c, [](auto d) { return variable_counts<decltype(d)>; });
 }
 
 // Elements in the schedule's partition (all blocks) for a call of `count` on `nranks` ranks.

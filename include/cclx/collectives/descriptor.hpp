@@ -23,6 +23,22 @@
 //                                  instead of checking Out blocks, and the engine posts every
 //                                  transfer of the schedule as a message even when it carries no
 //                                  bytes (collectives/barrier.hpp)
+//
+// The v-collectives (gatherv.hpp, scatterv.hpp, allgatherv.hpp, reduce_scatterv.hpp,
+// alltoallv.hpp) have per-rank block sizes instead of count() and check_sizes():
+//   variable_counts = true         block b holds counts[b] elements; the counts are given per call
+//                                  (on every rank, CollectiveCall::blocks), count is their total
+//   shape                          the equal-block collective whose windows, in-place layout,
+//                                  postcondition and schedules this one shares: a generator of
+//                                  `shape` serves the v-collective unchanged (schedules are in
+//                                  blocks; nblocks == n)
+//   separate_out_counts (opt.)     Out's blocks have their own counts (alltoallv's recvcounts,
+//                                  In's are its sendcounts); otherwise one array sizes both
+// and one buffer rule for all of them (detail::check_call): a buffer whose window is one block
+// holds exactly that block's count; an n-block buffer holds the blocks packed (exactly the sum of
+// their counts), or, with MPI displacements (cclx::Displs, algo::Native only), at least up to the
+// end of its last non-empty block. In place the one buffer has the layout of Out's counts (In and
+// Out alias it as in the equal-block collective). Scratch follows Out's layout.
 #pragma once
 
 #include <cstddef>
@@ -54,6 +70,23 @@ struct Expectation {
   std::uint32_t block = 0;
   int rank = -1;  // From::one_rank
 };
+
+// Traits of the optional members (absent: false, or the collective itself).
+template <class D>
+inline constexpr bool variable_counts = requires {
+  requires D::variable_counts;
+};
+template <class D>
+inline constexpr bool separate_out_counts = requires {
+  requires D::separate_out_counts;
+};
+template <class D>
+constexpr Collective shape_of() {
+  if constexpr (requires { D::shape; })
+    return D::shape;
+  else
+    return D::id;
+}
 
 inline Expectation from_all(std::uint32_t block) {
   return {Expectation::From::all_ranks, block, -1};

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cclx/collective_call.hpp"
 #include "cclx/engine/execution.hpp"
@@ -28,6 +29,17 @@ std::string check_call(const CollectiveCall& c, int rank, int nranks);
   const std::size_t bytes = c.out_size * c.kernel.elem_size;
   return a + bytes <= b || b + bytes <= a;
 }
+
+// The v-collectives' part of check_call(): the counts' and displacements' lengths and signs, and
+// the buffer sizes they imply (descriptor.hpp states the rule). "" when fine.
+std::string check_block_counts(const CollectiveCall& c, int rank, int nranks);
+
+// "" when the displacements that apply on this rank are the packed layout (or none were given),
+// else the message saying that a scheduled algorithm needs the packed layout.
+std::string check_packed(const CollectiveCall& c, int rank, int nranks);
+
+// Prefix offsets (size + 1 entries) of a counts array that check_block_counts() accepted.
+std::vector<std::size_t> block_offsets(const IntArray& counts);
 
 // The schedule request for `c` on this rank.
 sched::ScheduleRequest schedule_request(const CollectiveCall& c, int rank, int nranks);

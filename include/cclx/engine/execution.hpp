@@ -51,6 +51,10 @@ struct Buffers {
   const void* in = nullptr;
   void* out = nullptr;
   std::size_t count = 0;  // elements in the partition (all blocks)
+  // v-collectives: prefix offsets (nblocks + 1, in elements) of Out's blocks, which Scratch
+  // follows, and of In's where they differ (alltoallv's sendcounts; empty: as Out's). Both empty:
+  // the even split of `count` (sched::Partition). The Execution keeps its own copy.
+  std::vector<std::size_t> out_offsets, in_offsets;
 };
 
 class Execution {
@@ -89,7 +93,10 @@ class Execution {
 
   std::shared_ptr<const sched::Schedule> schedule_;
   const sched::Program* program_;
-  sched::Partition part_;
+  // Out's and Scratch's partition, and In's (the same but for alltoallv); their v-collective
+  // offsets live in offsets_.
+  sched::Partition part_, in_part_;
+  std::vector<std::size_t> offsets_;
   sched::Windows windows_;
   const std::byte* in_;
   std::byte* out_;

@@ -9,16 +9,24 @@
 
 namespace cclx::sched {
 
-// `count` elements in `nblocks` blocks: the first count % nblocks blocks get one extra element.
+// `count` elements in `nblocks` blocks: the first count % nblocks blocks get one extra element
+// (the cheap even split of every equal-block collective: no table, no allocation). The
+// v-collectives (gatherv, ...) give their block sizes explicitly: `offsets` then points to nblocks
+// + 1 prefix offsets (block b is [offsets[b], offsets[b + 1]), offsets[nblocks] == count), which
+// the Partition does not own: whoever builds it keeps them alive (engine::Execution holds its own
+// copy, the verifier its per-rank tables).
 struct Partition {
   std::size_t count = 0;
   std::uint32_t nblocks = 1;
+  const std::size_t* offsets = nullptr;
 
   [[nodiscard]] std::size_t block_offset(std::uint32_t b) const {
+    if (offsets) return offsets[b];
     const std::size_t q = count / nblocks, r = count % nblocks;
     return b * q + (b < r ? b : r);
   }
   [[nodiscard]] std::size_t block_size(std::uint32_t b) const {
+    if (offsets) return offsets[b + 1] - offsets[b];
     return count / nblocks + (b < count % nblocks ? 1 : 0);
   }
   [[nodiscard]] std::size_t region_offset(const Region& g) const { return block_offset(g.first); }
@@ -26,9 +34,23 @@ struct Partition {
     return block_offset(g.end()) - block_offset(g.first);
   }
   [[nodiscard]] std::size_t max_block_size() const {
+    if (offsets) {
+      std::size_t m = 0;
+      for (std::uint32_t b = 0; b < nblocks; ++b) m = block_size(b) > m ? block_size(b) : m;
+      return m;
+    }
     return count / nblocks + (count % nblocks ? 1 : 0);
   }
 };
+
+// Prefix offsets of blocks of `sizes[0..n)` elements, as Partition::offsets reads them (n + 1
+// entries, the last the total).
+template <class Sizes>
+void prefix_offsets(const Sizes& sizes, std::size_t n, std::size_t* offsets) {
+  offsets[0] = 0;
+  for (std::size_t b = 0; b < n; ++b)
+    offsets[b + 1] = offsets[b] + static_cast<std::size_t>(sizes[b]);
+}
 
 // Block range a buffer covers on one rank; `present` is false when the rank has no such buffer
 // (e.g. Out on a non-root rank of reduce, In on any rank of bcast).

@@ -36,7 +36,14 @@ enum class Collective : std::uint8_t {
   alltoall,
   gather,
   scatter,
-  barrier
+  barrier,
+  // Per-rank block sizes (include/cclx/collectives/<name>.hpp): schedules in blocks as their
+  // equal-block counterparts, block b holding counts[b] elements.
+  gatherv,
+  scatterv,
+  allgatherv,
+  reduce_scatterv,
+  alltoallv
 };
 
 enum class Buf : std::uint8_t { in, out, scratch };

@@ -40,6 +40,18 @@ struct VerifyReport {
 //    messages it received directly or transitively, on every rank's entry.
 VerifyReport verify(const Schedule& schedule, std::size_t count, std::size_t elem_size = 1);
 
+// Per-rank block sizes in elements, for the v-collectives (counts given per call): in[r][b] is
+// block b of rank r's In, out[r][b] of its Out (Scratch follows Out). For alltoallv in[r] is rank
+// r's sendcounts and out[r] its recvcounts (out[j][i] == in[i][j] when the call is consistent);
+// for the other v-collectives every row of both is the one counts array. In place, a rank's one
+// buffer has Out's layout, so In's blocks are sized by out[r] there. A transfer whose two ends
+// differ in size is reported like any other size mismatch.
+struct BlockSizes {
+  std::vector<std::vector<std::size_t>> in, out;
+};
+// With nranks rows of nblocks entries in both tables (else the report says what is wrong).
+VerifyReport verify(const Schedule& schedule, const BlockSizes& sizes, std::size_t elem_size = 1);
+
 // Throws cclx::Error listing the problems when verification fails.
 void verify_or_throw(const Schedule& schedule, std::size_t count, std::size_t elem_size = 1);
 
