@@ -14,8 +14,8 @@
 namespace cclx::algo {
 
 // Every policy that can be named at run time (the registry's algorithms).
-using named_policies =
-    std::tuple<Ring, RecursiveHalvingDoubling, BinomialTree, PipelinedTree, StragglAR>;
+using named_policies = std::tuple<Ring, RecursiveHalvingDoubling, RhdElimination, RecursiveDoubling,
+                                  BinomialTree, PipelinedTree, StragglAR, Dissemination>;
 
 // A policy's fields from their names (the registry's param_names); throws on an unknown name.
 template <class A>
