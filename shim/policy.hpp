@@ -45,7 +45,7 @@ struct Decision {
 template <class Run>
 void with_chosen_policy(const tune::Workload& w, int rank, Decision& d, Run&& run) {
   const tune::Candidate* c = choose(w, d);
-  const auto fall_back = [&](std::string why) {
+  const auto fall_back = [&](std::string_view why) {
     d.fallback = d.algorithm;
     d.fallback += ": ";
     d.fallback += why;
@@ -53,7 +53,7 @@ void with_chosen_policy(const tune::Workload& w, int rank, Decision& d, Run&& ru
     run(algo::Native{});
   };
   if (!c) return run(algo::Native{});
-  if (std::string why; !tune::can_serve(*c, w, &why)) return fall_back(std::move(why));
+  if (std::string why; !tune::can_serve(*c, w, &why)) return fall_back(why);
   algo::with_policy(*c, [&](const auto& policy) {
     using A = std::decay_t<decltype(policy)>;
     if constexpr (algo::ScheduledAlgorithm<A>) {
