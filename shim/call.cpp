@@ -4,8 +4,10 @@
 #include <new>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "cclx/collectives/collectives.hpp"
+#include "comm_cache.hpp"
 #include "errors.hpp"
 #include "mpi_map.hpp"
 #include "policy.hpp"
@@ -26,6 +28,28 @@ const char* type_reason(MPI_Datatype t) {
   if (combiner == MPI_COMBINER_NAMED)
     return "predefined datatype cclx does not map (pair type, Fortran type, ...)";
   return "derived datatype";
+}
+
+// Copies `blocks` blocks of `fcount` x `ftype` at `from` to blocks of `tcount` x `ttype` at `to`
+// (the same type signature), letting MPI convert: a send to self on a private MPI_COMM_SELF.
+void convert(const void* from, MPI_Datatype ftype, int fcount, void* to, MPI_Datatype ttype,
+             int tcount, int blocks) {
+  MPI_Datatype fb = MPI_DATATYPE_NULL, tb = MPI_DATATYPE_NULL;
+  PMPI_Type_contiguous(fcount, ftype, &fb);
+  PMPI_Type_commit(&fb);
+  PMPI_Type_contiguous(tcount, ttype, &tb);
+  PMPI_Type_commit(&tb);
+  const int rc =
+      PMPI_Sendrecv(from, blocks, fb, 0, 0, to, blocks, tb, 0, 0, self_comm(), MPI_STATUS_IGNORE);
+  PMPI_Type_free(&fb);
+  PMPI_Type_free(&tb);
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    PMPI_Error_string(rc, text, &len);
+    throw Error("libcclx-mpi: converting the differently described side failed: " +
+                std::string(text, static_cast<std::size_t>(len)));
+  }
 }
 
 // Runs `f`, turning whatever it throws into an MPI error code raised on `comm`.
@@ -111,9 +135,12 @@ void Call::reduction(MPI_Datatype type, int count, MPI_Op op) {
   c_.has_op = true;
 }
 
-void Call::same(MPI_Datatype type, int count) {
-  if (!ok()) return;
-  if (type != type_ || count != count_) pass_because("send and receive types or counts differ");
+void Call::other_side(MPI_Datatype type, int count, Side side) {
+  if (!ok() || (type == type_ && count == count_)) return;
+  if (count < 0 || type == MPI_DATATYPE_NULL) return invalid();
+  staged_ = side;
+  other_type_ = type;
+  other_count_ = count;
 }
 
 void Call::buffers(const void* in, void* out, bool in_place, std::size_t in_elems,
@@ -152,12 +179,29 @@ std::optional<int> Call::serve() {
   Decision d;
   bool native_user_op = false;
   const std::optional<int> rc = guarded(comm_, name, d.algorithm, [&]() -> std::optional<int> {
+    // The side described otherwise goes through staging laid out like data()'s side.
+    std::vector<std::byte> staging;
+    void* user_out = c_.out;
+    const int n_blocks = n;
+    if (staged_) {
+      const std::size_t bytes =
+          (*staged_ == Side::receive ? c_.out_size : c_.in_size) * c_.kernel.elem_size;
+      staging.resize(bytes);
+      if (*staged_ == Side::receive) {
+        c_.out = staging.data();
+      } else {
+        convert(c_.in, other_type_, other_count_, staging.data(), type_, count_, n_blocks);
+        c_.in = staging.data();
+      }
+    }
     with_chosen_policy(w, v_.rank, d, [&](const auto& policy) {
       // MPI applies a user-defined op itself faster than through cclx's trampoline.
       if constexpr (std::is_same_v<std::decay_t<decltype(policy)>, algo::Native>)
         if (user_op_) return void(native_user_op = true);
       communicator(comm_, v_).run_call(c_, policy);
     });
+    if (staged_ == Side::receive)
+      convert(staging.data(), type_, count_, user_out, other_type_, other_count_, n_blocks);
     return MPI_SUCCESS;
   });
   if (rc != MPI_SUCCESS) return rc;

@@ -10,11 +10,17 @@
 //
 // Sizes are in elements of the MPI datatype. Data-movement collectives move bytes (any predefined
 // contiguous type); reductions use cclx's element type for the MPI type (mpi_map.hpp).
+//
+// Every rank must decide alike, so the decision reads only arguments that are significant on every
+// rank: a data-movement call is described by the side all ranks have (data()), and where a rank's
+// other side is described with another datatype or count of the same signature (MPI allows it),
+// that side is staged through a buffer and converted locally (other_side()).
 #pragma once
 
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 
 #include "cclx/collective_call.hpp"
@@ -40,8 +46,11 @@ class Call {
   void data(MPI_Datatype type, int count);
   // The same for a reduction, with its op.
   void reduction(MPI_Datatype type, int count, MPI_Op op);
-  // The other side (receive or send) of a data-movement call must be described alike.
-  void same(MPI_Datatype type, int count);
+  // The other side of a data-movement call: `type` x `count` per block, n blocks, for the output
+  // (receive) or the input (send). Described like data() it costs nothing; otherwise the call
+  // runs on a staging buffer laid out like data() and MPI converts between the two locally.
+  enum class Side : std::uint8_t { receive, send };
+  void other_side(MPI_Datatype type, int count, Side side);
   void buffers(const void* in, void* out, bool in_place, std::size_t in_elems,
                std::size_t out_elems);
   // An argument MPI rejects (MPI_IN_PLACE where it is not allowed, ...): MPI reports it.
@@ -71,6 +80,9 @@ class Call {
   std::size_t scale_ = 1;  // cclx elements per MPI element (the type's bytes when moved as bytes)
   bool user_op_ = false;
   UserOpContext user_;
+  std::optional<Side> staged_;  // other_side() differs from data()
+  MPI_Datatype other_type_ = MPI_DATATYPE_NULL;
+  int other_count_ = 0;
 };
 
 // MPI_Barrier: served by the cached Communicator (cclx has no scheduled barrier yet, so native).

@@ -19,6 +19,8 @@ struct Cache {
   std::atomic<bool> has_retired{false};
   std::atomic<int> keyval{MPI_KEYVAL_INVALID};
   std::once_flag keyval_once;
+  MPI_Comm self = MPI_COMM_NULL;
+  std::once_flag self_once;
 };
 
 Cache& cache() {
@@ -127,8 +129,15 @@ void destroy_retired() {
   dead.clear();
 }
 
+MPI_Comm self_comm() {
+  Cache& c = cache();
+  std::call_once(c.self_once, [&] { PMPI_Comm_dup(MPI_COMM_SELF, &c.self); });
+  return c.self;
+}
+
 void release_all() {
   Cache& c = cache();
+  if (c.self != MPI_COMM_NULL) PMPI_Comm_free(&c.self);
   const int kv = c.keyval;
   if (kv == MPI_KEYVAL_INVALID) return;
   std::vector<CommEntry*> entries;

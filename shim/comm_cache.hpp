@@ -43,7 +43,11 @@ Communicator<>& communicator(MPI_Comm comm, CommView& v);
 // retires them: freeing their duplicates from inside MPI's own MPI_Comm_free is avoided.
 void destroy_retired();
 
-// Before MPI_Finalize: drops every entry and the keyval.
+// A private duplicate of MPI_COMM_SELF (created on first use) for local copies that let MPI
+// convert between datatypes; its messages never meet the application's.
+MPI_Comm self_comm();
+
+// Before MPI_Finalize: drops every entry, the keyval and self_comm().
 void release_all();
 
 }  // namespace cclx::shim

@@ -93,9 +93,10 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     c.data(recvtype, recvcount);
     c.buffers(recvbuf, recvbuf, true, c.size() * rn, c.size() * rn);
   } else {
+    const auto sn = static_cast<std::size_t>(sendcount);
     c.data(sendtype, sendcount);
-    c.same(recvtype, recvcount);
-    c.buffers(sendbuf, recvbuf, false, static_cast<std::size_t>(sendcount), c.size() * rn);
+    c.other_side(recvtype, recvcount, Call::Side::receive);
+    c.buffers(sendbuf, recvbuf, false, sn, c.size() * sn);
   }
   return c.finish(pass);
 }
@@ -114,16 +115,16 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     c.data(recvtype, recvcount);
     c.buffers(recvbuf, recvbuf, true, c.size() * rn, c.size() * rn);
   } else {
+    const auto sn = static_cast<std::size_t>(sendcount);
     c.data(sendtype, sendcount);
-    c.same(recvtype, recvcount);
-    c.buffers(sendbuf, recvbuf, false, c.size() * static_cast<std::size_t>(sendcount),
-              c.size() * rn);
+    c.other_side(recvtype, recvcount, Call::Side::receive);
+    c.buffers(sendbuf, recvbuf, false, c.size() * sn, c.size() * sn);
   }
   return c.finish(pass);
 }
 
-// The receive arguments are significant at the root only; MPI_IN_PLACE is the root's sendbuf,
-// its own block then already at its place in recvbuf.
+// The receive arguments are significant at the root only, so every rank decides on its send
+// side; MPI_IN_PLACE is the root's sendbuf, its own block then already at its place in recvbuf.
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const auto pass = [&] {
@@ -141,8 +142,8 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
       c.buffers(recvbuf, recvbuf, true, c.size() * rn, c.size() * rn);
     } else {
       c.data(sendtype, sendcount);
-      c.same(recvtype, recvcount);
-      c.buffers(sendbuf, recvbuf, false, sn, c.size() * rn);
+      c.other_side(recvtype, recvcount, Call::Side::receive);
+      c.buffers(sendbuf, recvbuf, false, sn, c.size() * sn);
     }
   } else {
     if (sendbuf == MPI_IN_PLACE) c.invalid();
@@ -152,8 +153,8 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   return c.finish(pass);
 }
 
-// The send arguments are significant at the root only; MPI_IN_PLACE is the root's recvbuf, its
-// own block then staying at its place in sendbuf.
+// The send arguments are significant at the root only, so every rank decides on its receive
+// side; MPI_IN_PLACE is the root's recvbuf, its own block then staying at its place in sendbuf.
 int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const auto pass = [&] {
@@ -166,12 +167,13 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   const auto sn = static_cast<std::size_t>(sendcount);
   if (c.ok() && c.is_root()) {
     if (sendbuf == MPI_IN_PLACE) c.invalid();
-    c.data(sendtype, sendcount);
     if (recvbuf == MPI_IN_PLACE) {
+      c.data(sendtype, sendcount);
       c.buffers(sendbuf, in_place(sendbuf), true, c.size() * sn, c.size() * sn);
     } else {
-      c.same(recvtype, recvcount);
-      c.buffers(sendbuf, recvbuf, false, c.size() * sn, rn);
+      c.data(recvtype, recvcount);
+      c.other_side(sendtype, sendcount, Call::Side::send);
+      c.buffers(sendbuf, recvbuf, false, c.size() * rn, rn);
     }
   } else {
     if (recvbuf == MPI_IN_PLACE) c.invalid();

@@ -4,8 +4,9 @@
 // an intercommunicator) x counts including 0, each result compared with a reference computed
 // locally from the inputs (never with another MPI call: MPICH 4.0.2's MPI_MAX/MPI_MIN on unsigned
 // types are wrong). Also user-defined ops (a non-commutative one checks rank order), calls that
-// must pass through (MAXLOC, derived and zero-size types, different send and receive types), and
-// that send buffers and the elements past each output are left alone.
+// must pass through (MAXLOC, derived and zero-size types, logical ops on integers), a send and a
+// receive side described with different types, and that send buffers and the elements past each
+// output are left alone.
 //
 // ctest runs it linked with libcclx-mpi under mpiexec, with CCLX_ALGO set so that scheduled
 // algorithms serve the calls and without (native), and checks the library's report.
@@ -605,20 +606,6 @@ void passthrough(const Comm& c) {
          "zero-size type bcast on " + c.name);
   MPI_Type_free(&empty);
 
-  // Send and receive described differently (2 MPI_INT against one pair of MPI_INT).
-  MPI_Datatype pair;
-  MPI_Type_contiguous(2, MPI_INT, &pair);
-  MPI_Type_commit(&pair);
-  const int mine[2] = {c.rank, -c.rank};
-  std::vector<int> all(2 * static_cast<std::size_t>(c.size), -7);
-  expect(MPI_Allgather(mine, 2, MPI_INT, all.data(), 1, pair, c.comm) == MPI_SUCCESS,
-         "allgather int/pair on " + c.name);
-  for (int r = 0; r < c.size; ++r)
-    expect(
-        all[2 * static_cast<std::size_t>(r)] == r && all[2 * static_cast<std::size_t>(r) + 1] == -r,
-        "allgather int/pair block " + std::to_string(r) + " on " + c.name);
-  MPI_Type_free(&pair);
-
   // A logical op on an integer type (cclx has none): MPI computes 0/1.
   int x = c.rank % 2 ? 5 : 0, y = -1;
   expect(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_LOR, c.comm) == MPI_SUCCESS, "LOR on " + c.name);
@@ -656,10 +643,58 @@ void intercommunicator(int world_size) {
   MPI_Comm_free(&half);
 }
 
+// One side described with another datatype of the same signature (2 x MPI_INT against one pair
+// type of 2 MPI_INT), which MPI allows: served, that side converted locally.
+void differently_described(const Comm& c) {
+  MPI_Datatype pair;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  const std::size_t n = static_cast<std::size_t>(c.size);
+  const int mine[2] = {c.rank, -c.rank};
+  const auto check = [&](const std::vector<int>& got, std::size_t block, int from,
+                         const std::string& what) {
+    expect(got[2 * block] == from && got[2 * block + 1] == -from,
+           what + " block " + std::to_string(block) + " on " + c.name);
+  };
+
+  std::vector<int> all(2 * n, -7);
+  expect(MPI_Allgather(mine, 2, MPI_INT, all.data(), 1, pair, c.comm) == MPI_SUCCESS,
+         "allgather int/pair on " + c.name);
+  for (std::size_t r = 0; r < n; ++r) check(all, r, static_cast<int>(r), "allgather int/pair");
+
+  const int root = c.size - 1;
+  std::vector<int> got(c.rank == root ? 2 * n : 0, -7);
+  expect(MPI_Gather(mine, 2, MPI_INT, got.data(), 1, pair, root, c.comm) == MPI_SUCCESS,
+         "gather int/pair on " + c.name);
+  for (std::size_t r = 0; c.rank == root && r < n; ++r)
+    check(got, r, static_cast<int>(r), "gather int/pair");
+
+  std::vector<int> send(c.rank == 0 ? 2 * n : 0), part(2, -7);
+  for (std::size_t r = 0; c.rank == 0 && r < n; ++r) {
+    send[2 * r] = 100 + static_cast<int>(r);
+    send[2 * r + 1] = -100 - static_cast<int>(r);
+  }
+  expect(MPI_Scatter(send.data(), 1, pair, part.data(), 2, MPI_INT, 0, c.comm) == MPI_SUCCESS,
+         "scatter pair/int on " + c.name);
+  check(part, 0, 100 + c.rank, "scatter pair/int");
+
+  std::vector<int> out(2 * n), in(2 * n, -7);
+  for (std::size_t r = 0; r < n; ++r) {
+    out[2 * r] = c.rank * 1000 + static_cast<int>(r);
+    out[2 * r + 1] = -(c.rank * 1000 + static_cast<int>(r));
+  }
+  expect(MPI_Alltoall(out.data(), 2, MPI_INT, in.data(), 1, pair, c.comm) == MPI_SUCCESS,
+         "alltoall int/pair on " + c.name);
+  for (std::size_t r = 0; r < n; ++r)
+    check(in, r, static_cast<int>(r) * 1000 + c.rank, "alltoall int/pair");
+  MPI_Type_free(&pair);
+}
+
 void run(const Comm& c) {
   predefined(c);
   user_ops(c);
   passthrough(c);
+  differently_described(c);
 }
 
 Comm describe(MPI_Comm comm, std::string name) {
