@@ -7,6 +7,8 @@ install(TARGETS cclx cclx_core EXPORT cclxTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# libcclx-mpi.so, the PMPI library for unmodified MPI applications (docs/preload.md); cclx::mpi.
+install(TARGETS cclx-mpi EXPORT cclxTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS cclx_topology EXPORT cclxTopologyTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

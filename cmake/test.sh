@@ -2,9 +2,11 @@
 # The whole test suite (CI runs exactly this, .ci/run): install what is missing and build, then
 #   1. MPICH (the default MPI), release preset: every test - unit, MPI at N = 1..9, tools,
 #      installed-tree consumer (CMake and pkg-config), clang-format on the tree;
-#   2. Open MPI 4.1, release-openmpi preset: build, then the MPI tests at N = 1..4 (grid + api)
-#      and the fault tests (a stalled rank, a count mismatch; dead-rank tests need hydra);
-#   3. ASan + UBSan (MPICH), asan preset: the unit tests and the MPI tests at N = 2, 3;
+#   2. Open MPI 4.1, release-openmpi preset: build, then the MPI tests at N = 1..4 (grid + api),
+#      the fault tests (a stalled rank, a count mismatch; dead-rank tests need hydra) and
+#      libcclx-mpi's tests (shim-*);
+#   3. ASan + UBSan (MPICH), asan preset: the unit tests and the MPI tests at N = 2, 3 (libcclx-mpi's
+#      linked-in tests too);
 #   4. clang-tidy on the library (lint-tidy), unless CCLX_CI_TIDY=0.
 # Every MPI test has a timeout (ctest's, and mpiexec's own MPIEXEC_TIMEOUT under both MPIs), so a
 # deadlock fails instead of hanging. Each stage prints its wall time; all stages run, and the
@@ -30,14 +32,16 @@ stage "mpich (release: full suite)" ctest --preset release
 
 openmpi() {
   cmake --preset release-openmpi >/dev/null &&
-    cmake --build --preset release-openmpi --target cclx-mpi-tests cclx-fault-test &&
+    cmake --build --preset release-openmpi --target cclx-mpi-tests cclx-fault-test shim-conformance \
+      shim-lifecycle shim-errors shim-plain-app &&
     ctest --preset release-openmpi
 }
 stage "openmpi (release-openmpi: MPI tests N = 1..4, fault tests)" openmpi
 
 asan() {
   cmake --preset asan >/dev/null &&
-    cmake --build --preset asan --target cclx-unit-tests cclx-mpi-tests &&
+    cmake --build --preset asan --target cclx-unit-tests cclx-mpi-tests shim-conformance \
+      shim-lifecycle shim-errors &&
     ctest --preset asan
 }
 stage "asan+ubsan (asan: unit, MPI N = 2, 3)" asan

@@ -346,6 +346,18 @@ class Communicator {
     run<coll::AlltoallV>(call<coll::AlltoallV>(in, out, no_op, 0, &bc), algorithm);
   }
 
+  // ---- a call already described without element types ----
+  // For callers that hold a type-erased call (libcclx-mpi builds one from MPI arguments, shim/):
+  // the same argument checks, validation and paths as the typed overloads above. What those
+  // check at compile time is checked here at run time: `algorithm` must serve c.collective.
+  template <algo::Algorithm A>
+  void run_call(const CollectiveCall& c, const A& algorithm) {
+    if (!algo::serves<A>(c.collective))
+      throw Error(rank(), "algorithm '" + std::string(A::name) + "' does not serve " +
+                              std::string(sched::to_string(c.collective)));
+    run(c, algorithm);
+  }
+
  private:
   using NoOp = detail::NoOp;
   static constexpr const NoOp* no_op = nullptr;

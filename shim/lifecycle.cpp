@@ -1,0 +1,78 @@
+// MPI_Init/MPI_Finalize and the calls whose effect the library must follow: communicators freed
+// (their Communicators are destroyed), user-defined ops created and freed.
+#include <mpi.h>
+
+#include "comm_cache.hpp"
+#include "errors.hpp"
+#include "guard.hpp"
+#include "policy.hpp"
+#include "report.hpp"
+#include "user_ops.hpp"
+
+namespace cclx::shim {
+
+thread_local int depth = 0;
+
+namespace {
+
+// A bad CCLX_ALGO fails the job at MPI_Init, through MPI_COMM_WORLD's error handler (by default
+// fatal: MPI prints the message and aborts), rather than silently running without it.
+int after_init(int rc) {
+  if (rc != MPI_SUCCESS) return rc;
+  const Inside in;
+  const Config& c = config();
+  if (!c.error.empty()) return raise_error(MPI_COMM_WORLD, "libcclx-mpi: " + c.error);
+  return rc;
+}
+
+}  // namespace
+
+}  // namespace cclx::shim
+
+using namespace cclx;
+
+extern "C" {
+
+int MPI_Init(int* argc, char*** argv) {
+  const int rc = PMPI_Init(argc, argv);
+  return shim::inside() ? rc : shim::after_init(rc);
+}
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  return shim::inside() ? rc : shim::after_init(rc);
+}
+
+int MPI_Finalize() {
+  if (!shim::inside()) {
+    const shim::Inside in;
+    shim::write_report();
+    shim::release_all();  // cclx's objects go before MPI does
+  }
+  return PMPI_Finalize();
+}
+
+int MPI_Comm_free(MPI_Comm* comm) {
+  const int rc = PMPI_Comm_free(comm);  // runs the cache's delete callback
+  if (!shim::inside()) shim::destroy_retired();
+  return rc;
+}
+
+int MPI_Comm_disconnect(MPI_Comm* comm) {
+  const int rc = PMPI_Comm_disconnect(comm);
+  if (!shim::inside()) shim::destroy_retired();
+  return rc;
+}
+
+int MPI_Op_create(MPI_User_function* fn, int commute, MPI_Op* op) {
+  const int rc = PMPI_Op_create(fn, commute, op);
+  if (rc == MPI_SUCCESS && !shim::inside()) shim::remember_user_op(*op, fn, commute != 0);
+  return rc;
+}
+
+int MPI_Op_free(MPI_Op* op) {
+  if (op && !shim::inside()) shim::forget_user_op(*op);  // MPI may reuse the handle
+  return PMPI_Op_free(op);
+}
+
+}  // extern "C"

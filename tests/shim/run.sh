@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs one libcclx-mpi test job (tests/shim) and checks the library's report.
+#
+#   run.sh [--algo ring|tree|native] [--expect REGEX]... -- COMMAND...
+#
+# --algo   sets CCLX_ALGO to one of the configurations below (kept here, since ctest cannot carry
+#          the ';' that separates CCLX_ALGO's sections); native: unset, every call takes cclx's
+#          native path.
+# --expect an extended regular expression that some line of the report must match, fields
+#          separated by single spaces: '^allreduce cclx ring [1-9]' (docs/preload.md, "Report").
+set -euo pipefail
+
+declare -A algos=(
+  # Every collective on a scheduled algorithm: rings, and binomial trees for the rooted ones.
+  [ring]='allreduce:*=ring;reduce_scatter:*=ring;allgather:*=ring;alltoall:*=ring(segment_bytes=4K);bcast:*=binomial_tree;reduce:*=binomial_tree;gather:*=binomial_tree;scatter:*=binomial_tree'
+  # The others: size ranges, recursive halving/doubling, pipelined trees with small segments.
+  [tree]='allreduce:0-64=binomial_tree,64-inf=rhd;reduce:*=pipelined_tree(segment_bytes=256);bcast:*=pipelined_tree(segment_bytes=256,fanout=1);reduce_scatter:*=rhd;allgather:*=rhd;alltoall:*=ring;gather:*=binomial_tree;scatter:*=binomial_tree'
+  [native]=''
+)
+
+expects=()
+while [[ $# -gt 0 && $1 != -- ]]; do
+  case $1 in
+    --algo) [[ -v algos[$2] ]] || { echo "run.sh: unknown --algo $2" >&2; exit 2; }
+            if [[ -n ${algos[$2]} ]]; then export CCLX_ALGO=${algos[$2]}; else unset CCLX_ALGO; fi
+            shift 2 ;;
+    --expect) expects+=("$2"); shift 2 ;;
+    *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[[ $# -gt 1 && $1 == -- ]] || { echo "usage: run.sh [--algo A] [--expect RE]... -- COMMAND..." >&2; exit 2; }
+shift
+
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
+export CCLX_SHIM_REPORT=$report
+"$@"
+for e in "${expects[@]}"; do
+  if ! tr '\t' ' ' <"$report" | grep -Eq -- "$e"; then
+    echo "run.sh: no line of the libcclx-mpi report matches /$e/; the report:" >&2
+    cat "$report" >&2
+    exit 1
+  fi
+done
