@@ -164,8 +164,12 @@ std::optional<int> Call::serve() {
     return std::nullopt;
   }
   const int n = v_.size;
-  c_.count = coll::visit(collective_, [&](auto d) {
-    return d.count(c_.in_size, c_.out_size, c_.in_place, n, is_root());
+  // The shim serves only equal-block collectives (v-variants pass through, passthrough.cpp).
+  c_.count = coll::visit(collective_, [&](auto d) -> std::size_t {
+    if constexpr (coll::variable_counts<decltype(d)>)
+      return 0;
+    else
+      return d.count(c_.in_size, c_.out_size, c_.in_place, n, is_root());
   });
   tune::Workload w;
   w.collective = collective_;
