@@ -89,7 +89,8 @@ struct BlockCounts {
 
 // MPI-style displacements of a v-collective's n-block buffer: block b starts displs[b] elements
 // into it. Without them the blocks are packed (block b at counts[0] + ... + counts[b - 1]), which
-// every algorithm serves; other layouts need algo::Native.
+// every algorithm serves; other layouts need algo::Native. A view, like the counts: the range must
+// live until the call returns.
 //   comm.allgatherv(in, out, counts, cclx::Displs(displs));
 class Displs {
  public:

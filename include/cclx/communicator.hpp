@@ -402,23 +402,23 @@ class Communicator {
     return c;
   }
 
-  // In place: one buffer. `blocks`: a v-collective's counts (which must outlive the call).
+  // In place: one buffer. `counts`: a v-collective's counts (which must outlive the call).
   template <class D, class R, class Op>
   CollectiveCall call(R& buf, const Op* op, int root = 0,
-                      const detail::BlockCounts* blocks = nullptr) const {
+                      const detail::BlockCounts* counts = nullptr) const {
     CollectiveCall c = typed_call<D, element_t<R>>(op, root);
     c.out = std::ranges::data(buf);
     c.in = c.out;
     c.in_place = true;
     c.in_size = c.out_size = std::ranges::size(buf);
-    c.blocks = blocks;
+    c.blocks = counts;
     c.count = count_of<D>(c);
     return c;
   }
   // Out of place: input and output.
   template <class D, class In, class Out, class Op>
   CollectiveCall call(const In& in, Out& out, const Op* op, int root = 0,
-                      const detail::BlockCounts* blocks = nullptr) const {
+                      const detail::BlockCounts* counts = nullptr) const {
     static_assert(std::same_as<element_t<In>, element_t<Out>>,
                   "cclx: input and output element types differ");
     CollectiveCall c = typed_call<D, element_t<In>>(op, root);
@@ -426,7 +426,7 @@ class Communicator {
     c.out = std::ranges::data(out);
     c.in_size = std::ranges::size(in);
     c.out_size = std::ranges::size(out);
-    c.blocks = blocks;
+    c.blocks = counts;
     c.count = count_of<D>(c);
     return c;
   }

@@ -178,10 +178,4 @@ std::string check_packed(const CollectiveCall& c, int rank, int n) {
   });
 }
 
-std::vector<std::size_t> block_offsets(const IntArray& counts) {
-  std::vector<std::size_t> o(counts.size + 1);
-  sched::prefix_offsets(counts, counts.size, o.data());
-  return o;
-}
-
 }  // namespace cclx::detail

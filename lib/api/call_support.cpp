@@ -70,10 +70,9 @@ engine::Buffers engine_buffers(const CollectiveCall& c, const sched::Schedule& s
     if constexpr (coll::variable_counts<D>) {
       // Out's blocks (and Scratch's) by Out's counts; In's by its own where they differ
       // (alltoallv's sendcounts; in place the one buffer has Out's layout).
-      b.out_offsets = block_offsets(c.blocks->out_counts);
-      b.count = b.out_offsets.back();
-      if (coll::separate_out_counts<D> && !c.in_place)
-        b.in_offsets = block_offsets(c.blocks->in_counts);
+      b.out_counts = &c.blocks->out_counts;
+      b.count = counts_total(c.blocks->out_counts);
+      if (coll::separate_out_counts<D> && !c.in_place) b.in_counts = &c.blocks->in_counts;
     }
     const sched::Windows w = d.windows(s.nranks, rank, c.root, s.nblocks);
     b.in = w.in.present ? c.in : nullptr;
@@ -82,10 +81,15 @@ engine::Buffers engine_buffers(const CollectiveCall& c, const sched::Schedule& s
     if (c.in_place && L.aliased) {
       // One user buffer U: In block i at U's block i, Out block i at U's block i - out_shift.
       // The engine addresses a buffer from its window's first block.
-      const sched::Partition p{b.count, s.nblocks,
-                               b.out_offsets.empty() ? nullptr : b.out_offsets.data()};
       const auto at = [&](std::uint32_t block) {
-        return static_cast<std::byte*>(c.out) + p.block_offset(block) * c.kernel.elem_size;
+        std::size_t offset = 0;
+        if constexpr (coll::variable_counts<D>) {
+          for (std::uint32_t k = 0; k < block; ++k)
+            offset += static_cast<std::size_t>(c.blocks->out_counts[k]);
+        } else {
+          offset = sched::Partition{b.count, s.nblocks}.block_offset(block);
+        }
+        return static_cast<std::byte*>(c.out) + offset * c.kernel.elem_size;
       };
       if (w.in.present) b.in = at(w.in.first);
       if (w.out.present) b.out = at(w.out.first - L.out_shift);

@@ -50,23 +50,24 @@ Execution::Execution(std::shared_ptr<const sched::Schedule> schedule, const Buff
     throw Error(rank_, "schedule '" + s.algorithm + "' is for " + std::to_string(s.nranks) +
                            " ranks, communicator has " + std::to_string(transport.size()));
   program_ = &s.programs[static_cast<std::size_t>(rank_)];
-  if (!buffers.out_offsets.empty()) {
+  if (buffers.out_counts) {
     // v-collective: own copies of the block offsets (a nonblocking call outlives its arguments).
-    const std::size_t k = buffers.out_offsets.size();
-    if (k != std::size_t{s.nblocks} + 1 ||
-        (!buffers.in_offsets.empty() && buffers.in_offsets.size() != k))
-      throw Error(rank_, "engine: block offsets for " + std::to_string(k - 1) +
+    const std::size_t k = std::size_t{s.nblocks} + 1;
+    const detail::IntArray* in = buffers.in_counts;
+    if (buffers.out_counts->size + 1 != k || (in && in->size + 1 != k))
+      throw Error(rank_, "engine: block counts for " + std::to_string(buffers.out_counts->size) +
                              " blocks, schedule has " + std::to_string(s.nblocks));
-    offsets_ = buffers.out_offsets;
-    offsets_.insert(offsets_.end(), buffers.in_offsets.begin(), buffers.in_offsets.end());
+    offsets_.resize(in ? 2 * k : k);
+    sched::prefix_offsets(*buffers.out_counts, s.nblocks, offsets_.data());
+    if (in) sched::prefix_offsets(*in, s.nblocks, offsets_.data() + k);
     part_ = {offsets_[k - 1], s.nblocks, offsets_.data()};
-    in_part_ = buffers.in_offsets.empty()
-                   ? part_
-                   : sched::Partition{offsets_.back(), s.nblocks, offsets_.data() + k};
+    in_part_ = in ? sched::Partition{offsets_.back(), s.nblocks, offsets_.data() + k} : part_;
   } else {
     in_part_ = part_;
   }
-  windows_ = coll::windows_of(s.collective, s.nranks, rank_, s.root, s.nblocks);
+  const sched::Windows w = coll::windows_of(s.collective, s.nranks, rank_, s.root, s.nblocks);
+  in_first_ = w.in.present && w.in.first ? in_part_.block_offset(w.in.first) : 0;
+  out_first_ = w.out.present && w.out.first ? part_.block_offset(w.out.first) : 0;
 
   // Scratch is laid out like the partition; only the prefix the program touches is allocated.
   std::size_t scratch_elems = 0;
@@ -101,10 +102,9 @@ std::byte* Execution::address(const Region& g) const {
   const std::size_t es = kernel_.elem_size;
   switch (g.buf) {
     case Buf::in:
-      return const_cast<std::byte*>(in_) +
-             (in_part_.block_offset(g.first) - in_part_.block_offset(windows_.in.first)) * es;
+      return const_cast<std::byte*>(in_) + (in_part_.block_offset(g.first) - in_first_) * es;
     case Buf::out:
-      return out_ + (part_.block_offset(g.first) - part_.block_offset(windows_.out.first)) * es;
+      return out_ + (part_.block_offset(g.first) - out_first_) * es;
     case Buf::scratch: {
       // Copy j of the partition starts at j * count elements.
       const std::uint32_t copy = g.first / part_.nblocks;

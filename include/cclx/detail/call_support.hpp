@@ -38,9 +38,6 @@ std::string check_block_counts(const CollectiveCall& c, int rank, int nranks);
 // else the message saying that a scheduled algorithm needs the packed layout.
 std::string check_packed(const CollectiveCall& c, int rank, int nranks);
 
-// Prefix offsets (size + 1 entries) of a counts array that check_block_counts() accepted.
-std::vector<std::size_t> block_offsets(const IntArray& counts);
-
 // The schedule request for `c` on this rank.
 sched::ScheduleRequest schedule_request(const CollectiveCall& c, int rank, int nranks);
 

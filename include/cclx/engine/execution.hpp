@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cclx/block_counts.hpp"
 #include "cclx/engine/scratch_pool.hpp"
 #include "cclx/engine/transport.hpp"
 #include "cclx/engine/wait_policy.hpp"
@@ -51,10 +52,11 @@ struct Buffers {
   const void* in = nullptr;
   void* out = nullptr;
   std::size_t count = 0;  // elements in the partition (all blocks)
-  // v-collectives: prefix offsets (nblocks + 1, in elements) of Out's blocks, which Scratch
-  // follows, and of In's where they differ (alltoallv's sendcounts; empty: as Out's). Both empty:
-  // the even split of `count` (sched::Partition). The Execution keeps its own copy.
-  std::vector<std::size_t> out_offsets, in_offsets;
+  // v-collectives: the element counts of Out's blocks, which Scratch follows, and of In's where
+  // they differ (alltoallv's sendcounts; null: as Out's), read during construction (the Execution
+  // keeps their offsets). Null: the even split of `count` (sched::Partition).
+  const detail::IntArray* out_counts = nullptr;
+  const detail::IntArray* in_counts = nullptr;
 };
 
 class Execution {
@@ -97,7 +99,8 @@ class Execution {
   // offsets live in offsets_.
   sched::Partition part_, in_part_;
   std::vector<std::size_t> offsets_;
-  sched::Windows windows_;
+  // Element offsets of the first block of In's and Out's windows (where in_ and out_ point).
+  std::size_t in_first_ = 0, out_first_ = 0;
   const std::byte* in_;
   std::byte* out_;
   ScratchPool::Lease scratch_lease_;
