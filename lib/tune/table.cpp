@@ -59,7 +59,10 @@ TuningTable TuningTable::parse(std::string_view text, const std::string& origin)
       for (const auto& [name, time] : je.at("times_us").items()) {
         const Candidate c = parse_candidate(name);  // unknown algorithms fail here
         if (!time.is_number() || time.get<double>() <= 0 || !std::isfinite(time.get<double>()))
-          throw fail(where + ": time of '" + name + "' must be a positive number");
+          throw fail(std::string(where)
+                         .append(": time of '")
+                         .append(name)
+                         .append("' must be a positive number"));
         e.times_us[to_string(c)] = time.get<double>();
       }
       t.record(e);
