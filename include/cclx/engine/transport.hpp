@@ -18,6 +18,9 @@ class Channel {
   virtual void poll(std::vector<std::size_t>& completed) = 0;
   // Forgets all (completed) transfers so ids start at 0 again.
   virtual void clear() = 0;
+  // Moves an idle channel (nothing posted) to another number, as if opened with it: lets an
+  // execution be reused by later calls without opening a channel per call.
+  virtual void reopen(unsigned number) = 0;
 };
 
 class Transport {
