@@ -310,7 +310,7 @@ class NativePersistent final : public detail::PersistentOp {
       : s_(std::move(state)), call_(c), keepalive_(std::move(keepalive)) {
     const MPI_Op op = builtin_op(c, s_->rank, "persistent ");
 #if !defined(CCLX_HAVE_MPI_LARGE_COUNT)
-    if (c.count > INT_MAX) large::unsupported(s_->rank, "native persistent " + name(), c.count);
+    if (c.count > INT_MAX) large::unsupported(s_->rank, "native persistent collective", c.count);
 #endif
     if (const std::size_t bytes = staged_bytes(c, s_->rank)) {
       staged_bytes_ = bytes;
