@@ -234,7 +234,8 @@ TEST_CASE("nonblocking: requests of different collectives outstanding together")
     std::vector<std::int64_t> red(100, r + 1), gat(3 * un, -1), a2a(2 * un), bc(50, -1), sc(4, -1),
         ar(10, r), rs(5 * un, r);
     const std::vector<std::int64_t> mine(3, 10 * r + round);
-    for (std::size_t i = 0; i < a2a.size(); ++i) a2a[i] = 100 * r + static_cast<std::int64_t>(i);
+    for (std::size_t i = 0; i < a2a.size(); ++i)
+      a2a[i] = std::int64_t{100} * r + static_cast<std::int64_t>(i);
     std::vector<std::int64_t> sc_all(4 * un);
     for (std::size_t i = 0; i < sc_all.size(); ++i) sc_all[i] = static_cast<std::int64_t>(i);
     if (r == root) std::fill(bc.begin(), bc.end(), 77 + round);

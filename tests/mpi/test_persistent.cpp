@@ -499,11 +499,11 @@ TEST_CASE("persistent: one-shot and nonblocking calls between start() and wait()
   // same shape and algorithm, in flight at the same time on the same Communicator, take channel
   // numbers meanwhile and must match only each other.
   Comm comm(MPI_COMM_WORLD);
-  const int n = comm.size(), r = comm.rank();
+  const std::int64_t n = comm.size(), r = comm.rank();
   std::vector<std::int64_t> pbuf(257), p2buf(257), one(257), nb(257);
   auto p = comm.allreduce_init(pbuf, cclx::sum, cclx::algo::Ring{});
   auto p2 = comm.allreduce_init(p2buf, cclx::sum, cclx::algo::Ring{});
-  for (int g = 0; g < 3; ++g) {
+  for (std::int64_t g = 0; g < 3; ++g) {
     progress("persistent isolation round " + std::to_string(g));
     std::fill(pbuf.begin(), pbuf.end(), 1000 * (g + 1) + r);
     std::fill(p2buf.begin(), p2buf.end(), 7 * (g + 1));
@@ -511,7 +511,7 @@ TEST_CASE("persistent: one-shot and nonblocking calls between start() and wait()
     std::fill(nb.begin(), nb.end(), 3 * r);
     auto q = comm.iallreduce(nb, cclx::sum, cclx::algo::Ring{});
     p2.start();
-    for (int k = 0; k < 20; ++k) {
+    for (std::int64_t k = 0; k < 20; ++k) {
       std::fill(one.begin(), one.end(), k + r);
       comm.allreduce(one, cclx::sum, cclx::algo::Ring{});
       CHECK(one == std::vector<std::int64_t>(257, n * k + n * (n - 1) / 2));

@@ -12,6 +12,7 @@
 // policy's schedule depends only on its fields and the request (algo::cache_params' contract).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
@@ -63,8 +64,9 @@ class PlanCache {
   Entry* find(const PlanKey& k) {
     for (std::size_t i = 0; i < entries_.size(); ++i)
       if (entries_[i]->key == k) {
-        if (i) std::swap(entries_[0], entries_[i]);
-        return entries_[0].get();
+        const auto at = entries_.begin() + static_cast<std::ptrdiff_t>(i);
+        if (i) std::rotate(entries_.begin(), at, at + 1);
+        return entries_.front().get();
       }
     return nullptr;
   }
