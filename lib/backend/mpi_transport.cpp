@@ -64,6 +64,18 @@ class MpiChannel final : public engine::Channel {
     for (int i = 0; i < n; ++i) completed.push_back(static_cast<std::size_t>(idx_[i]));
   }
 
+  void wait_some(std::vector<std::size_t>& completed) override {
+    idx_.resize(reqs_.size());
+    statuses_.resize(reqs_.size());
+    int n = 0;
+    const detail::CompletionScope scope;
+    const int rc = MPI_Waitsome(static_cast<int>(reqs_.size()), reqs_.data(), &n, idx_.data(),
+                                statuses_.data());
+    if (rc != MPI_SUCCESS) failed_transfer(rc, n);
+    if (n == MPI_UNDEFINED) return;  // nothing active (not reached: callers wait for something)
+    for (int i = 0; i < n; ++i) completed.push_back(static_cast<std::size_t>(idx_[i]));
+  }
+
   void clear() override {
     reqs_.clear();
     peers_.clear();

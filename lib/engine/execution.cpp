@@ -152,16 +152,19 @@ void Execution::finish_step() {
 bool Execution::test() {
   if (done_) return true;
   try {
-    return advance();
+    return advance(false);
   } catch (const Error& e) {
     throw Error(rank_, context() + ": " + e.detail());
   }
 }
 
-bool Execution::advance() {
+bool Execution::advance(bool block) {
   for (;;) {
     completed_.clear();
-    channel_->poll(completed_);
+    if (block)
+      channel_->wait_some(completed_);
+    else
+      channel_->poll(completed_);
     if (completed_.empty()) return false;
     const Plan::Op* ops = plan_->step_ops(step_);
     for (std::size_t id : completed_) {
@@ -186,11 +189,22 @@ bool Execution::advance() {
 void Execution::wait() {
   using Clock = std::chrono::steady_clock;
   if (done_) return;
+  const bool timed = options_.timeout_s > 0;
+  if (!timed && options_.wait.mode == WaitMode::spin) {
+    // Spinning without a deadline: let the transport spin (one MPI_Waitsome per completion
+    // instead of a poll loop through the engine).
+    try {
+      while (!advance(true)) {
+      }
+    } catch (const Error& e) {
+      throw Error(rank_, context() + ": " + e.detail());
+    }
+    return;
+  }
   Backoff backoff(options_.wait);
   // The clock is read only every 128 idle polls, so the deadline costs nothing while data flows
   // and is noticed within a few milliseconds of passing (polls are microseconds apart, backoff
   // sleeps at most max_sleep_us).
-  const bool timed = options_.timeout_s > 0;
   const Clock::time_point start = timed ? Clock::now() : Clock::time_point{};
   std::uint32_t idle = 0;
   while (!done_) {
