@@ -53,8 +53,10 @@ class MpiChannel final : public engine::Channel {
 
   void poll(std::vector<std::size_t>& completed) override {
     if (reqs_.empty()) return;
-    idx_.resize(reqs_.size());
-    statuses_.resize(reqs_.size());
+    if (idx_.size() < reqs_.size()) {
+      idx_.resize(reqs_.size());
+      statuses_.resize(reqs_.size());
+    }
     int n = 0;
     const detail::CompletionScope scope;
     const int rc = MPI_Testsome(static_cast<int>(reqs_.size()), reqs_.data(), &n, idx_.data(),
@@ -65,8 +67,10 @@ class MpiChannel final : public engine::Channel {
   }
 
   void wait_some(std::vector<std::size_t>& completed) override {
-    idx_.resize(reqs_.size());
-    statuses_.resize(reqs_.size());
+    if (idx_.size() < reqs_.size()) {
+      idx_.resize(reqs_.size());
+      statuses_.resize(reqs_.size());
+    }
     int n = 0;
     const detail::CompletionScope scope;
     const int rc = MPI_Waitsome(static_cast<int>(reqs_.size()), reqs_.data(), &n, idx_.data(),

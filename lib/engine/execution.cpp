@@ -71,7 +71,7 @@ namespace {
 }
 }  // namespace
 
-void Execution::track(std::size_t id, const Pending& p) {
+inline void Execution::track(std::size_t id, const Pending& p) {
   if (id != pending_.size()) [[unlikely]]
     ids_out_of_order(rank_);
   pending_.push_back(p);
@@ -89,14 +89,22 @@ void Execution::run_local(const Plan::Op& op, std::size_t byte_begin, std::size_
 
 void Execution::post_transfer(std::uint32_t i) {
   const Plan::Op& o = plan_->step_ops(step_)[i];
-  const Plan::Range& g = o.kind == OpKind::recv ? o.dst : o.src;
+  const bool recv = o.kind == OpKind::recv;
+  const Plan::Range& g = recv ? o.dst : o.src;
   const std::size_t total = g.bytes;
-  const std::size_t seg = plan_->segment_bytes ? plan_->segment_bytes : total;
+  const std::size_t seg = plan_->segment_bytes;
   std::byte* base = address(g);
-  for (std::size_t b = 0; b < total; b += seg) {  // an empty region sends nothing
+  if (seg == 0 || total <= seg) {  // one message (the common case); an empty region sends none
+    if (total)
+      track(recv ? channel_->post_recv(base, total, o.peer)
+                 : channel_->post_send(base, total, o.peer),
+            {Pending::Kind::segment, i, 0, total, o.peer, false});
+    return;
+  }
+  for (std::size_t b = 0; b < total; b += seg) {
     const std::size_t e = std::min(total, b + seg);
-    track(o.kind == OpKind::recv ? channel_->post_recv(base + b, e - b, o.peer)
-                                 : channel_->post_send(base + b, e - b, o.peer),
+    track(recv ? channel_->post_recv(base + b, e - b, o.peer)
+               : channel_->post_send(base + b, e - b, o.peer),
           {Pending::Kind::segment, i, b, e, o.peer, false});
   }
 }
