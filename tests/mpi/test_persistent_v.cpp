@@ -89,7 +89,8 @@ void run_case(const Case& c, MakePersistent&& init, MakeRequest&& start) {
 }
 
 std::string label(std::string_view coll, std::string_view algo, bool ip, int root = -1) {
-  std::string s = std::string(coll) + " [" + std::string(algo) + (ip ? ", in place" : ", out of place");
+  std::string s =
+      std::string(coll) + " [" + std::string(algo) + (ip ? ", in place" : ", out of place");
   if (root >= 0) s += ", root " + std::to_string(root);
   return s + "]";
 }
@@ -161,8 +162,8 @@ void gatherv_scatterv_cases(Comm& comm) {
             c,
             [&] {
               std::vector<int> k = counts;
-              auto p = ip ? comm.gatherv_init(out, k, root, a)
-                          : comm.gatherv_init(in, out, k, root, a);
+              auto p =
+                  ip ? comm.gatherv_init(out, k, root, a) : comm.gatherv_init(in, out, k, root, a);
               std::fill(k.begin(), k.end(), -1);
               return p;
             },
@@ -228,10 +229,12 @@ void reduce_scatterv_cases(Comm& comm) {
                std::vector<T> want(mine);
                for (std::size_t j = 0; j < mine; ++j) {
                  T s = 0;
-                 for (int q = 0; q < n; ++q) s = static_cast<T>(s + input(q, offset_of(counts, r) + j, g));
+                 for (int q = 0; q < n; ++q)
+                   s = static_cast<T>(s + input(q, offset_of(counts, r) + j, g));
                  want[j] = s;
                }
-               const std::vector<T> got(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(mine));
+               const std::vector<T> got(out.begin(),
+                                        out.begin() + static_cast<std::ptrdiff_t>(mine));
                compare(l, got, want, true);
              }};
       run_case(
@@ -281,7 +284,8 @@ void alltoallv_cases(Comm& comm) {
                std::vector<T> want(out.size());
                for (int s = 0; s < n; ++s)
                  put(want, offset_of(rc, s),
-                     block(s, send_offset(s, r), static_cast<std::size_t>(rc[static_cast<std::size_t>(s)]), g));
+                     block(s, send_offset(s, r),
+                           static_cast<std::size_t>(rc[static_cast<std::size_t>(s)]), g));
                compare(l, out, want, true);
              }};
       run_case(
@@ -344,8 +348,8 @@ TEST_CASE("plan cache: v-collective calls with other counts of the same total") 
       for (int s = 0; s < n; ++s) counts[static_cast<std::size_t>(s)] = 1 + (s + shift) % n;
       const std::size_t total = total_of(counts), mine = static_cast<std::size_t>(counts[r]);
       std::vector<T> in = block(r, 0, mine, shift), out(total, sentinel<T>());
-      const std::string l = "allgatherv counts shift " + std::to_string(shift) + " [" +
-                            std::string(name) + "]";
+      const std::string l =
+          "allgatherv counts shift " + std::to_string(shift) + " [" + std::string(name) + "]";
       progress(l);
       if (!no_throw(l, [&] { comm.allgatherv(in, out, counts, a); })) continue;
       std::vector<T> want(total);

@@ -58,8 +58,8 @@ class Execution {
   void start_step();
   void finish_step();
   void run_local(const Plan::Op& op, std::size_t byte_begin, std::size_t byte_end);
-  void post_transfer(std::uint32_t op_index);    // all segments of one send or recv op
-  void post_sends_to(int peer);                  // the current step's sends to `peer`, in op order
+  void post_transfer(std::uint32_t op_index);  // all segments of one send or recv op
+  void post_sends_to(int peer);                // the current step's sends to `peer`, in op order
   inline void track(std::size_t id, const Pending& p);  // records a transfer under its id
   bool advance(bool block);  // block: wait in the transport for the first completion
   [[nodiscard]] std::string context() const;  // "allreduce (ring) step 3"
