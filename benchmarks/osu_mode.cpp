@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "cclx/algo/by_name.hpp"
@@ -555,7 +556,7 @@ Outcome run_type(const Options& o, std::optional<Comm>& comm, MPI_Datatype dt, i
 
   const bool barrier = s.coll == Coll::barrier;
   if (barrier) {
-    print_header(o, false);
+    if (rank == 0) print_header(o, false);
     const long iters = o.iterations.value_or(kLoopSmall), skip = o.warmup.value_or(kSkipSmall);
     double timer = 0;
     for (long i = 0; i < iters + skip; ++i) {
@@ -633,7 +634,12 @@ int run(int argc, char** argv) {
   Options o;
   try {
     o = parse(argc, argv);
-    if (o.algo != "native") (void)cclx::tune::parse_candidate(o.algo);  // fail before printing
+    // Fail before printing anything: an unknown algorithm, or one that does not serve the test.
+    if (o.algo != "native" &&
+        !cclx::algo::with_policy(cclx::tune::parse_candidate(o.algo), [&](const auto& a) {
+          return cclx::algo::serves<std::decay_t<decltype(a)>>(o.test->coll);
+        }))
+      throw cclx::Error("algorithm '" + o.algo + "' does not serve " + std::string(o.test->name));
   } catch (const HelpRequested&) {
     if (rank == 0) std::printf("%s", kHelp);
     return 0;
