@@ -3,13 +3,16 @@
 (c/util/osu_util_mpi.c: print_preamble, print_only_header, print_stats, print_stats_validate;
 docs/osu.md), and that bad options fail with OSU's message.
 
-usage: osu_format.py MPIEXEC NPROCS BENCH [MPIEXEC_FLAGS...]
+usage: osu_format.py MPIEXEC NPROCS BENCH CORRUPT_LIB [MPIEXEC_FLAGS...]
+CORRUPT_LIB: tests/bench/corrupt_allreduce.cpp built, preloaded to check that -c reports Fail.
 """
 import re
 import subprocess
 import sys
 
-MPIEXEC, N, BENCH, FLAGS = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+MPIEXEC, N, BENCH, CORRUPT = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+FLAGS = sys.argv[5:]
+OPENMPI = "openmpi" in MPIEXEC or "--oversubscribe" in FLAGS
 FIELD_WIDTH = 20
 TITLES = {"allreduce": "Allreduce", "reduce": "Reduce", "bcast": "Broadcast",
           "reduce_scatter": "Reduce_scatter", "allgather": "Allgather",
@@ -19,8 +22,10 @@ TYPE_BYTES = {"MPI_CHAR": 1, "MPI_INT": 4, "MPI_FLOAT": 4}
 failures = []
 
 
-def run(args):
-    cmd = [MPIEXEC, *FLAGS, "-n", str(N), BENCH, "--osu", *args]
+def run(args, preload=None):
+    env = [] if preload is None else \
+        (["-x", f"LD_PRELOAD={preload}"] if OPENMPI else ["-genv", "LD_PRELOAD", preload])
+    cmd = [MPIEXEC, *FLAGS, "-n", str(N), *env, BENCH, "--osu", *args]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=100)
     return cmd, p
 
@@ -155,6 +160,17 @@ if N == 2:  # bad usage: OSU's messages ("message [-o arg]"), exit status 1
     check_bad(["bcast", "--algo", "ring"], "does not serve bcast")
     check_bad(["allreduce", "--algo", "nonesuch"], "unknown algorithm")
     check_bad(["allreducee"], "Unknown collective")
+
+# -c really validates: with MPI_Allreduce made wrong on rank 1, the first row fails, the run stops
+# there and ends as OSU's does (the DATA VALIDATION ERROR line, exit status 1).
+cmd, p = run(["allreduce", "-m", "4:16", "-i", "2", "-x", "0", "-c", "-T", "mpi_float"], CORRUPT)
+want_tail = ["# Size         Avg Latency(us)          Validation"]
+lines = p.stdout.split("\n")
+if p.returncode != 1 or len(lines) != 7 or not re.match(r"^4 {9}\s*\d+\.\d\d {16}Fail$", lines[4]) \
+        or lines[3] != want_tail[0] \
+        or not lines[5].startswith("DATA VALIDATION ERROR: ") \
+        or not lines[5].endswith(" exited with status 1 on message size 4."):
+    fail(cmd, f"want one Fail row and OSU's validation error; status {p.returncode}", p.stdout)
 
 if failures:
     print("\n\n".join(failures))
