@@ -72,7 +72,7 @@ struct Options {
   std::vector<Type> types;
 };
 
-// OSU's bad_usage_t: printed as "message [-o arg]".
+// OSU's bad_usage_t: printed as "message [-o arg]" (cclx-bench's own errors: opt 0).
 struct BadUsage {
   std::string message;
   char opt = 0;
@@ -182,15 +182,16 @@ Options parse(int argc, char** argv) {
         throw BadUsage{"Option Missing Required Argument", static_cast<char>(optopt), ""};
       default:
         if (optopt == 0)  // an unknown long option: name it
-          throw BadUsage{"Invalid option", '-', argv[optind - 1]};
+          throw BadUsage{"Invalid option " + std::string(argv[optind - 1]), 0, ""};
         throw BadUsage{"Invalid option", static_cast<char>(optopt), ""};
     }
   }
   std::vector<std::string_view> rest(argv + optind, argv + argc);
-  if (rest.size() != 1) throw BadUsage{"Expected one collective name", '-', "-osu"};
+  if (rest.size() != 1)
+    throw BadUsage{"expected one collective name, got " + std::to_string(rest.size()), 0, ""};
   for (const Test& t : kTests)
     if (t.name == rest[0]) o.test = &t;
-  if (!o.test) throw BadUsage{"Unknown collective", '-', "-osu " + std::string(rest[0])};
+  if (!o.test) throw BadUsage{"Unknown collective '" + std::string(rest[0]) + "'", 0, ""};
   // As OSU's programs whose option string lacks these letters.
   if (o.in_place && !o.test->in_place) throw BadUsage{"Invalid option", 'l', ""};
   if (o.test->coll == Coll::barrier && o.validate) throw BadUsage{"Invalid option", 'c', ""};
@@ -648,7 +649,9 @@ int run(int argc, char** argv) {
     return 0;
   } catch (const BadUsage& e) {
     if (rank == 0) {
-      if (e.arg.empty())
+      if (e.opt == 0)
+        std::fprintf(stderr, "cclx-bench --osu: %s\n\n", e.message.c_str());
+      else if (e.arg.empty())
         std::fprintf(stderr, "%s [-%c]\n\n", e.message.c_str(), e.opt);
       else
         std::fprintf(stderr, "%s [-%c %s]\n\n", e.message.c_str(), e.opt, e.arg.c_str());

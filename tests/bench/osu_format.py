@@ -159,7 +159,8 @@ if N == 2:  # bad usage: OSU's messages ("message [-o arg]"), exit status 1
     check_bad(["bcast", "-l"], "Invalid option [-l]")
     check_bad(["bcast", "--algo", "ring"], "does not serve bcast")
     check_bad(["allreduce", "--algo", "nonesuch"], "unknown algorithm")
-    check_bad(["allreducee"], "Unknown collective")
+    check_bad(["allreducee"], "Unknown collective 'allreducee'")
+    check_bad(["allreduce", "--full"], "Invalid option --full")
 
 # -c really validates: with MPI_Allreduce made wrong on rank 1, the first row fails, the run stops
 # there and ends as OSU's does (the DATA VALIDATION ERROR line, exit status 1).
