@@ -59,6 +59,11 @@ constexpr Test kTests[] = {
     {"gather", Coll::gather, "Gather", true},
     {"scatter", Coll::scatter, "Scatter", true},
     {"barrier", Coll::barrier, "Barrier", false},
+    // OSU's v-tests give every rank the same count; -l is not offered for them here.
+    {"gatherv", Coll::gatherv, "Gatherv", false},
+    {"scatterv", Coll::scatterv, "Scatterv", false},
+    {"allgatherv", Coll::allgatherv, "Allgatherv", false},
+    {"alltoallv", Coll::alltoallv, "All-to-Allv Personalized Exchange", false},
 };
 
 enum class Type { mpi_char, mpi_int, mpi_float };
@@ -85,6 +90,7 @@ constexpr const char* kHelp =
     "Usage: cclx-bench --osu <collective> [options]\n"
     "collectives: allreduce reduce bcast reduce_scatter allgather alltoall gather scatter "
     "barrier\n"
+    "             gatherv scatterv allgatherv alltoallv (equal counts, as OSU's)\n"
     "Options (OSU Micro-Benchmarks 7.4's):\n"
     "  -m [MIN:]MAX   message sizes in bytes (default 1:1048576)\n"
     "  -i ITER        timed iterations per size (default 1000, 100 above 8192 bytes)\n"
@@ -221,6 +227,8 @@ struct Shape {
   std::size_t count = 0;  // elements per call argument (MPI's count / sendcount)
   int n = 0, rank = 0;
   Coll coll{};
+  Coll shape{};                     // the equal-block collective laid out alike (gatherv: gather)
+  std::vector<int> counts, displs;  // v-collectives: count and its offset for every rank
   bool in_place = false;
 };
 
@@ -235,7 +243,7 @@ void fill(Buffers<T>& b, const Shape& s, long iter) {
   const std::size_t c = s.count, un = static_cast<std::size_t>(s.n);
   const bool root = s.rank == kRoot;
   std::size_t in_n = 0, out_n = 0;
-  switch (s.coll) {
+  switch (s.shape) {
     case Coll::allreduce:
     case Coll::reduce:
     case Coll::bcast:
@@ -263,7 +271,7 @@ void fill(Buffers<T>& b, const Shape& s, long iter) {
     default:
       break;
   }
-  b.in.assign(s.in_place || s.coll == Coll::bcast ? 0 : in_n, T{});
+  b.in.assign(s.in_place || s.shape == Coll::bcast ? 0 : in_n, T{});
   b.out.assign(out_n, T{});
   auto mine = [&](std::size_t j) { return input<T>(s.coll, s.rank, j, iter); };
   if (!b.in.empty()) {
@@ -271,12 +279,12 @@ void fill(Buffers<T>& b, const Shape& s, long iter) {
     return;
   }
   // One buffer: the input goes where MPI_IN_PLACE (or MPI_Bcast) expects it.
-  if (s.coll == Coll::bcast) {
+  if (s.shape == Coll::bcast) {
     if (root)
       for (std::size_t j = 0; j < c; ++j) b.out[j] = mine(j);
-  } else if (s.coll == Coll::allgather || (s.coll == Coll::gather && root)) {
+  } else if (s.shape == Coll::allgather || (s.shape == Coll::gather && root)) {
     for (std::size_t j = 0; j < c; ++j) b.out[s.rank * c + j] = mine(j);
-  } else if (s.coll == Coll::scatter && !root) {
+  } else if (s.shape == Coll::scatter && !root) {
     // receives only
   } else {
     for (std::size_t j = 0; j < out_n; ++j) b.out[j] = mine(j);
@@ -296,7 +304,7 @@ std::size_t mismatches(const Buffers<T>& b, const Shape& s, long iter) {
     for (int r = 0; r < s.n; ++r) v += static_cast<long long>(input<T>(s.coll, r, j, iter));
     return static_cast<T>(v);
   };
-  switch (s.coll) {
+  switch (s.shape) {
     case Coll::allreduce:
       for (std::size_t k = 0; k < c; ++k) expect(k, sum(k));
       break;
@@ -399,6 +407,26 @@ Call native_call(Buffers<T>& b, const Shape& s, MPI_Datatype dt, MPI_Comm comm) 
       };
     case Coll::barrier:
       return [comm] { MPI_Barrier(comm); };
+    case Coll::gatherv:
+      return [&b, &s, dt, comm] {
+        MPI_Gatherv(b.in.data(), static_cast<int>(s.count), dt, b.out.data(), s.counts.data(),
+                    s.displs.data(), dt, kRoot, comm);
+      };
+    case Coll::scatterv:
+      return [&b, &s, dt, comm] {
+        MPI_Scatterv(b.in.data(), s.counts.data(), s.displs.data(), dt, b.out.data(),
+                     static_cast<int>(s.count), dt, kRoot, comm);
+      };
+    case Coll::allgatherv:
+      return [&b, &s, dt, comm] {
+        MPI_Allgatherv(b.in.data(), static_cast<int>(s.count), dt, b.out.data(), s.counts.data(),
+                       s.displs.data(), dt, comm);
+      };
+    case Coll::alltoallv:
+      return [&b, &s, dt, comm] {
+        MPI_Alltoallv(b.in.data(), s.counts.data(), s.displs.data(), dt, b.out.data(),
+                      s.counts.data(), s.displs.data(), dt, comm);
+      };
     default:
       break;
   }
@@ -479,6 +507,22 @@ Call cclx_call(Comm& comm, Buffers<T>& b, const Shape& s, const A& a) {
     case Coll::barrier:
       if constexpr (al::serves<A>(Coll::barrier)) return [&comm, a] { comm.barrier(a); };
       break;
+    case Coll::gatherv:
+      if constexpr (al::serves<A>(Coll::gatherv))
+        return [&comm, &b, &s, a] { comm.gatherv(b.in, b.out, s.counts, kRoot, a); };
+      break;
+    case Coll::scatterv:
+      if constexpr (al::serves<A>(Coll::scatterv))
+        return [&comm, &b, &s, a] { comm.scatterv(b.in, b.out, s.counts, kRoot, a); };
+      break;
+    case Coll::allgatherv:
+      if constexpr (al::serves<A>(Coll::allgatherv))
+        return [&comm, &b, &s, a] { comm.allgatherv(b.in, b.out, s.counts, a); };
+      break;
+    case Coll::alltoallv:
+      if constexpr (al::serves<A>(Coll::alltoallv))
+        return [&comm, &b, &s, a] { comm.alltoallv(b.in, s.counts, b.out, s.counts, a); };
+      break;
     default:
       break;
   }
@@ -545,6 +589,7 @@ Outcome run_type(const Options& o, std::optional<Comm>& comm, MPI_Datatype dt, i
   s.n = n;
   s.rank = rank;
   s.coll = o.test->coll;
+  s.shape = cclx::coll::shape_of(s.coll);
   s.in_place = o.in_place;
   Buffers<T> b;
   Call call;
@@ -587,6 +632,9 @@ Outcome run_type(const Options& o, std::optional<Comm>& comm, MPI_Datatype dt, i
     // than one element per rank are skipped, as OSU skips sizes with no element.
     s.count = s.coll == Coll::reduce_scatter ? elements / static_cast<std::size_t>(n) : elements;
     if (s.count == 0) continue;
+    s.counts.assign(static_cast<std::size_t>(n), static_cast<int>(s.count));
+    s.displs.resize(static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r) s.displs[r] = r * static_cast<int>(s.count);
     const bool large = static_cast<std::size_t>(size) > kLargeMessageSize;
     const long iters = o.iterations.value_or(large ? kLoopLarge : kLoopSmall);
     const long skip = o.warmup.value_or(large ? kSkipLarge : kSkipSmall);

@@ -17,7 +17,9 @@ FIELD_WIDTH = 20
 TITLES = {"allreduce": "Allreduce", "reduce": "Reduce", "bcast": "Broadcast",
           "reduce_scatter": "Reduce_scatter", "allgather": "Allgather",
           "alltoall": "All-to-All Personalized Exchange", "gather": "Gather",
-          "scatter": "Scatter", "barrier": "Barrier"}
+          "scatter": "Scatter", "barrier": "Barrier", "gatherv": "Gatherv",
+          "scatterv": "Scatterv", "allgatherv": "Allgatherv",
+          "alltoallv": "All-to-Allv Personalized Exchange"}
 TYPE_BYTES = {"MPI_CHAR": 1, "MPI_INT": 4, "MPI_FLOAT": 4}
 failures = []
 
@@ -147,6 +149,10 @@ check("gather", ["-m", "1:8", "-i", "3", "-x", "0", "-c", "--algo", "binomial_tr
       algo="binomial_tree", validate=True, sizes=(1, 8))
 check("bcast", ["-m", "16384:16384", "-x", "0", "-f", "-c", "-T", "mpi_int"], full=True,
       validate=True, types=("MPI_INT",), sizes=(16384, 16384), iters=100)  # OSU: 100 above 8K
+check("allgatherv", ["-m", "4:16", "-i", "3", "-x", "0", "-c", "-f", "-T", "mpi_int", "--algo",
+                     "ring"], algo="ring", full=True, validate=True, types=("MPI_INT",),
+      sizes=(4, 16), iters=3)
+check("scatterv", ["-m", "1:4", "-i", "3", "-x", "0", "-c"], validate=True, sizes=(1, 4))
 check("barrier", ["-i", "10", "-x", "2", "-f"], full=True, iters=10)
 
 if N == 2:  # bad usage: OSU's messages ("message [-o arg]"), exit status 1
