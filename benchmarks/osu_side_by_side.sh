@@ -11,7 +11,7 @@
 # shown (default 3); -B: the build tree with benchmarks/cclx-bench and shim/libcclx-mpi.so
 # (default build). MPIEXEC overrides the launcher (MPICH's -genv or Open MPI's -x is chosen).
 # Reductions need -T mpi_int or mpi_float (OSU's default MPI_CHAR has no cclx reduction: the
-# preload library passes it through); without -T the script adds -T mpi_float.
+# preload library passes it through); without -T the script adds -T mpi_float (not for barrier).
 set -euo pipefail
 
 ranks=2 algo=ring repeat=3 build=build
@@ -29,7 +29,7 @@ shift $((OPTIND - 1))
 coll=$1
 shift
 osu_args=("$@")
-[[ " ${osu_args[*]} " == *" -T "* ]] || osu_args+=(-T mpi_float)
+[[ $coll == barrier || " ${osu_args[*]} " == *" -T "* ]] || osu_args+=(-T mpi_float)
 
 bench=$build/benchmarks/cclx-bench
 shim=$(cd "$(dirname "$build/shim/libcclx-mpi.so")" && pwd)/libcclx-mpi.so
@@ -80,11 +80,12 @@ def rows(path):
 runs = {side: [rows(f"{tmp}/{side}.{r}") for r in range(repeat)] for side in ("native", "cclx")}
 sizes = sorted(set().union(*runs["native"]))
 label = f"cclx {algo}(us)"
-print("%-10s%20s%20s%12s" % ("# Size", "MPI(us)", label, "MPI/cclx"))
+w = max(20, len(label) + 2)
+print("%-10s%20s%*s%12s" % ("# Size", "MPI(us)", w, label, "MPI/cclx"))
 for s in sizes:
     a = statistics.median(r[s] for r in runs["native"] if s in r)
     b = statistics.median(r[s] for r in runs["cclx"] if s in r)
-    print("%-10d%20.2f%20.2f%12.2f" % (s, a, b, a / b if b > 0 else float("nan")))
+    print("%-10d%20.2f%*.2f%12.2f" % (s, a, w, b, a / b if b > 0 else float("nan")))
 EOF
 echo "# MPI/cclx > 1: cclx's algorithm is faster. What libcclx-mpi.so served (last run):"
 sed 's/^/#   /' "$tmp/report.$((repeat - 1))"
