@@ -32,6 +32,7 @@
 
 #include "bruck_alltoall.hpp"
 #include "cclx/cclx.hpp"
+#include "osu_mode.hpp"
 
 // CMake defines these once the generator's source exists (they are being written in parallel).
 #ifndef CCLX_BENCH_HAVE_RECURSIVE_HALVING_DOUBLING
@@ -1086,6 +1087,11 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (cclx_bench::osu::requested(argc, argv)) {  // --osu: OSU 7.4's format (osu_mode.cpp)
+    const int osu_rc = cclx_bench::osu::run(argc, argv);
+    MPI_Finalize();
+    return osu_rc;
+  }
   int rc = 0;
   try {
     const Options o = parse(argc, argv);
