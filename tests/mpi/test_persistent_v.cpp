@@ -1,9 +1,10 @@
 // Nonblocking and persistent forms of the v-collectives and of barrier, and the one-shot plan
 // cache under changing counts.
 //
-// Per v-collective x every algorithm serving it x in place / out of place: counts pattern
-// (r * 7 + 3) % 5 (uneven, zeros from n = 2 on; alltoallv: (i * 7 + j * 3 + 3) % 5, in place the
-// symmetric (i * j + i + j + 3) % 5), int32 data (sum for reduce_scatterv). A persistent request
+// Per v-collective x every algorithm serving it x in place / out of place x every element type
+// (reduce_scatterv: every op, each on some types): counts pattern (r * 7 + 3 + shift) % 5 with
+// the shift cycling over the types (uneven, zeros from n = 2 on; alltoallv: (i * 7 + j * 3 + 3)
+// % 5, in place the symmetric (i * j + i + j + 3) % 5). A persistent request
 // is started kStarts times with new data each time; the counts array it was made from is
 // overwritten right after init (the request keeps its own copy). Nonblocking calls get a counts
 // array that is destroyed before wait(). Results equal a locally computed reference exactly.
@@ -19,8 +20,8 @@ namespace cclx_test {
 namespace {
 
 using Comm = cclx::Communicator<>;
-using T = std::int32_t;
 constexpr int kStarts = 3;
+constexpr std::size_t kShift = 1009;  // start g reads element i's value at i + g * kShift
 
 std::vector<int> counts_of(int n, int shift = 0) {
   std::vector<int> c(static_cast<std::size_t>(n));
@@ -36,15 +37,14 @@ std::size_t offset_of(const std::vector<int>& c, int b) {
 std::size_t total_of(const std::vector<int>& c) {
   return offset_of(c, static_cast<int>(c.size()));
 }
-// Element j of rank s's data in start g.
-T value(int s, std::size_t j, int g) {
-  return data_value<T>(s, j + static_cast<std::size_t>(g) * 1009);
-}
+template <class T>
 std::vector<T> block(int s, std::size_t first, std::size_t count, int g) {
   std::vector<T> v(count);
-  for (std::size_t j = 0; j < count; ++j) v[j] = value(s, first + j, g);
+  for (std::size_t j = 0; j < count; ++j)
+    v[j] = data_value<T>(s, first + j + static_cast<std::size_t>(g) * kShift);
   return v;
 }
+template <class T>
 void put(std::vector<T>& dst, std::size_t at, const std::vector<T>& src) {
   std::copy(src.begin(), src.end(), dst.begin() + static_cast<std::ptrdiff_t>(at));
 }
@@ -88,33 +88,35 @@ void run_case(const Case& c, MakePersistent&& init, MakeRequest&& start) {
   c.check(kStarts, l);
 }
 
+template <class T>
 std::string label(std::string_view coll, std::string_view algo, bool ip, int root = -1) {
-  std::string s =
-      std::string(coll) + " [" + std::string(algo) + (ip ? ", in place" : ", out of place");
+  std::string s = std::string(coll) + " " + std::string(type_name<T>()) + " [" + std::string(algo) +
+                  (ip ? ", in place" : ", out of place");
   if (root >= 0) s += ", root " + std::to_string(root);
   return s + "]";
 }
 
-void allgatherv_cases(Comm& comm) {
+template <class T>
+void allgatherv_cases(Comm& comm, int shift) {
   const int n = comm.size(), r = comm.rank();
-  const std::vector<int> counts = counts_of(n);
+  const std::vector<int> counts = counts_of(n, shift);
   const std::size_t total = total_of(counts), mine = static_cast<std::size_t>(counts[r]);
   for_each_algorithm_serving<Coll::allgatherv>([&](std::string_view name, const auto& a) {
     for (bool ip : {false, true}) {
       std::vector<T> in(mine), out(total);
-      Case c{label("allgatherv", name, ip),
+      Case c{label<T>("allgatherv", name, ip),
              [&](int g) {
                std::fill(out.begin(), out.end(), sentinel<T>());
                if (ip)
-                 put(out, offset_of(counts, r), block(r, 0, mine, g));
+                 put(out, offset_of(counts, r), block<T>(r, 0, mine, g));
                else
-                 put(in, 0, block(r, 0, mine, g));
+                 put(in, 0, block<T>(r, 0, mine, g));
              },
              [&](int g, const std::string& l) {
                std::vector<T> want(total);
                for (int s = 0; s < n; ++s)
                  put(want, offset_of(counts, s),
-                     block(s, 0, static_cast<std::size_t>(counts[s]), g));
+                     block<T>(s, 0, static_cast<std::size_t>(counts[s]), g));
                compare(l, out, want, true);
              }};
       run_case(
@@ -133,29 +135,30 @@ void allgatherv_cases(Comm& comm) {
   });
 }
 
-void gatherv_scatterv_cases(Comm& comm) {
+template <class T>
+void gatherv_scatterv_cases(Comm& comm, int shift) {
   const int n = comm.size(), r = comm.rank();
-  const std::vector<int> counts = counts_of(n);
+  const std::vector<int> counts = counts_of(n, shift);
   const std::size_t total = total_of(counts), mine = static_cast<std::size_t>(counts[r]);
   for (int root : {0, n - 1}) {
     const bool is_root = r == root;
     for_each_algorithm_serving<Coll::gatherv>([&](std::string_view name, const auto& a) {
       for (bool ip : {false, true}) {
         std::vector<T> in(mine), out(is_root ? total : (ip ? mine : 0));
-        Case c{label("gatherv", name, ip, root),
+        Case c{label<T>("gatherv", name, ip, root),
                [&](int g) {
                  std::fill(out.begin(), out.end(), sentinel<T>());
                  if (!ip)
-                   put(in, 0, block(r, 0, mine, g));
+                   put(in, 0, block<T>(r, 0, mine, g));
                  else
-                   put(out, is_root ? offset_of(counts, r) : 0, block(r, 0, mine, g));
+                   put(out, is_root ? offset_of(counts, r) : 0, block<T>(r, 0, mine, g));
                },
                [&](int g, const std::string& l) {
                  if (!is_root) return;
                  std::vector<T> want(total);
                  for (int s = 0; s < n; ++s)
                    put(want, offset_of(counts, s),
-                       block(s, 0, static_cast<std::size_t>(counts[s]), g));
+                       block<T>(s, 0, static_cast<std::size_t>(counts[s]), g));
                  compare(l, out, want, true);
                }};
         run_case(
@@ -176,19 +179,19 @@ void gatherv_scatterv_cases(Comm& comm) {
     for_each_algorithm_serving<Coll::scatterv>([&](std::string_view name, const auto& a) {
       for (bool ip : {false, true}) {
         std::vector<T> in(is_root && !ip ? total : 0), out(ip && is_root ? total : mine);
-        Case c{label("scatterv", name, ip, root),
+        Case c{label<T>("scatterv", name, ip, root),
                [&](int g) {
                  if (ip && is_root)
-                   put(out, 0, block(root, 0, total, g));
+                   put(out, 0, block<T>(root, 0, total, g));
                  else
                    std::fill(out.begin(), out.end(), sentinel<T>());
-                 if (!ip && is_root) put(in, 0, block(root, 0, total, g));
+                 if (!ip && is_root) put(in, 0, block<T>(root, 0, total, g));
                },
                [&](int g, const std::string& l) {
                  if (ip && is_root)
-                   compare(l, out, block(root, 0, total, g), true);
+                   compare(l, out, block<T>(root, 0, total, g), true);
                  else
-                   compare(l, out, block(root, offset_of(counts, r), mine, g), true);
+                   compare(l, out, block<T>(root, offset_of(counts, r), mine, g), true);
                }};
         run_case(
             c,
@@ -208,18 +211,20 @@ void gatherv_scatterv_cases(Comm& comm) {
   }
 }
 
-void reduce_scatterv_cases(Comm& comm) {
+template <class T, class Op>
+void reduce_scatterv_cases(Comm& comm, const Op& op, int shift) {
   const int n = comm.size(), r = comm.rank();
-  const std::vector<int> counts = counts_of(n);
+  const std::vector<int> counts = counts_of(n, shift);
   const std::size_t total = total_of(counts), mine = static_cast<std::size_t>(counts[r]);
-  // Rank s's input element j in start g, and the sum over ranks (int32 wraps alike everywhere).
+  const bool exact =
+      !std::is_floating_point_v<T> || Op::id == cclx::OpId::min || Op::id == cclx::OpId::max;
   auto input = [](int s, std::size_t j, int g) {
-    return static_cast<T>((s + 1) * 131 + static_cast<int>(j) * 17 + g * 7);
+    return reduce_input<T>(Op::id, s, j + static_cast<std::size_t>(g) * kShift);
   };
   for_each_algorithm_serving<Coll::reduce_scatterv>([&](std::string_view name, const auto& a) {
     for (bool ip : {false, true}) {
       std::vector<T> in(total), out(ip ? total : mine);
-      Case c{label("reduce_scatterv", name, ip),
+      Case c{label<T>("reduce_scatterv", name, ip) + " " + std::string(cclx::to_string(Op::id)),
              [&](int g) {
                std::vector<T>& src = ip ? out : in;
                for (std::size_t j = 0; j < total; ++j) src[j] = input(r, j, g);
@@ -227,34 +232,32 @@ void reduce_scatterv_cases(Comm& comm) {
              },
              [&](int g, const std::string& l) {
                std::vector<T> want(mine);
-               for (std::size_t j = 0; j < mine; ++j) {
-                 T s = 0;
-                 for (int q = 0; q < n; ++q)
-                   s = static_cast<T>(s + input(q, offset_of(counts, r) + j, g));
-                 want[j] = s;
-               }
+               for (std::size_t j = 0; j < mine; ++j)
+                 want[j] = expected_reduction<T>(
+                     Op::id, n, offset_of(counts, r) + j + static_cast<std::size_t>(g) * kShift);
                const std::vector<T> got(out.begin(),
                                         out.begin() + static_cast<std::ptrdiff_t>(mine));
-               compare(l, got, want, true);
+               compare(l, got, want, exact);
              }};
       run_case(
           c,
           [&] {
             std::vector<int> k = counts;
-            auto p = ip ? comm.reduce_scatterv_init(out, k, cclx::sum, a)
-                        : comm.reduce_scatterv_init(in, out, k, cclx::sum, a);
+            auto p = ip ? comm.reduce_scatterv_init(out, k, op, a)
+                        : comm.reduce_scatterv_init(in, out, k, op, a);
             std::fill(k.begin(), k.end(), -1);
             return p;
           },
           [&] {
             std::vector<int> k = counts;
-            return ip ? comm.ireduce_scatterv(out, k, cclx::sum, a)
-                      : comm.ireduce_scatterv(in, out, k, cclx::sum, a);
+            return ip ? comm.ireduce_scatterv(out, k, op, a)
+                      : comm.ireduce_scatterv(in, out, k, op, a);
           });
     }
   });
 }
 
+template <class T>
 void alltoallv_cases(Comm& comm) {
   const int n = comm.size(), r = comm.rank();
   for_each_algorithm_serving<Coll::alltoallv>([&](std::string_view name, const auto& a) {
@@ -271,12 +274,12 @@ void alltoallv_cases(Comm& comm) {
         for (int j = 0; j < d; ++j) o += static_cast<std::size_t>(matrix_of(s, j, ip));
         return o;
       };
-      Case c{label("alltoallv", name, ip),
+      Case c{label<T>("alltoallv", name, ip),
              [&](int g) {
                if (ip)
-                 put(out, 0, block(r, 0, out.size(), g));
+                 put(out, 0, block<T>(r, 0, out.size(), g));
                else {
-                 put(in, 0, block(r, 0, in.size(), g));
+                 put(in, 0, block<T>(r, 0, in.size(), g));
                  std::fill(out.begin(), out.end(), sentinel<T>());
                }
              },
@@ -284,8 +287,8 @@ void alltoallv_cases(Comm& comm) {
                std::vector<T> want(out.size());
                for (int s = 0; s < n; ++s)
                  put(want, offset_of(rc, s),
-                     block(s, send_offset(s, r),
-                           static_cast<std::size_t>(rc[static_cast<std::size_t>(s)]), g));
+                     block<T>(s, send_offset(s, r),
+                              static_cast<std::size_t>(rc[static_cast<std::size_t>(s)]), g));
                compare(l, out, want, true);
              }};
       run_case(
@@ -309,10 +312,23 @@ void alltoallv_cases(Comm& comm) {
 
 TEST_CASE("grid persistent v-collectives") {
   Comm comm(MPI_COMM_WORLD);
-  allgatherv_cases(comm);
-  gatherv_scatterv_cases(comm);
-  reduce_scatterv_cases(comm);
-  alltoallv_cases(comm);
+  int shift = 0;
+  for_each_type([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    allgatherv_cases<T>(comm, shift);
+    gatherv_scatterv_cases<T>(comm, shift + 1);
+    alltoallv_cases<T>(comm);
+    ++shift;
+  });
+  // Every op, each on a few types (the same pairs as the persistent grid of reduce_scatter).
+  reduce_scatterv_cases<float>(comm, cclx::sum, 0);
+  reduce_scatterv_cases<double>(comm, cclx::prod, 1);
+  reduce_scatterv_cases<std::int32_t>(comm, cclx::band, 2);
+  reduce_scatterv_cases<std::int32_t>(comm, cclx::bxor, 3);
+  reduce_scatterv_cases<std::int64_t>(comm, cclx::bor, 4);
+  reduce_scatterv_cases<std::uint8_t>(comm, cclx::max, 0);
+  reduce_scatterv_cases<std::uint64_t>(comm, cclx::min, 1);
+  reduce_scatterv_cases<std::int16_t>(comm, cclx::sum, 2);
 }
 
 TEST_CASE("grid persistent barrier") {
@@ -340,6 +356,7 @@ TEST_CASE("grid persistent barrier") {
 // with other counts must not reuse the first call's plan.
 TEST_CASE("plan cache: v-collective calls with other counts of the same total") {
   Comm comm(MPI_COMM_WORLD);
+  using T = std::int32_t;
   const int n = comm.size(), r = comm.rank();
   for_each_algorithm_serving<Coll::allgatherv>([&](std::string_view name, const auto& a) {
     for (int shift = 0; shift < 3; ++shift) {
@@ -347,14 +364,14 @@ TEST_CASE("plan cache: v-collective calls with other counts of the same total") 
       std::vector<int> counts(static_cast<std::size_t>(n));
       for (int s = 0; s < n; ++s) counts[static_cast<std::size_t>(s)] = 1 + (s + shift) % n;
       const std::size_t total = total_of(counts), mine = static_cast<std::size_t>(counts[r]);
-      std::vector<T> in = block(r, 0, mine, shift), out(total, sentinel<T>());
+      std::vector<T> in = block<T>(r, 0, mine, shift), out(total, sentinel<T>());
       const std::string l =
           "allgatherv counts shift " + std::to_string(shift) + " [" + std::string(name) + "]";
       progress(l);
       if (!no_throw(l, [&] { comm.allgatherv(in, out, counts, a); })) continue;
       std::vector<T> want(total);
       for (int s = 0; s < n; ++s)
-        put(want, offset_of(counts, s), block(s, 0, static_cast<std::size_t>(counts[s]), shift));
+        put(want, offset_of(counts, s), block<T>(s, 0, static_cast<std::size_t>(counts[s]), shift));
       compare(l, out, want, true);
     }
   });
