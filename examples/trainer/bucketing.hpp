@@ -67,6 +67,8 @@ class Reducer {
   // Every bucket holds the sum over ranks of its gradients.
   virtual void finish() = 0;
   [[nodiscard]] virtual Mode mode() const = 0;
+  // What an adaptive policy chose for each bucket's next call ("" for the others).
+  [[nodiscard]] virtual std::string choices() const = 0;
 };
 
 template <cclx::algo::Algorithm A>
@@ -120,6 +122,19 @@ class BucketReducer final : public Reducer {
   }
 
   [[nodiscard]] Mode mode() const override { return mode_; }
+
+  [[nodiscard]] std::string choices() const override {
+    std::string s;
+    if constexpr (requires(const A& a) { a.detector->decision(); }) {
+      for (std::size_t i = 0; i < policies_.size(); ++i) {
+        const int straggler = policies_[i].detector->decision();
+        s += (i ? ", bucket " : "bucket ") + std::to_string(i) + ": " +
+             (straggler >= 0 ? "stragglar(straggler=" + std::to_string(straggler) + ")"
+                             : std::string(A{}.fallback.name));
+      }
+    }
+    return s;
+  }
 
  private:
   std::span<float> span(std::size_t i) {

@@ -299,6 +299,8 @@ int train(const Options& o, cclx::Communicator<>& comm) {
         std::accumulate(steady.begin(), steady.end(), 0.0) /
             static_cast<double>(std::max<std::size_t>(steady.size(), 1)),
         median(steady_wait));
+    if (const std::string c = reducer->choices(); !c.empty())
+      std::printf("adaptive choice for the next call: %s\n", c.c_str());
     std::printf("parameters identical on all %d ranks: hash %016llx\n", n,
                 static_cast<unsigned long long>(hash));
   }
