@@ -8,10 +8,12 @@
 #include <cclx/cclx.hpp>
 #include <cclx/tune/candidate.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <string_view>
@@ -39,6 +41,7 @@ struct Options {
   int straggler_rank = -1;
   double straggler_ms = 0, jitter_ms = 0;
   int check_every = 0, print_every = 0;
+  int diverge_rank = -1;
   std::string csv;
 };
 
@@ -63,6 +66,7 @@ constexpr const char* usage = R"usage(usage: cclx-trainer [options]   (under mpi
   --check-every K      compare the ranks' parameter hashes every K iterations (always at the end)
   --print-every K      print the loss every K iterations [0: only the summary]
   --csv FILE           per iteration: iter,loss,time_ms,wait_ms (rank 0 writes it)
+  --diverge-rank R     test of the check: rank R moves one parameter by one ulp after step 1
 )usage";
 
 struct UsageError {
@@ -152,6 +156,8 @@ Options parse(int argc, char** argv) {
       o.check_every = number<int>(flag, value);
     } else if (flag == "--print-every") {
       o.print_every = number<int>(flag, value);
+    } else if (flag == "--diverge-rank") {
+      o.diverge_rank = number<int>(flag, value);
     } else if (flag == "--csv") {
       o.csv = value;
     } else {
@@ -184,7 +190,7 @@ std::uint64_t check_identical(cclx::Communicator<>& comm, std::span<const float>
     std::snprintf(buf, sizeof buf, " %zu:%016llx", r, static_cast<unsigned long long>(all[r]));
     msg += buf;
   }
-  throw cclx::Error(msg + "); the allreduce did not give every rank the same sums");
+  throw cclx::Error(msg + "); the gradients were not all-reduced to the same sums on every rank");
 }
 
 void sleep_ms(double ms) {
@@ -264,12 +270,14 @@ int train(const Options& o, cclx::Communicator<>& comm) {
     wait_ms[it] = ms_since(t1);
     for (std::size_t i = 0; i < params.size(); ++i) params[i] -= o.lr * (grads[i] / nf);
     time_ms[it] = ms_since(t0);
+    if (it == 0 && rank == o.diverge_rank)
+      params[0] = std::nextafter(params[0], std::numeric_limits<float>::infinity());
     if (o.check_every > 0 && (it + 1) % o.check_every == 0 && it + 1 < o.iters)
-      check_identical(comm, params, it);
+      check_identical(comm, params, it + 1);
     if (rank == 0 && o.print_every > 0 && (it + 1) % o.print_every == 0)
       std::printf("  iter %d: local loss %.6f, %.3f ms\n", it + 1, loss[it], time_ms[it]);
   }
-  const std::uint64_t hash = check_identical(comm, params, o.iters - 1);
+  const std::uint64_t hash = check_identical(comm, params, o.iters);
 
   // The global loss (mean over ranks of the local means) and the slowest rank's times.
   comm.allreduce(loss, cclx::sum);

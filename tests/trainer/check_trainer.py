@@ -3,7 +3,8 @@
 native and ring in persistent and nonblocking mode. The ranks' parameter hashes must agree (the
 trainer checks it and prints the hash), the loss must decrease, ring must give bit-identical
 losses and parameters in both modes (same algorithm, same reduction order), and native and ring
-must agree to reduction-order tolerance. Also: straggler_aware asked for persistent runs blocking
+must agree to reduction-order tolerance. Also: a rank made to diverge is caught by the hash
+check; straggler_aware asked for persistent runs blocking
 and says so; a bad option fails with exit code 2.
 
 usage: check_trainer.py MPIEXEC N TRAINER [MPIEXEC_FLAGS...]"""
@@ -58,6 +59,9 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run("--algo", "straggler_aware", "--mode", "persistent", "--iters", "3")
     if "mode blocking (asked for persistent" not in p.stdout:
         failures.append("straggler_aware --mode persistent did not say it runs blocking:\n" + p.stdout)
+    p = run("--algo", "ring", "--diverge-rank", str(int(N) - 1), "--check-every", "2", expect_rc=1)
+    if "parameters differ across ranks after iteration 2" not in p.stderr:
+        failures.append("a diverged rank was not reported:\n" + p.stderr)
     p = run("--algo", "ring", "--mode", "sometimes", expect_rc=2)
     if "--mode" not in p.stderr:
         failures.append("a bad --mode did not name the option:\n" + p.stderr)
