@@ -206,6 +206,13 @@ double median(std::vector<double> v) {
 
 int train(const Options& o, cclx::Communicator<>& comm) {
   const int rank = comm.rank(), n = comm.size();
+  for (const auto& [flag, r] : {std::pair{"--straggler-rank", o.straggler_rank},
+                                std::pair{"--diverge-rank", o.diverge_rank}})
+    if (r >= n)
+      throw cclx::Error(std::string(flag) + " " + std::to_string(r) + ": there are only " +
+                        std::to_string(n) + " ranks");
+  if (o.straggler_ms > 0 && o.straggler_rank < 0)
+    throw cclx::Error("--straggler-ms needs --straggler-rank");
   std::vector<int> widths{o.inputs};
   for (int l = 0; l < o.depth; ++l) widths.push_back(o.hidden);
   widths.push_back(o.classes);
