@@ -2,7 +2,7 @@
 # The measurements of docs/trainer.md: cclx-trainer at N ranks (default 2) for every algorithm x
 # mode, a larger model (hidden 1024, 1 MiB buckets), then with an injected straggler and with
 # jitter; REPS interleaved rounds (default 3), one
-# CSV per run in OUT. Summarize with examples/trainer/summarize.py OUT.
+# CSV per run in OUT. Summarize with python3 examples/trainer/summarize.py OUT.
 #   examples/trainer/measure.sh [BUILD_DIR=build] [OUT=trainer-results]
 set -euo pipefail
 build=${1:-build}
