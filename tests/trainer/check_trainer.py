@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""ctest check of cclx-trainer (examples/trainer, docs/trainer.md) at one N: a few iterations with
+native and ring in persistent and nonblocking mode. The ranks' parameter hashes must agree (the
+trainer checks it and prints the hash), the loss must decrease, ring must give bit-identical
+losses and parameters in both modes (same algorithm, same reduction order), and native and ring
+must agree to reduction-order tolerance. Also: a rank made to diverge is caught by the hash
+check; straggler_aware asked for persistent runs blocking
+and says so; a bad option fails with exit code 2.
+
+usage: check_trainer.py MPIEXEC N TRAINER [MPIEXEC_FLAGS...]"""
+import csv
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+MPIEXEC, N, TRAINER, FLAGS = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+COMMON = ["--iters", "15", "--batch", "32", "--hidden", "128", "--buckets", "4K", "--lr", "0.3"]
+TOLERANCE = 1e-4  # relative; float reduction order changes the last bits of the gradients
+failures = []
+
+
+def run(*args, expect_rc=0):
+    cmd = [MPIEXEC, *FLAGS, "-n", N, TRAINER, *COMMON, *args]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
+    if p.returncode != expect_rc:
+        sys.exit(f"FAIL: {' '.join(cmd)}: exit code {p.returncode}, expected {expect_rc}\n"
+                 f"{p.stdout}{p.stderr}")
+    return p
+
+
+def train(algo, mode, tmp):
+    path = os.path.join(tmp, f"{algo}-{mode}.csv")
+    p = run("--algo", algo, "--mode", mode, "--csv", path, "--check-every", "5")
+    m = re.search(r"parameters identical on all (\d+) ranks: hash ([0-9a-f]{16})", p.stdout)
+    if not m or m.group(1) != N:
+        sys.exit(f"FAIL: {algo} {mode}: no parameter-hash line for {N} ranks\n{p.stdout}")
+    with open(path) as f:
+        losses = [float(r["loss"]) for r in csv.DictReader(f)]
+    print(f"{algo:>8} {mode:<11} hash {m.group(2)} loss {losses[0]:.6f} -> {losses[-1]:.6f}")
+    return losses, m.group(2)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    runs = {(a, m): train(a, m, tmp) for a in ("native", "ring") for m in ("persistent", "nonblocking")}
+    for (a, m), (losses, _) in runs.items():
+        head, tail = sum(losses[:3]) / 3, sum(losses[-3:]) / 3
+        if not tail < 0.95 * head:
+            failures.append(f"{a} {m}: loss did not decrease ({head:.6f} -> {tail:.6f})")
+    if runs["ring", "persistent"] != runs["ring", "nonblocking"]:
+        failures.append("ring persistent and nonblocking differ (same algorithm: must be exact)")
+    for m in ("persistent", "nonblocking"):
+        for i, (x, y) in enumerate(zip(runs["native", m][0], runs["ring", m][0])):
+            if abs(x - y) > TOLERANCE * abs(x):
+                failures.append(f"{m}: native and ring losses differ at iteration {i + 1}: {x} vs {y}")
+                break
+
+    p = run("--algo", "straggler_aware", "--mode", "persistent", "--iters", "3")
+    if "mode blocking (asked for persistent" not in p.stdout:
+        failures.append("straggler_aware --mode persistent did not say it runs blocking:\n" + p.stdout)
+    if int(N) > 1:  # one rank cannot disagree with itself
+        p = run("--algo", "ring", "--diverge-rank", str(int(N) - 1), "--check-every", "2", expect_rc=1)
+        if "parameters differ across ranks after iteration 2" not in p.stderr:
+            failures.append("a diverged rank was not reported:\n" + p.stderr)
+    p = run("--algo", "ring", "--mode", "sometimes", expect_rc=2)
+    if "--mode" not in p.stderr:
+        failures.append("a bad --mode did not name the option:\n" + p.stderr)
+    p = run("--straggler-rank", N, "--straggler-ms", "1", expect_rc=1)
+    if f"there are only {N} ranks" not in p.stderr:
+        failures.append("an out-of-range --straggler-rank was not refused:\n" + p.stderr)
+    p = run("--algo", "no_such_algorithm", expect_rc=1)
+    if "no_such_algorithm" not in p.stderr:
+        failures.append("an unknown --algo was not named:\n" + p.stderr)
+
+for f in failures:
+    print("FAIL:", f)
+sys.exit(1 if failures else 0)
