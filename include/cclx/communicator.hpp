@@ -22,9 +22,11 @@
 #include <vector>
 
 #include "cclx/algo/algorithm.hpp"
+#include "cclx/algo/auto.hpp"
 #include "cclx/backend/mpi.hpp"
 #include "cclx/collective_call.hpp"
 #include "cclx/collectives/collectives.hpp"
+#include "cclx/detail/auto_dispatch.hpp"
 #include "cclx/detail/call_support.hpp"
 #include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"
@@ -358,6 +360,13 @@ class Communicator {
     run(c, algorithm);
   }
 
+  // What algo::Auto runs for a call of `count` elements of T (counted as that call states it, e.g.
+  // one block for allgather) and why: the source, and the candidates with their measured or
+  // predicted times. Local: no communication (CCLX_LOG=tune prints the same at each new decision).
+  template <Element T>
+  std::string explain(sched::Collective coll, std::size_t count, int root = 0,
+                      bool commutative = true, const algo::Auto& policy = {});
+
  private:
   using NoOp = detail::NoOp;
   static constexpr const NoOp* no_op = nullptr;
@@ -552,6 +561,26 @@ class Communicator {
     algorithm.detector->observe(arrivals, last_done - last_arrival, fallback);
   }
 
+  // algo::Auto (detail/communicator_auto.hpp): chooses a candidate, then comes back to run() or
+  // start() with it.
+  template <algo::AutoAlgorithm A>
+  void run(const CollectiveCall& c, const A& algorithm) {
+    run_auto(c, algorithm);
+  }
+  template <algo::AutoAlgorithm A>
+  Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
+    return start_auto(c, algorithm, std::move(keepalive));
+  }
+  std::optional<tune::Workload> auto_workload(const CollectiveCall& c);
+  template <algo::AutoAlgorithm A>
+  const tune::Candidate& auto_choice(const tune::Workload& w, const A& policy,
+                                     detail::AutoContext::Timing& timing);
+  double max_over_ranks(double seconds);
+  template <algo::AutoAlgorithm A>
+  void run_auto(const CollectiveCall& c, const A& policy);
+  template <algo::AutoAlgorithm A>
+  Request start_auto(const CollectiveCall& c, const A& policy, std::shared_ptr<void> keepalive);
+
   template <algo::Algorithm A>
   Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
     auto s = prepare(c, algorithm);
@@ -567,9 +596,12 @@ class Communicator {
   }
 
   Backend b_;
+  detail::AutoContext auto_;  // algo::Auto's state on this communicator
 };
 
 Communicator(MPI_Comm)->Communicator<MpiBackend>;
 Communicator(MPI_Comm, Ownership)->Communicator<MpiBackend>;
 
 }  // namespace cclx
+
+#include "cclx/detail/communicator_auto.hpp"

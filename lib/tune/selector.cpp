@@ -110,6 +110,7 @@ Decision Selector::compute(const Workload& w) const {
       if (usable(c, "table")) {
         d.choice = c;
         d.source = Source::table;
+        d.exact = e->bytes == w.bytes;
         d.explanation = config_.table_origin + " at " + format_size(e->bytes) + " (" +
                         std::to_string(e->nranks) + " ranks), measured:" + times;
         found = true;

@@ -1,0 +1,112 @@
+// algo::Auto's dispatch: the Communicator members that run a call through the candidate its
+// AutoContext chooses (detail/auto_dispatch.hpp says why every rank chooses alike). Included at
+// the end of communicator.hpp; kept apart so that the Communicator itself carries only one branch
+// in run() and one in start().
+//
+// A persistent collective (*_init) chooses once, at init, through auto_choice() below, and binds
+// the candidate for the handle's life: it is not timed, since a persistent handle's start and
+// completion include the caller's overlap.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cclx/algo/auto.hpp"
+#include "cclx/algo/by_name.hpp"
+#include "cclx/communicator.hpp"
+#include "cclx/detail/auto_dispatch.hpp"
+
+namespace cclx {
+
+template <class Backend>
+std::optional<tune::Workload> Communicator<Backend>::auto_workload(const CollectiveCall& c) {
+  if (!auto_.agreed()) {
+    // The first Auto call: compare the selector's inputs across ranks (one 16-byte allgather).
+    const std::array<std::uint64_t, 2> mine = auto_.local_fingerprint(rank());
+    std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(size()));
+    CollectiveCall g = base_call<std::uint64_t>(sched::Collective::allgather);
+    g.in = mine.data();
+    g.out = all.data();
+    g.count = g.in_size = 2;
+    g.out_size = all.size();
+    b_.native(g);
+    auto_.agree(all, rank());
+  }
+  return detail::auto_workload(c, size());
+}
+
+template <class Backend>
+template <algo::AutoAlgorithm A>
+const tune::Candidate& Communicator<Backend>::auto_choice(const tune::Workload& w, const A& policy,
+                                                          detail::AutoContext::Timing& timing) {
+  return auto_.choose(w, policy.online, timing);
+}
+
+template <class Backend>
+double Communicator<Backend>::max_over_ranks(double seconds) {
+  CollectiveCall m = base_call<double>(sched::Collective::allreduce);
+  m.kernel = detail::kernel_for<double>(cclx::max);
+  m.has_op = true;
+  m.in = m.out = &seconds;
+  m.in_place = true;
+  m.count = m.in_size = m.out_size = 1;
+  b_.native(m);
+  return seconds;
+}
+
+// Runs the chosen candidate; a tuning call is timed and its time reduced to the max over ranks,
+// so that every rank's tuner sees the same number.
+template <class Backend>
+template <algo::AutoAlgorithm A>
+void Communicator<Backend>::run_auto(const CollectiveCall& c, const A& policy) {
+  using Timing = detail::AutoContext::Timing;
+  const std::optional<tune::Workload> w = auto_workload(c);
+  if (!w) return run(c, algo::Native{});
+  Timing timing = Timing::none;
+  const tune::Candidate& choice = auto_choice(*w, policy, timing);
+  if (timing == Timing::none) return algo::with_policy(choice, [&](const auto& p) { run(c, p); });
+  const double t0 = MPI_Wtime();
+  algo::with_policy(choice, [&](const auto& p) { run(c, p); });
+  const double local = MPI_Wtime() - t0;
+  if (timing == Timing::tune) {
+    auto_.observe(*w, policy.online, max_over_ranks(local));
+  } else if (auto_.add_sample(*w, local)) {
+    auto_.check_drift(*w, max_over_ranks(auto_.window_mean(*w)));
+  }
+}
+
+// A nonblocking call uses the decision but is not timed: its completion time includes the
+// caller's overlap. Native's nonblocking path does not take user-defined ops, so such a call runs
+// the first scheduled candidate that serves it instead (the same on every rank).
+template <class Backend>
+template <algo::AutoAlgorithm A>
+Request Communicator<Backend>::start_auto(const CollectiveCall& c, const A& policy,
+                                          std::shared_ptr<void> keepalive) {
+  const std::optional<tune::Workload> w = auto_workload(c);
+  if (!w) return start(c, algo::Native{}, std::move(keepalive));
+  detail::AutoContext::Timing timing{};
+  const tune::Candidate* choice = &auto_choice(*w, policy, timing);
+  tune::Candidate scheduled;
+  if (choice->native() && c.has_op && c.kernel.op == OpId::user) {
+    for (auto& cand : tune::model_candidates(*w))
+      if (!cand.native()) {
+        scheduled = std::move(cand);
+        choice = &scheduled;
+        break;
+      }
+  }
+  return algo::with_policy(*choice,
+                           [&](const auto& p) { return start(c, p, std::move(keepalive)); });
+}
+
+template <class Backend>
+template <Element T>
+std::string Communicator<Backend>::explain(sched::Collective coll, std::size_t count, int root,
+                                           bool commutative, const algo::Auto& policy) {
+  const tune::Workload w = detail::auto_workload(coll, count, sizeof(T), size(), root, commutative);
+  return auto_.explain(w, policy.online, rank());
+}
+
+}  // namespace cclx
