@@ -20,8 +20,15 @@ std::optional<tune::Workload> auto_workload(const CollectiveCall& c, int nranks)
   if (c.collective == sched::Collective::alltoallv) return std::nullopt;
   if (c.blocks && (c.blocks->in_displs.size != 0 || c.blocks->out_displs.size != 0))
     return std::nullopt;
-  return auto_workload(c.collective, c.count, c.kernel.elem_size, nranks, c.root,
-                       !c.has_op || c.kernel.commutative);
+  tune::Workload w;  // c.root is already 0 for collectives without a root
+  w.collective = c.collective;
+  w.nranks = nranks;
+  w.root = c.root;
+  w.in_place = false;  // a per-rank choice for rooted collectives: not part of the decision
+  w.bytes = coll::partition_count(c.collective, c.count, nranks) * c.kernel.elem_size;
+  w.elem_size = c.kernel.elem_size;
+  w.commutative = !c.has_op || c.kernel.commutative;
+  return w;
 }
 
 tune::Workload auto_workload(sched::Collective coll, std::size_t count, std::size_t elem_size,
@@ -30,7 +37,7 @@ tune::Workload auto_workload(sched::Collective coll, std::size_t count, std::siz
   w.collective = coll;
   w.nranks = nranks;
   w.root = coll::visit(coll, [](auto d) { return d.rooted; }) ? root : 0;
-  w.in_place = false;  // a per-rank choice for rooted collectives: not part of the decision
+  w.in_place = false;
   w.bytes = coll::partition_count(coll, count, nranks) * elem_size;
   w.elem_size = elem_size;
   w.commutative = commutative;

@@ -41,19 +41,32 @@ AutoState::Online& AutoState::online_entry(const Workload& w) {
 
 const Candidate& AutoState::choose(const Workload& w, bool online, Timing& timing) {
   timing = Timing::none;
-  const Decision& d = selector_.decide(w);
-  // An override, or a table measured at this very size, outranks online tuning; the model and a
-  // table's nearest other size do not.
-  if (!online || d.source == Source::override_env || (d.source == Source::table && d.exact))
-    return d.choice;
-  Online& e = online_entry(w);
-  if (!e.tuner->converged()) {
+  Online* e = nullptr;
+  if (last_ && online == last_online_flag_ && w == last_w_) {
+    if (!last_online_) return *last_;
+    e = last_online_;
+  } else {
+    const Decision& d = selector_.decide(w);
+    last_w_ = w;
+    last_online_flag_ = online;
+    // An override, or a table measured at this very size, outranks online tuning; the model and
+    // a table's nearest other size do not.
+    if (!online || d.source == Source::override_env || (d.source == Source::table && d.exact)) {
+      last_ = &d.choice;
+      last_online_ = nullptr;
+      return d.choice;
+    }
+    e = &online_entry(w);
+    last_ = &e->tuner->best();
+    last_online_ = e;
+  }
+  if (!e->tuner->converged()) {
     timing = Timing::tune;
-  } else if (++e.calls_since_sample >= sample_every) {
-    e.calls_since_sample = 0;
+  } else if (++e->calls_since_sample >= sample_every) {
+    e->calls_since_sample = 0;
     timing = Timing::sample;
   }
-  return e.tuner->next();
+  return e->tuner->next();
 }
 
 void AutoState::observe(const Workload& w, double max_seconds) {

@@ -66,6 +66,13 @@ class AutoState {
   Selector selector_;
   OnlineOptions options_;
   std::unordered_map<Workload, Online, WorkloadHash> online_;
+  // The last call's workload and its settled choice: a call repeating it skips the hash lookups
+  // (the per-call cost of a decision, docs/tuning.md). Map nodes never move, so the pointers stay
+  // valid; `last_online_` is null for a static decision, else the converged tuner's entry.
+  Workload last_w_;
+  bool last_online_flag_ = false;
+  const Candidate* last_ = nullptr;
+  Online* last_online_ = nullptr;
 };
 
 }  // namespace cclx::tune
