@@ -32,6 +32,7 @@
 
 #include "bruck_alltoall.hpp"
 #include "cclx/cclx.hpp"
+#include "osu_mode.hpp"
 
 // CMake defines these once the generator's source exists (they are being written in parallel).
 #ifndef CCLX_BENCH_HAVE_RECURSIVE_HALVING_DOUBLING
@@ -79,6 +80,7 @@ struct Options {
   std::optional<std::size_t> segment_bytes;
   std::optional<int> repeat;
   bool in_place = false;
+  bool persistent = false;
   bool json = false;
   int straggler = -1;
   double delay_ms = 0;
@@ -218,6 +220,8 @@ constexpr const char* kUsage =
     "                      overhead, whose blocks are 5000 calls by default)\n"
     "  --target-ms T       time per timed block when -i is not given (default 200)\n"
     "  --in-place          one-buffer (in-place) calls instead of out-of-place\n"
+    "  --persistent        also each algorithm as a persistent request (NAME/p: *_init once per\n"
+    "                      size, then start + wait per call), next to its one-shot call\n"
     "  --straggler R --delay-ms D   rank R sleeps D ms before each call; latency is measured on\n"
     "                      the other ranks from their start of the call\n"
     "  --json              print JSON instead of the table\n";
@@ -291,6 +295,8 @@ Options parse(int argc, char** argv) {
       if (!(o.target_ms > 0)) throw UsageError{"--target-ms must be > 0"};
     } else if (a == "--in-place") {
       o.in_place = true;
+    } else if (a == "--persistent") {
+      o.persistent = true;
     } else if (a == "--json") {
       o.json = true;
     } else if (a == "--straggler") {
@@ -579,6 +585,52 @@ Call make_call(Comm& comm, const Options& o, Bufs<T>& b, const A& a) {
                     std::string(cclx::sched::to_string(o.coll)));
 }
 
+// The persistent request of algorithm `a` on the buffers as they are now (--persistent); made
+// once per size, after setup(), since the request binds the buffers.
+template <class T, class A>
+cclx::PersistentRequest make_persistent(Comm& comm, const Options& o, Bufs<T>& b, const A& a) {
+  const bool ip = o.in_place;
+  if constexpr (!cclx::algo::AdaptiveAlgorithm<A>) {  // adaptive policies choose per call
+    switch (o.coll) {
+      case Coll::allreduce:
+        if constexpr (cclx::algo::serves<A>(Coll::allreduce))
+          return ip ? comm.allreduce_init(b.out, cclx::sum, a)
+                    : comm.allreduce_init(b.in, b.out, cclx::sum, a);
+        break;
+      case Coll::reduce:
+        if constexpr (cclx::algo::serves<A>(Coll::reduce))
+          return ip ? comm.reduce_init(b.out, cclx::sum, kRoot, a)
+                    : comm.reduce_init(b.in, b.out, cclx::sum, kRoot, a);
+        break;
+      case Coll::bcast:
+        if constexpr (cclx::algo::serves<A>(Coll::bcast)) return comm.bcast_init(b.out, kRoot, a);
+        break;
+      case Coll::reduce_scatter:
+        if constexpr (cclx::algo::serves<A>(Coll::reduce_scatter))
+          return ip ? comm.reduce_scatter_init(b.out, cclx::sum, a)
+                    : comm.reduce_scatter_init(b.in, b.out, cclx::sum, a);
+        break;
+      case Coll::allgather:
+        if constexpr (cclx::algo::serves<A>(Coll::allgather))
+          return ip ? comm.allgather_init(b.out, a) : comm.allgather_init(b.in, b.out, a);
+        break;
+      case Coll::gather:
+        if constexpr (cclx::algo::serves<A>(Coll::gather))
+          return ip ? comm.gather_init(b.out, kRoot, a) : comm.gather_init(b.in, b.out, kRoot, a);
+        break;
+      case Coll::scatter:
+        if constexpr (cclx::algo::serves<A>(Coll::scatter))
+          return ip ? comm.scatter_init(b.out, kRoot, a) : comm.scatter_init(b.in, b.out, kRoot, a);
+        break;
+      case Coll::alltoall:
+        if constexpr (cclx::algo::serves<A>(Coll::alltoall))
+          return ip ? comm.alltoall_init(b.out, a) : comm.alltoall_init(b.in, b.out, a);
+        break;
+    }
+  }
+  return {};  // not available: the entry is skipped
+}
+
 // Index of the first element of `got` that differs from `want` beyond tolerance, or -1.
 template <class T>
 long first_mismatch(const std::vector<T>& got, const std::vector<T>& want, std::size_t b,
@@ -632,6 +684,11 @@ std::string bus_factor_text(Coll c) {
 struct Entry {
   std::string label;  // as shown in the table
   Call call;
+  // --persistent: makes the request on the current buffers (per size); `call` then starts and
+  // waits for it.
+  std::function<cclx::PersistentRequest()> init;
+  cclx::PersistentRequest request;
+  std::string init_error;
   bool skip = false;  // the algorithm refused this size (cclx::Error on every rank)
   std::string why;
   long iters = 0;
@@ -737,7 +794,23 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
       fail(mc, name + " does not serve " + std::string(cclx::sched::to_string(o.coll)));
     }
     entries.push_back(std::move(e));
+    if (o.persistent) {
+      Entry p;
+      p.label = label + "/p";
+      with_algorithm(name, oe, [&](const auto& a) {
+        if constexpr (!cclx::algo::AdaptiveAlgorithm<std::decay_t<decltype(a)>>)
+          p.init = [&comm, &o, &b, a] { return make_persistent<T>(comm, o, b, a); };
+      });
+      if (p.init) entries.push_back(std::move(p));
+    }
   }
+  // Entries live in the vector from here on: a persistent entry's call refers to its request.
+  for (auto& e : entries)
+    if (e.init)
+      e.call = [&e] {
+        e.request.start();
+        e.request.wait();
+      };
 
   std::vector<std::string> labels;
   for (const auto& e : entries) labels.push_back(e.label);
@@ -746,7 +819,17 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
   json rows_json = json::array();
   std::vector<std::string> notes;
   for (std::size_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= 2) {
+    for (auto& e : entries) e.request = {};  // bound to the previous size's buffers
     setup(b, o, bytes, rank, n);
+    for (auto& e : entries)
+      if (e.init) {
+        e.init_error.clear();
+        try {
+          e.request = e.init();
+        } catch (const cclx::Error& err) {  // refused (on every rank: the arguments are equal)
+          e.init_error = err.what();
+        }
+      }
 
     // Correctness first: native's result is the reference.
     reset(b);
@@ -757,11 +840,16 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
       e.skip = false;
       reset(b);
       int threw = 0;
-      try {
-        e.call();
-      } catch (const cclx::Error& err) {
+      if (e.init && !e.request.valid()) {
         threw = 1;
-        e.why = err.what();
+        e.why = e.init_error.empty() ? "not available as a persistent request" : e.init_error;
+      } else {
+        try {
+          e.call();
+        } catch (const cclx::Error& err) {
+          threw = 1;
+          e.why = err.what();
+        }
       }
       MPI_Allreduce(MPI_IN_PLACE, &threw, 1, MPI_INT, MPI_MAX, mc);
       if (threw) {
@@ -1001,6 +1089,11 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (cclx_bench::osu::requested(argc, argv)) {  // --osu: OSU 7.4's format (osu_mode.cpp)
+    const int osu_rc = cclx_bench::osu::run(argc, argv);
+    MPI_Finalize();
+    return osu_rc;
+  }
   int rc = 0;
   try {
     const Options o = parse(argc, argv);

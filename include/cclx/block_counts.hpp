@@ -11,6 +11,7 @@
 #include <cstring>
 #include <ranges>
 #include <type_traits>
+#include <vector>
 
 namespace cclx {
 
@@ -83,6 +84,32 @@ inline std::size_t counts_total(const IntArray& a) {
 // displacements of In's and Out's n-block buffer where the caller gave them (not given: packed).
 struct BlockCounts {
   IntArray in_counts, out_counts, in_displs, out_displs;
+};
+
+// A copy of a call's counts and displacements that lives as long as a nonblocking or persistent
+// request (the caller's arrays need only outlive the call that passes them), with `view`
+// pointing into it.
+class OwnedBlockCounts {
+ public:
+  explicit OwnedBlockCounts(const BlockCounts& b) {
+    const IntArray* from[4] = {&b.in_counts, &b.out_counts, &b.in_displs, &b.out_displs};
+    std::size_t total = 0;
+    for (const IntArray* a : from) total += a->size;
+    values_.resize(total);
+    IntArray* to[4] = {&view.in_counts, &view.out_counts, &view.in_displs, &view.out_displs};
+    std::size_t at = 0;
+    for (int k = 0; k < 4; ++k) {
+      for (std::size_t i = 0; i < from[k]->size; ++i) values_[at + i] = (*from[k])[i];
+      if (from[k]->given()) *to[k] = {values_.data() + at, from[k]->size, 8, true};
+      at += from[k]->size;
+    }
+  }
+  OwnedBlockCounts(const OwnedBlockCounts&) = delete;
+  OwnedBlockCounts& operator=(const OwnedBlockCounts&) = delete;
+  BlockCounts view;
+
+ private:
+  std::vector<long long> values_;
 };
 
 }  // namespace detail

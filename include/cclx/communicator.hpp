@@ -14,7 +14,9 @@
 
 #include <algorithm>
 #include <concepts>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <ranges>
 #include <span>
 #include <type_traits>
@@ -28,9 +30,11 @@
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/detail/auto_dispatch.hpp"
 #include "cclx/detail/call_support.hpp"
+#include "cclx/detail/plan_cache.hpp"
 #include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"
 #include "cclx/ops.hpp"
+#include "cclx/persistent.hpp"
 #include "cclx/request.hpp"
 #include "cclx/types.hpp"
 
@@ -113,7 +117,15 @@ class Communicator {
 
   // Collectives: one buffer means in place, two mean out of place (MPI_IN_PLACE's conventions).
   // What count, the buffers and in place mean for each collective is stated once, in its
-  // descriptor (include/cclx/collectives/<name>.hpp).
+  // descriptor (include/cclx/collectives/<name>.hpp). Every collective comes in three forms:
+  //   blocking      comm.allreduce(buf, cclx::sum, algo)
+  //   nonblocking   Request r = comm.iallreduce(buf, cclx::sum, algo); ... r.wait();
+  //   persistent    PersistentRequest p = comm.allreduce_init(buf, cclx::sum, algo);
+  //                 p.start(); ... p.wait();  (any number of times; include/cclx/persistent.hpp)
+  // Nonblocking and persistent calls keep using the buffers after they return: they must stay
+  // valid and untouched until completion (a persistent request binds them for its whole life).
+  // A Request or PersistentRequest may outlive the Communicator. Adaptive policies
+  // (StragglerAware) serve blocking calls only.
 
   // ---- allreduce ----
   template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
@@ -124,35 +136,63 @@ class Communicator {
   void allreduce(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
     run<coll::Allreduce>(call<coll::Allreduce>(in, out, &op), algorithm);
   }
-
-  // Nonblocking allreduce; the buffers must stay untouched until the request completes. The
-  // request may outlive the Communicator: it keeps what it needs alive and completes normally.
   template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
   Request iallreduce(R&& buf, const Op& op, const A& algorithm = {}) {
-    auto keep = std::make_shared<Op>(op);
-    return start<coll::Allreduce>(call<coll::Allreduce>(buf, keep.get()), algorithm, keep);
+    return later_one<coll::Allreduce, Start, R>(buf, op, algorithm);
   }
   template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
   Request iallreduce(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
-    auto keep = std::make_shared<Op>(op);
-    return start<coll::Allreduce>(call<coll::Allreduce>(in, out, keep.get()), algorithm, keep);
+    return later_two<coll::Allreduce, Start, Out>(in, out, op, algorithm);
+  }
+  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
+  PersistentRequest allreduce_init(R&& buf, const Op& op, const A& algorithm = {}) {
+    return later_one<coll::Allreduce, Init, R>(buf, op, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
+  PersistentRequest allreduce_init(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
+    return later_two<coll::Allreduce, Init, Out>(in, out, op, algorithm);
   }
 
   // ---- reduce: the result lands on `root`; non-roots' buffers are only read ----
+  // Out of place, `out` matters on the root only (it may be empty elsewhere).
   template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
   void reduce(R&& buf, const Op& op, int root, const A& algorithm = {}) {
     run<coll::Reduce>(call<coll::Reduce>(buf, &op, root), algorithm);
   }
-  // `out` matters on the root only (it may be empty elsewhere).
   template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
   void reduce(const In& in, Out&& out, const Op& op, int root, const A& algorithm = {}) {
     run<coll::Reduce>(call<coll::Reduce>(in, out, &op, root), algorithm);
+  }
+  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
+  Request ireduce(R&& buf, const Op& op, int root, const A& algorithm = {}) {
+    return later_one<coll::Reduce, Start, R>(buf, op, algorithm, root);
+  }
+  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
+  Request ireduce(const In& in, Out&& out, const Op& op, int root, const A& algorithm = {}) {
+    return later_two<coll::Reduce, Start, Out>(in, out, op, algorithm, root);
+  }
+  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
+  PersistentRequest reduce_init(R&& buf, const Op& op, int root, const A& algorithm = {}) {
+    return later_one<coll::Reduce, Init, R>(buf, op, algorithm, root);
+  }
+  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
+  PersistentRequest reduce_init(const In& in, Out&& out, const Op& op, int root,
+                                const A& algorithm = {}) {
+    return later_two<coll::Reduce, Init, Out>(in, out, op, algorithm, root);
   }
 
   // ---- bcast: root's buffer to everyone ----
   template <MutableRange R, algo::Algorithm A = algo::Native>
   void bcast(R&& buf, int root, const A& algorithm = {}) {
     run<coll::Bcast>(call<coll::Bcast>(buf, no_op, root), algorithm);
+  }
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  Request ibcast(R&& buf, int root, const A& algorithm = {}) {
+    return later_one<coll::Bcast, Start, R>(buf, NoOp{}, algorithm, root);
+  }
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  PersistentRequest bcast_init(R&& buf, int root, const A& algorithm = {}) {
+    return later_one<coll::Bcast, Init, R>(buf, NoOp{}, algorithm, root);
   }
 
   // ---- reduce_scatter (equal blocks): rank r gets block r of the reduction ----
@@ -165,6 +205,23 @@ class Communicator {
   void reduce_scatter(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
     run<coll::ReduceScatter>(call<coll::ReduceScatter>(in, out, &op), algorithm);
   }
+  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
+  Request ireduce_scatter(R&& buf, const Op& op, const A& algorithm = {}) {
+    return later_one<coll::ReduceScatter, Start, R>(buf, op, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
+  Request ireduce_scatter(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
+    return later_two<coll::ReduceScatter, Start, Out>(in, out, op, algorithm);
+  }
+  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
+  PersistentRequest reduce_scatter_init(R&& buf, const Op& op, const A& algorithm = {}) {
+    return later_one<coll::ReduceScatter, Init, R>(buf, op, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
+  PersistentRequest reduce_scatter_init(const In& in, Out&& out, const Op& op,
+                                        const A& algorithm = {}) {
+    return later_two<coll::ReduceScatter, Init, Out>(in, out, op, algorithm);
+  }
 
   // ---- allgather: block r of the output comes from rank r ----
   // In place: `buf` holds n blocks and this rank's contribution is already at block rank().
@@ -176,6 +233,22 @@ class Communicator {
   void allgather(const In& in, Out&& out, const A& algorithm = {}) {
     run<coll::Allgather>(call<coll::Allgather>(in, out, no_op), algorithm);
   }
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  Request iallgather(R&& buf, const A& algorithm = {}) {
+    return later_one<coll::Allgather, Start, R>(buf, NoOp{}, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
+  Request iallgather(const In& in, Out&& out, const A& algorithm = {}) {
+    return later_two<coll::Allgather, Start, Out>(in, out, NoOp{}, algorithm);
+  }
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  PersistentRequest allgather_init(R&& buf, const A& algorithm = {}) {
+    return later_one<coll::Allgather, Init, R>(buf, NoOp{}, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
+  PersistentRequest allgather_init(const In& in, Out&& out, const A& algorithm = {}) {
+    return later_two<coll::Allgather, Init, Out>(in, out, NoOp{}, algorithm);
+  }
 
   // ---- alltoall: block i of the input goes to rank i; block i of the output came from rank i --
   template <MutableRange R, algo::Algorithm A = algo::Native>
@@ -185,6 +258,22 @@ class Communicator {
   template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
   void alltoall(const In& in, Out&& out, const A& algorithm = {}) {
     run<coll::Alltoall>(call<coll::Alltoall>(in, out, no_op), algorithm);
+  }
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  Request ialltoall(R&& buf, const A& algorithm = {}) {
+    return later_one<coll::Alltoall, Start, R>(buf, NoOp{}, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
+  Request ialltoall(const In& in, Out&& out, const A& algorithm = {}) {
+    return later_two<coll::Alltoall, Start, Out>(in, out, NoOp{}, algorithm);
+  }
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  PersistentRequest alltoall_init(R&& buf, const A& algorithm = {}) {
+    return later_one<coll::Alltoall, Init, R>(buf, NoOp{}, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
+  PersistentRequest alltoall_init(const In& in, Out&& out, const A& algorithm = {}) {
+    return later_two<coll::Alltoall, Init, Out>(in, out, NoOp{}, algorithm);
   }
 
   // ---- gather: block r of the root's output comes from rank r ----
@@ -198,6 +287,22 @@ class Communicator {
   void gather(const In& in, Out&& out, int root, const A& algorithm = {}) {
     run<coll::Gather>(call<coll::Gather>(in, out, no_op, root), algorithm);
   }
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  Request igather(R&& buf, int root, const A& algorithm = {}) {
+    return later_one<coll::Gather, Start, R>(buf, NoOp{}, algorithm, root);
+  }
+  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
+  Request igather(const In& in, Out&& out, int root, const A& algorithm = {}) {
+    return later_two<coll::Gather, Start, Out>(in, out, NoOp{}, algorithm, root);
+  }
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  PersistentRequest gather_init(R&& buf, int root, const A& algorithm = {}) {
+    return later_one<coll::Gather, Init, R>(buf, NoOp{}, algorithm, root);
+  }
+  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
+  PersistentRequest gather_init(const In& in, Out&& out, int root, const A& algorithm = {}) {
+    return later_two<coll::Gather, Init, Out>(in, out, NoOp{}, algorithm, root);
+  }
 
   // ---- scatter: rank r gets block r of the root's input ----
   // In place: on the root `buf` holds n blocks and keeps its own at block root; elsewhere `buf`
@@ -209,6 +314,22 @@ class Communicator {
   template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
   void scatter(const In& in, Out&& out, int root, const A& algorithm = {}) {
     run<coll::Scatter>(call<coll::Scatter>(in, out, no_op, root), algorithm);
+  }
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  Request iscatter(R&& buf, int root, const A& algorithm = {}) {
+    return later_one<coll::Scatter, Start, R>(buf, NoOp{}, algorithm, root);
+  }
+  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
+  Request iscatter(const In& in, Out&& out, int root, const A& algorithm = {}) {
+    return later_two<coll::Scatter, Start, Out>(in, out, NoOp{}, algorithm, root);
+  }
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  PersistentRequest scatter_init(R&& buf, int root, const A& algorithm = {}) {
+    return later_one<coll::Scatter, Init, R>(buf, NoOp{}, algorithm, root);
+  }
+  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
+  PersistentRequest scatter_init(const In& in, Out&& out, int root, const A& algorithm = {}) {
+    return later_two<coll::Scatter, Init, Out>(in, out, NoOp{}, algorithm, root);
   }
 
   // ---- barrier: no rank leaves before every rank has entered ----
@@ -348,6 +469,217 @@ class Communicator {
     run<coll::AlltoallV>(call<coll::AlltoallV>(in, out, no_op, 0, &bc), algorithm);
   }
 
+  // ---- nonblocking and persistent forms of barrier and the v-collectives ----
+  // As their blocking forms above, returning a Request (i...) or a PersistentRequest (..._init).
+  // The counts and displacements are copied at the call; the buffers are bound to the request.
+  template <algo::Algorithm A = algo::Native>
+  Request ibarrier(const A& algorithm = {}) {
+    return later_call<coll::Barrier, Start, NoBuffer&>(
+        NoOp{}, algorithm, nullptr,
+        [&](const auto* o, auto*) { return typed_call<coll::Barrier, std::uint8_t>(o, 0); });
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  Request igatherv(R&& buf, const C& counts, int root, const A& algorithm = {}) {
+    return later_v1<coll::GatherV, Start, R>(buf, blocks(counts), NoOp{}, algorithm, root);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  Request igatherv(R&& buf, const C& counts, const Displs& displs, int root,
+                   const A& algorithm = {}) {
+    return later_v1<coll::GatherV, Start, R>(buf, blocks(counts, &displs), NoOp{}, algorithm, root);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  Request igatherv(const In& in, Out&& out, const C& counts, int root, const A& algorithm = {}) {
+    return later_v2<coll::GatherV, Start, Out>(in, out, blocks(counts), NoOp{}, algorithm, root);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  Request igatherv(const In& in, Out&& out, const C& counts, const Displs& displs, int root,
+                   const A& algorithm = {}) {
+    return later_v2<coll::GatherV, Start, Out>(in, out, blocks(counts, &displs), NoOp{}, algorithm,
+                                               root);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  Request iscatterv(R&& buf, const C& counts, int root, const A& algorithm = {}) {
+    return later_v1<coll::ScatterV, Start, R>(buf, blocks(counts), NoOp{}, algorithm, root);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  Request iscatterv(R&& buf, const C& counts, const Displs& displs, int root,
+                    const A& algorithm = {}) {
+    return later_v1<coll::ScatterV, Start, R>(buf, blocks(counts, &displs), NoOp{}, algorithm,
+                                              root);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  Request iscatterv(const In& in, Out&& out, const C& counts, int root, const A& algorithm = {}) {
+    return later_v2<coll::ScatterV, Start, Out>(in, out, blocks(counts), NoOp{}, algorithm, root);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  Request iscatterv(const In& in, Out&& out, const C& counts, const Displs& displs, int root,
+                    const A& algorithm = {}) {
+    return later_v2<coll::ScatterV, Start, Out>(in, out, blocks(counts, &displs), NoOp{}, algorithm,
+                                                root);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  Request iallgatherv(R&& buf, const C& counts, const A& algorithm = {}) {
+    return later_v1<coll::AllgatherV, Start, R>(buf, blocks(counts), NoOp{}, algorithm);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  Request iallgatherv(R&& buf, const C& counts, const Displs& displs, const A& algorithm = {}) {
+    return later_v1<coll::AllgatherV, Start, R>(buf, blocks(counts, &displs), NoOp{}, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  Request iallgatherv(const In& in, Out&& out, const C& counts, const A& algorithm = {}) {
+    return later_v2<coll::AllgatherV, Start, Out>(in, out, blocks(counts), NoOp{}, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  Request iallgatherv(const In& in, Out&& out, const C& counts, const Displs& displs,
+                      const A& algorithm = {}) {
+    return later_v2<coll::AllgatherV, Start, Out>(in, out, blocks(counts, &displs), NoOp{},
+                                                  algorithm);
+  }
+  template <MutableRange R, CountRange C, ReductionOp Op, algo::Algorithm A = algo::Native>
+  Request ireduce_scatterv(R&& buf, const C& counts, const Op& op, const A& algorithm = {}) {
+    return later_v1<coll::ReduceScatterV, Start, R>(buf, blocks(counts), op, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, ReductionOp Op,
+            algo::Algorithm A = algo::Native>
+  Request ireduce_scatterv(const In& in, Out&& out, const C& counts, const Op& op,
+                           const A& algorithm = {}) {
+    return later_v2<coll::ReduceScatterV, Start, Out>(in, out, blocks(counts), op, algorithm);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  Request ialltoallv(R&& buf, const C& recvcounts, const A& algorithm = {}) {
+    return later_v1<coll::AlltoallV, Start, R>(buf, blocks(recvcounts), NoOp{}, algorithm);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  Request ialltoallv(R&& buf, const C& recvcounts, const Displs& rdispls, const A& algorithm = {}) {
+    return later_v1<coll::AlltoallV, Start, R>(buf, blocks(recvcounts, &rdispls), NoOp{},
+                                               algorithm);
+  }
+  template <ContiguousRange In, CountRange SC, MutableRange Out, CountRange RC,
+            algo::Algorithm A = algo::Native>
+  Request ialltoallv(const In& in, const SC& sendcounts, Out&& out, const RC& recvcounts,
+                     const A& algorithm = {}) {
+    return later_v2<coll::AlltoallV, Start, Out>(
+        in, out,
+        detail::BlockCounts{detail::int_array(sendcounts), detail::int_array(recvcounts), {}, {}},
+        NoOp{}, algorithm);
+  }
+  template <ContiguousRange In, CountRange SC, MutableRange Out, CountRange RC,
+            algo::Algorithm A = algo::Native>
+  Request ialltoallv(const In& in, const SC& sendcounts, const Displs& sdispls, Out&& out,
+                     const RC& recvcounts, const Displs& rdispls, const A& algorithm = {}) {
+    return later_v2<coll::AlltoallV, Start, Out>(
+        in, out,
+        detail::BlockCounts{detail::int_array(sendcounts), detail::int_array(recvcounts),
+                            sdispls.array(), rdispls.array()},
+        NoOp{}, algorithm);
+  }
+  template <algo::Algorithm A = algo::Native>
+  PersistentRequest barrier_init(const A& algorithm = {}) {
+    return later_call<coll::Barrier, Init, NoBuffer&>(
+        NoOp{}, algorithm, nullptr,
+        [&](const auto* o, auto*) { return typed_call<coll::Barrier, std::uint8_t>(o, 0); });
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  PersistentRequest gatherv_init(R&& buf, const C& counts, int root, const A& algorithm = {}) {
+    return later_v1<coll::GatherV, Init, R>(buf, blocks(counts), NoOp{}, algorithm, root);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  PersistentRequest gatherv_init(R&& buf, const C& counts, const Displs& displs, int root,
+                                 const A& algorithm = {}) {
+    return later_v1<coll::GatherV, Init, R>(buf, blocks(counts, &displs), NoOp{}, algorithm, root);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  PersistentRequest gatherv_init(const In& in, Out&& out, const C& counts, int root,
+                                 const A& algorithm = {}) {
+    return later_v2<coll::GatherV, Init, Out>(in, out, blocks(counts), NoOp{}, algorithm, root);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  PersistentRequest gatherv_init(const In& in, Out&& out, const C& counts, const Displs& displs,
+                                 int root, const A& algorithm = {}) {
+    return later_v2<coll::GatherV, Init, Out>(in, out, blocks(counts, &displs), NoOp{}, algorithm,
+                                              root);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  PersistentRequest scatterv_init(R&& buf, const C& counts, int root, const A& algorithm = {}) {
+    return later_v1<coll::ScatterV, Init, R>(buf, blocks(counts), NoOp{}, algorithm, root);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  PersistentRequest scatterv_init(R&& buf, const C& counts, const Displs& displs, int root,
+                                  const A& algorithm = {}) {
+    return later_v1<coll::ScatterV, Init, R>(buf, blocks(counts, &displs), NoOp{}, algorithm, root);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  PersistentRequest scatterv_init(const In& in, Out&& out, const C& counts, int root,
+                                  const A& algorithm = {}) {
+    return later_v2<coll::ScatterV, Init, Out>(in, out, blocks(counts), NoOp{}, algorithm, root);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  PersistentRequest scatterv_init(const In& in, Out&& out, const C& counts, const Displs& displs,
+                                  int root, const A& algorithm = {}) {
+    return later_v2<coll::ScatterV, Init, Out>(in, out, blocks(counts, &displs), NoOp{}, algorithm,
+                                               root);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  PersistentRequest allgatherv_init(R&& buf, const C& counts, const A& algorithm = {}) {
+    return later_v1<coll::AllgatherV, Init, R>(buf, blocks(counts), NoOp{}, algorithm);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  PersistentRequest allgatherv_init(R&& buf, const C& counts, const Displs& displs,
+                                    const A& algorithm = {}) {
+    return later_v1<coll::AllgatherV, Init, R>(buf, blocks(counts, &displs), NoOp{}, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  PersistentRequest allgatherv_init(const In& in, Out&& out, const C& counts,
+                                    const A& algorithm = {}) {
+    return later_v2<coll::AllgatherV, Init, Out>(in, out, blocks(counts), NoOp{}, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
+  PersistentRequest allgatherv_init(const In& in, Out&& out, const C& counts, const Displs& displs,
+                                    const A& algorithm = {}) {
+    return later_v2<coll::AllgatherV, Init, Out>(in, out, blocks(counts, &displs), NoOp{},
+                                                 algorithm);
+  }
+  template <MutableRange R, CountRange C, ReductionOp Op, algo::Algorithm A = algo::Native>
+  PersistentRequest reduce_scatterv_init(R&& buf, const C& counts, const Op& op,
+                                         const A& algorithm = {}) {
+    return later_v1<coll::ReduceScatterV, Init, R>(buf, blocks(counts), op, algorithm);
+  }
+  template <ContiguousRange In, MutableRange Out, CountRange C, ReductionOp Op,
+            algo::Algorithm A = algo::Native>
+  PersistentRequest reduce_scatterv_init(const In& in, Out&& out, const C& counts, const Op& op,
+                                         const A& algorithm = {}) {
+    return later_v2<coll::ReduceScatterV, Init, Out>(in, out, blocks(counts), op, algorithm);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  PersistentRequest alltoallv_init(R&& buf, const C& recvcounts, const A& algorithm = {}) {
+    return later_v1<coll::AlltoallV, Init, R>(buf, blocks(recvcounts), NoOp{}, algorithm);
+  }
+  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
+  PersistentRequest alltoallv_init(R&& buf, const C& recvcounts, const Displs& rdispls,
+                                   const A& algorithm = {}) {
+    return later_v1<coll::AlltoallV, Init, R>(buf, blocks(recvcounts, &rdispls), NoOp{}, algorithm);
+  }
+  template <ContiguousRange In, CountRange SC, MutableRange Out, CountRange RC,
+            algo::Algorithm A = algo::Native>
+  PersistentRequest alltoallv_init(const In& in, const SC& sendcounts, Out&& out,
+                                   const RC& recvcounts, const A& algorithm = {}) {
+    return later_v2<coll::AlltoallV, Init, Out>(
+        in, out,
+        detail::BlockCounts{detail::int_array(sendcounts), detail::int_array(recvcounts), {}, {}},
+        NoOp{}, algorithm);
+  }
+  template <ContiguousRange In, CountRange SC, MutableRange Out, CountRange RC,
+            algo::Algorithm A = algo::Native>
+  PersistentRequest alltoallv_init(const In& in, const SC& sendcounts, const Displs& sdispls,
+                                   Out&& out, const RC& recvcounts, const Displs& rdispls,
+                                   const A& algorithm = {}) {
+    return later_v2<coll::AlltoallV, Init, Out>(
+        in, out,
+        detail::BlockCounts{detail::int_array(sendcounts), detail::int_array(recvcounts),
+                            sdispls.array(), rdispls.array()},
+        NoOp{}, algorithm);
+  }
+
   // ---- a call already described without element types ----
   // For callers that hold a type-erased call (libcclx-mpi builds one from MPI arguments, shim/):
   // the same argument checks, validation and paths as the typed overloads above. What those
@@ -369,6 +701,7 @@ class Communicator {
 
  private:
   using NoOp = detail::NoOp;
+  struct NoBuffer {};  // barrier's (no buffer to outlive the call)
   static constexpr const NoOp* no_op = nullptr;
 
   // One counts array sizing In's and Out's blocks, and the displacements of the n-block buffer
@@ -440,61 +773,154 @@ class Communicator {
     return c;
   }
 
-  // Argument checks, then (with validation) agreement across ranks; throws on bad input.
-  // With validation on, a scheduled policy's schedule is made (or fetched from the cache) here,
-  // before the agreement, so that a rank whose generator refuses the call (e.g. StragglAR with an
-  // out-of-range straggler) still takes part and every rank throws instead of some hanging; the
-  // schedule is handed on to execution(). Without validation the schedule is made in execution(),
-  // and a generator error that only some ranks hit (their policies differ) leaves the others
-  // waiting in the collective, as mismatched arguments do in MPI.
+  // The forms of a call that outlive it: nonblocking (Start) and persistent (Init). One generic
+  // path each; an overload above is one line, and so is a new collective's.
+  struct Start {};
+  struct Init {};
+  // `Written` is the type of the range the call writes, as passed: a temporary container would be
+  // gone before the call completes.
+  template <class D, class Form, class Written, class Op, class A>
+  auto later_one(auto& buf, const Op& op, const A& algorithm, int root = 0) {
+    return later_call<D, Form, Written>(
+        op, algorithm, nullptr, [&](const auto* o, auto*) { return call<D>(buf, o, root); });
+  }
+  template <class D, class Form, class Written, class Op, class A>
+  auto later_two(const auto& in, auto& out, const Op& op, const A& algorithm, int root = 0) {
+    return later_call<D, Form, Written>(
+        op, algorithm, nullptr, [&](const auto* o, auto*) { return call<D>(in, out, o, root); });
+  }
+  // A v-collective's: its counts are copied into the request (the caller's arrays need only
+  // outlive the call).
+  template <class D, class Form, class Written, class Op, class A>
+  auto later_v1(auto& buf, const detail::BlockCounts& counts, const Op& op, const A& algorithm,
+                int root = 0) {
+    return later_call<D, Form, Written>(
+        op, algorithm, &counts, [&](const auto* o, auto* bc) { return call<D>(buf, o, root, bc); });
+  }
+  template <class D, class Form, class Written, class Op, class A>
+  auto later_v2(const auto& in, auto& out, const detail::BlockCounts& counts, const Op& op,
+                const A& algorithm, int root = 0) {
+    return later_call<D, Form, Written>(op, algorithm, &counts, [&](const auto* o, auto* bc) {
+      return call<D>(in, out, o, root, bc);
+    });
+  }
+  // `make(op, counts)` builds the call from the request's own copies of the op and the counts.
+  template <class D, class Form, class Written, class Op, class A, class MakeCall>
+  auto later_call(const Op& op, const A& algorithm, const detail::BlockCounts* counts,
+                  MakeCall&& make) {
+    static_assert(std::is_lvalue_reference_v<Written> || std::ranges::borrowed_range<Written>,
+                  "cclx: a nonblocking or persistent call uses its buffers after it returns; "
+                  "pass a container that outlives it (an lvalue) or a view such as std::span, "
+                  "not a temporary");
+    // The op (a user op's state) and the counts live as long as the request: the kernel and the
+    // call point into them.
+    struct Kept {
+      std::optional<Op> op;
+      std::optional<detail::OwnedBlockCounts> counts;
+    };
+    std::shared_ptr<Kept> keep;
+    const Op* o = nullptr;
+    const detail::BlockCounts* bc = nullptr;
+    if (!std::same_as<Op, NoOp> || counts) {
+      keep = std::make_shared<Kept>();
+      if constexpr (!std::same_as<Op, NoOp>) o = &keep->op.emplace(op);
+      if (counts) bc = &keep->counts.emplace(*counts).view;
+    }
+    if constexpr (std::same_as<Form, Start>)
+      return start<D>(make(o, bc), algorithm, std::move(keep));
+    else
+      return init<D>(make(o, bc), algorithm, std::move(keep));
+  }
+
+  // Argument checks, then (with validation) agreement across ranks; throws on bad input. With
+  // validation on, a scheduled policy's schedule is made (or fetched from the cache) here, before
+  // the agreement, so that a rank whose generator refuses the call (e.g. StragglAR with an
+  // out-of-range straggler) still takes part and every rank throws instead of some hanging.
+  // Without validation a generator error that only some ranks hit (their policies differ) leaves
+  // the others waiting in the collective, as mismatched arguments do in MPI.
   template <algo::Algorithm A>
-  std::shared_ptr<const sched::Schedule> prepare(const CollectiveCall& c,
-                                                 [[maybe_unused]] const A& algorithm) {
+  void prepare(const CollectiveCall& c, [[maybe_unused]] const A& algorithm,
+               bool persistent = false) {
     if (!b_.validation()) {
       if (!detail::plainly_valid(c))
         if (const std::string err = detail::check_call(c, rank(), size()); !err.empty())
           throw Error(rank(), err);
-      return nullptr;
+      return;
     }
-    typename Backend::Agreement mine{A::name, {}, detail::check_call(c, rank(), size())};
-    std::shared_ptr<const sched::Schedule> s;
+    typename Backend::Agreement mine{
+        A::name, {}, detail::check_call(c, rank(), size()), persistent};
     if constexpr (algo::ScheduledAlgorithm<A>) {
       const sched::ScheduleRequest req = detail::schedule_request(c, rank(), size());
       mine.params = algo::wire_params(algorithm, req);
       if (mine.local_error.empty()) {
         try {
-          s = algo::schedule_for(algorithm, req);
-          detail::check_schedule(c, *s, rank());
+          detail::check_schedule(c, *algo::schedule_for(algorithm, req), rank());
         } catch (const Error& e) {
           mine.local_error = e.detail();
-          s.reset();
         }
       }
     }
     b_.agree(c, mine);
-    return s;
   }
 
-  // `s`: the schedule prepare() made, or null to make it here.
+  // The schedule of `a` for `c` from the process-wide cache (string-keyed).
   template <algo::ScheduledAlgorithm A>
-  std::unique_ptr<engine::Execution> execution(const CollectiveCall& c, const A& algorithm,
-                                               std::shared_ptr<const sched::Schedule> s) {
-    const int r = rank();
-    if (!s) {
-      try {
-        s = algo::schedule_for(algorithm, detail::schedule_request(c, r, size()));
-      } catch (const Error& e) {
-        throw e.on_rank(r);
-      }
-      detail::check_schedule(c, *s, r);
+  std::shared_ptr<const sched::Schedule> schedule(const CollectiveCall& c, const A& a) const {
+    try {
+      return algo::schedule_for(a, detail::schedule_request(c, rank(), size()));
+    } catch (const Error& e) {
+      throw e.on_rank(rank());
     }
-    engine::ExecOptions opts = algorithm.exec_options();
-    opts.wait = b_.wait_policy();
-    opts.handshake_bytes = b_.handshake_bytes();
-    opts.timeout_s = b_.timeout();
-    return std::make_unique<engine::Execution>(s, detail::engine_buffers(c, *s, r), c.kernel,
-                                               b_.transport(), b_.next_channel(), b_.scratch(),
-                                               opts);
+  }
+
+  // The plan of a scheduled call of `a` for `c`, from the plan cache (made on a miss), and the
+  // engine's buffer addresses for the call. See detail/plan_cache.hpp for the key.
+  template <algo::ScheduledAlgorithm A>
+  detail::PlanCache::Entry& plan_entry(const CollectiveCall& c, const A& a,
+                                       engine::Buffers& buffers) {
+    detail::PlanKey k;
+    k.count = c.count;
+    k.elem_size = c.kernel.elem_size;
+    k.handshake_bytes = b_.handshake_bytes();
+    k.root = c.root;
+    k.collective = c.collective;
+    k.in_place = c.in_place;
+    if (c.blocks) k.counts_hash = detail::counts_hash(*c.blocks);
+    std::shared_ptr<const sched::Schedule> s;
+    if constexpr (detail::policy_is_bytes<A>) {
+      k.policy = &detail::policy_tag<A>;
+      if constexpr (!std::is_empty_v<A>) std::memcpy(k.params.data(), &a, sizeof(A));
+    } else {
+      s = schedule(c, a);
+      k.policy = s.get();
+      const std::size_t seg = a.exec_options().segment_bytes;
+      std::memcpy(k.params.data(), &seg, sizeof seg);
+    }
+    const int r = rank();
+    if (detail::PlanCache::Entry* e = plans_.find(k)) {
+      const sched::Schedule& cached = *e->plan->schedule;
+      detail::check_schedule(c, cached, r);  // the op's commutativity is not in the key
+      buffers = detail::engine_buffers(c, cached, r);
+      if (e->plan->fits(buffers) && (!c.blocks || detail::same_counts(e->counts, *c.blocks)))
+        return *e;
+    }
+    if (!s) s = schedule(c, a);
+    detail::check_schedule(c, *s, r);
+    buffers = detail::engine_buffers(c, *s, r);
+    engine::ExecOptions o = a.exec_options();
+    o.handshake_bytes = k.handshake_bytes;
+    detail::PlanCache::Entry& e = plans_.insert(
+        k, engine::make_plan(std::move(s), r, size(), buffers, c.kernel.elem_size, o));
+    if (c.blocks) e.counts = detail::counts_values(*c.blocks);
+    return e;
+  }
+
+  // Wait policy and deadline of an execution started now.
+  engine::ExecOptions run_options() const {
+    engine::ExecOptions o;
+    o.wait = b_.wait_policy();
+    o.timeout_s = b_.timeout();
+    return o;
   }
 
   // What the type system can tell about a call is checked here, at compile time.
@@ -519,16 +945,47 @@ class Communicator {
                   "each call's completion; use its fallback or StragglAR for nonblocking calls");
     return start(c, algorithm, std::move(keepalive));
   }
+  template <class D, algo::Algorithm A>
+  PersistentRequest init(const CollectiveCall& c, const A& algorithm,
+                         std::shared_ptr<void> keepalive) {
+    check_policy<D, A>();
+    static_assert(!algo::AdaptiveAlgorithm<A>,
+                  "cclx: adaptive policies (StragglerAware) cannot be persistent: they choose an "
+                  "algorithm per call from the arrival times of earlier calls, while a persistent "
+                  "request fixes its algorithm at init; use its fallback or StragglAR");
+    if constexpr (algo::AdaptiveAlgorithm<A>) {
+      return {};  // refused above; nothing more to report
+    } else if constexpr (std::same_as<A, algo::Native>) {
+      prepare(c, algorithm, true);
+      return PersistentRequest(b_.native_init(c, std::move(keepalive)));
+    } else {
+      prepare(c, algorithm, true);
+      engine::Buffers buffers;
+      std::shared_ptr<const engine::Plan> plan = plan_entry(c, algorithm, buffers).plan;
+      return PersistentRequest(
+          b_.persistent_execution(std::move(plan), buffers, c.kernel, std::move(keepalive)));
+    }
+  }
 
   template <algo::Algorithm A>
   void run(const CollectiveCall& c, const A& algorithm) {
-    auto s = prepare(c, algorithm);
+    prepare(c, algorithm);
     if constexpr (std::same_as<A, algo::Native>) {
       b_.native(c);  // MPI matches its own collectives; no channel number needed
     } else if constexpr (algo::AdaptiveAlgorithm<A>) {
       run_adaptive(c, algorithm);
     } else {
-      execution(c, algorithm, std::move(s))->wait();
+      // The cached idle execution of this shape runs it and goes back to the cache afterwards.
+      // If the call throws, the execution is abandoned (destroyed: its transfers are cancelled)
+      // and the next call of this shape makes a new one.
+      engine::Buffers buffers;
+      detail::PlanCache::Entry& e = plan_entry(c, algorithm, buffers);
+      std::unique_ptr<engine::Execution> ex = std::move(e.idle);
+      if (!ex) ex = std::make_unique<engine::Execution>(e.plan, b_.transport(), b_.scratch());
+      ex->start(buffers, c.kernel, b_.next_channel(), run_options());
+      ex->wait();
+      if (e.plan->scratch_bytes > detail::PlanCache::keep_scratch_bytes) ex->release_scratch();
+      e.idle = std::move(ex);
     }
   }
 
@@ -571,6 +1028,11 @@ class Communicator {
   Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
     return start_auto(c, algorithm, std::move(keepalive));
   }
+  template <class D, algo::AutoAlgorithm A>
+  PersistentRequest init(const CollectiveCall& c, const A& algorithm,
+                         std::shared_ptr<void> keepalive) {
+    return init_auto<D>(c, algorithm, std::move(keepalive));
+  }
   std::optional<tune::Workload> auto_workload(const CollectiveCall& c);
   template <algo::AutoAlgorithm A>
   const tune::Candidate& auto_choice(const tune::Workload& w, const A& policy,
@@ -580,22 +1042,32 @@ class Communicator {
   void run_auto(const CollectiveCall& c, const A& policy);
   template <algo::AutoAlgorithm A>
   Request start_auto(const CollectiveCall& c, const A& policy, std::shared_ptr<void> keepalive);
+  template <class D, algo::AutoAlgorithm A>
+  PersistentRequest init_auto(const CollectiveCall& c, const A& policy,
+                              std::shared_ptr<void> keepalive);
+  template <algo::AutoAlgorithm A>
+  tune::Candidate untimed_choice(const CollectiveCall& c, const tune::Workload& w, const A& policy);
 
   template <algo::Algorithm A>
   Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
-    auto s = prepare(c, algorithm);
+    prepare(c, algorithm);
     if constexpr (std::same_as<A, algo::Native>) {
-      return b_.native_iallreduce(c, std::move(keepalive));
+      return b_.native_start(c, std::move(keepalive));
     } else {
       auto p = std::make_unique<detail::ExecutionPending>();
       p->backend = b_.keepalive();
-      p->exec = execution(c, algorithm, std::move(s));
+      engine::Buffers buffers;
+      detail::PlanCache::Entry& e = plan_entry(c, algorithm, buffers);
+      p->exec = e.idle ? std::move(e.idle)
+                       : std::make_unique<engine::Execution>(e.plan, b_.transport(), b_.scratch());
+      p->exec->start(buffers, c.kernel, b_.next_channel(), run_options());
       p->keepalive = std::move(keepalive);
       return Request(std::move(p));
     }
   }
 
   Backend b_;
+  detail::PlanCache plans_;   // one-shot scheduled calls (detail/plan_cache.hpp)
   detail::AutoContext auto_;  // algo::Auto's state on this communicator
 };
 

@@ -9,16 +9,19 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "cclx/engine/execution.hpp"
+#include "cclx/engine/scratch_pool.hpp"
 #include "cclx/engine/wait_policy.hpp"
 #include "cclx/request.hpp"
 #include "mpi_check.hpp"
+#include "mpi_native_v.hpp"
 
 namespace cclx::detail {
 
-// Polls `req` until it completes (true) or `timeout_s` (> 0) has passed (false; `req` is still
-// pending). The clock is read only every 64 idle polls.
+// Polls `req` until it completes (true) or `timeout_s` has passed (false; `req` is still
+// pending); timeout_s <= 0: no deadline. The clock is read only every 64 idle polls.
 inline bool wait_until_deadline(MPI_Request& req, double timeout_s,
                                 const engine::WaitPolicy& policy, int rank, const char* what) {
   using Clock = std::chrono::steady_clock;
@@ -30,9 +33,20 @@ inline bool wait_until_deadline(MPI_Request& req, double timeout_s,
     mpi_check(MPI_Test(&req, &flag, MPI_STATUS_IGNORE), rank, what);
     if (flag) return true;
     backoff.idle();
-    if ((idle & 63u) == 0 &&
+    if (timeout_s > 0 && (idle & 63u) == 0 &&
         std::chrono::duration<double>(Clock::now() - start).count() >= timeout_s)
       return false;
+  }
+}
+
+// Leaves what an abandoned nonblocking collective uses to MPI: the references (the backend's
+// state, whose communicators must then outlive it, see MpiBackend::State::abandoned_collective;
+// the op; staged input) are leaked with it.
+template <class... T>
+void leak(T&&... what) noexcept {
+  try {
+    (new std::decay_t<T>(std::move(what)), ...);
+  } catch (const std::bad_alloc&) {  // out of memory in a destructor: nothing better to do
   }
 }
 
@@ -40,10 +54,13 @@ struct MpiPending final : PendingOp {
   std::shared_ptr<void> backend;  // the backend's state (communicators) outlives the request
   MPI_Request req = MPI_REQUEST_NULL;
   std::shared_ptr<void> keepalive;
+  engine::ScratchPool::Lease staged;  // a native collective's staged input (mpi_native.cpp)
+  std::unique_ptr<NativeVArrays> native_v_arrays;  // a native v-collective's int arrays
   int rank = 0;
   int peer = -1;          // point-to-point: the peer; -1: a collective
-  const char* what = "";  // "isend to", "irecv from", "native iallreduce"
-  double timeout_s = 0;   // 0: none
+  const char* what = "";  // "isend to", "irecv from", "native i" (+ the collective)
+  sched::Collective collective{};
+  double timeout_s = 0;  // 0: none
   engine::WaitPolicy policy{};
 
   ~MpiPending() override {
@@ -52,12 +69,7 @@ struct MpiPending final : PendingOp {
     // left to MPI: its buffers may still be written if the collective ever completes.
     if (req == MPI_REQUEST_NULL) return;
     if (peer < 0) {
-      // The collective's communicators must outlive it (MpiBackend::State::abandoned_collective):
-      // the reference to the backend's state is leaked with it.
-      try {
-        new std::shared_ptr<void>(std::move(backend));
-      } catch (const std::bad_alloc&) {  // out of memory in a destructor: nothing better to do
-      }
+      leak(std::move(backend), std::move(keepalive), std::move(staged), std::move(native_v_arrays));
       return;
     }
     int finalized = 0;
@@ -81,7 +93,8 @@ struct MpiPending final : PendingOp {
     if (wait_until_deadline(req, timeout_s, policy, rank, "MPI_Test")) return;
     const std::string after = " did not complete within " + engine::format_seconds(timeout_s);
     if (peer >= 0) throw Error(rank, std::string(what) + " rank " + std::to_string(peer) + after);
-    throw Error(rank, std::string(what) + after + " (MPI does not say which rank is missing)");
+    throw Error(rank, std::string(what) + std::string(sched::to_string(collective)) + after +
+                          " (MPI does not say which rank is missing)");
   }
 };
 

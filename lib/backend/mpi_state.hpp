@@ -5,6 +5,9 @@
 #include <mpi.h>
 
 #include <memory>
+#include <mutex>
+#include <set>
+#include <string>
 
 #include "cclx/backend/mpi.hpp"
 #include "cclx/backend/mpi_transport.hpp"
@@ -34,6 +37,15 @@ struct MpiBackend::State {
   // cancel nor free it, and Open MPI's progress engine touches its communicator later (freeing it
   // made the next unrelated MPI call crash in libnbc), so the communicators are then never freed.
   mutable bool abandoned_collective = false;
+  // Scheduled persistent requests (mpi_persistent.cpp): their own duplicate of the private
+  // communicator, made at the first such request, where each request holds a tag that no other
+  // live request holds on any rank.
+  std::unique_ptr<MpiTransport> persistent;
+  MPI_Comm persistent_comm = MPI_COMM_NULL;
+  unsigned persistent_next = 0;   // where the search for a free tag starts (equal on all ranks)
+  std::mutex persistent_mu;       // guards persistent_live (requests may die on any thread)
+  std::set<int> persistent_live;  // tags of this rank's live requests (and abandoned ones)
+  bool persistent_abandoned = false;
 
   MPI_Op user_op(bool commutative) {
     MPI_Op& op = user_ops[commutative ? 1 : 0];
@@ -47,15 +59,18 @@ struct MpiBackend::State {
     MPI_Finalized(&finalized);
     if (finalized) return;             // too late to free anything; MPI has released it
     if (abandoned_collective) return;  // deliberately leaked (see abandoned_collective)
+    persistent.reset();
+    // After an abandoned request a late peer may still send on it (see mpi_persistent.cpp).
+    if (persistent_comm != MPI_COMM_NULL && !persistent_abandoned) MPI_Comm_free(&persistent_comm);
     for (auto& op : user_ops)
       if (op != MPI_OP_NULL) MPI_Op_free(&op);
     if (internal != MPI_COMM_NULL) MPI_Comm_free(&internal);
     if (owns_user && user != MPI_COMM_NULL) MPI_Comm_free(&user);
   }
 
-  // Completes `req` (started by the caller) against the deadline (timeout_s > 0). On expiry a
-  // point-to-point request (`p2p`) is cancelled (a collective one cannot be) and the call throws
-  // cclx::Error with `message()` + " did not complete within T s".
+  // Completes `req` (started by the caller), polling with the wait policy, against the deadline
+  // if one is set. On expiry a point-to-point request (`p2p`) is cancelled (a collective one
+  // cannot be) and the call throws cclx::Error with `message()` + " did not complete within T s".
   template <class Message>
   void finish(MPI_Request& req, bool p2p, Message&& message) const {
     if (detail::wait_until_deadline(req, timeout_s, wait, rank, "MPI_Test")) return;
@@ -67,6 +82,24 @@ struct MpiBackend::State {
     }
     throw Error(rank, message() + " did not complete within " + engine::format_seconds(timeout_s) +
                           (p2p ? "" : " (MPI does not say which rank is missing)"));
+  }
+
+  // A new duplicate of the private communicator (errors return), for persistent requests.
+  // Collective; waits with the wait policy (MPI_Comm_dup spins, which starves oversubscribed
+  // ranks) and against the deadline, like a collective.
+  MPI_Comm dup_private() const {
+    // MPI writes the handle when the duplication completes: if it never does, it must outlive
+    // this call, so it lives on the heap and is leaked then.
+    auto out = std::make_unique<MPI_Comm>(MPI_COMM_NULL);
+    MPI_Request req = MPI_REQUEST_NULL;
+    detail::mpi_check(MPI_Comm_idup(internal, out.get(), &req), rank, "MPI_Comm_idup");
+    try {
+      finish(req, false, [] { return std::string("persistent init: MPI_Comm_idup"); });
+    } catch (const Error&) {
+      (void)out.release();
+      throw;
+    }
+    return *out;
   }
 
   // A pending MPI request of `s` for a Request: keeps the state alive and carries the deadline.

@@ -16,7 +16,10 @@ using detail::mpi_check;
 // The transfers of one execution, on the private communicator with one tag per channel.
 class MpiChannel final : public engine::Channel {
  public:
-  MpiChannel(MPI_Comm comm, int tag, int rank) : comm_(comm), tag_(tag), rank_(rank) {}
+  MpiChannel(MPI_Comm comm, unsigned number, int tag_ub, int rank)
+      : comm_(comm), tag_ub_(tag_ub), rank_(rank) {
+    MpiChannel::reopen(number);
+  }
   ~MpiChannel() override {
     // Only reached with pending requests when an execution is abandoned by an exception.
     for (auto& r : reqs_) {
@@ -50,8 +53,10 @@ class MpiChannel final : public engine::Channel {
 
   void poll(std::vector<std::size_t>& completed) override {
     if (reqs_.empty()) return;
-    idx_.resize(reqs_.size());
-    statuses_.resize(reqs_.size());
+    if (idx_.size() < reqs_.size()) {
+      idx_.resize(reqs_.size());
+      statuses_.resize(reqs_.size());
+    }
     int n = 0;
     const detail::CompletionScope scope;
     const int rc = MPI_Testsome(static_cast<int>(reqs_.size()), reqs_.data(), &n, idx_.data(),
@@ -61,9 +66,29 @@ class MpiChannel final : public engine::Channel {
     for (int i = 0; i < n; ++i) completed.push_back(static_cast<std::size_t>(idx_[i]));
   }
 
+  void wait_some(std::vector<std::size_t>& completed) override {
+    if (idx_.size() < reqs_.size()) {
+      idx_.resize(reqs_.size());
+      statuses_.resize(reqs_.size());
+    }
+    int n = 0;
+    const detail::CompletionScope scope;
+    const int rc = MPI_Waitsome(static_cast<int>(reqs_.size()), reqs_.data(), &n, idx_.data(),
+                                statuses_.data());
+    if (rc != MPI_SUCCESS) failed_transfer(rc, n);
+    if (n == MPI_UNDEFINED) return;  // nothing active (not reached: callers wait for something)
+    for (int i = 0; i < n; ++i) completed.push_back(static_cast<std::size_t>(idx_[i]));
+  }
+
   void clear() override {
     reqs_.clear();
     peers_.clear();
+  }
+
+  // Channel numbers wrap at MPI_TAG_UB (at least 32767; MPICH's and Open MPI's are far larger):
+  // only calls that many collectives apart share a tag, and they never overlap in time.
+  void reopen(unsigned number) override {
+    tag_ = static_cast<int>(number % (static_cast<unsigned>(tag_ub_) + 1u));
   }
 
  private:
@@ -85,7 +110,8 @@ class MpiChannel final : public engine::Channel {
   }
 
   MPI_Comm comm_;
-  int tag_;
+  int tag_ = 0;
+  int tag_ub_;
   int rank_;
   std::vector<MPI_Request> reqs_;
   std::vector<int> peers_;  // per transfer: the peer of a send, ~peer of a receive
@@ -105,8 +131,7 @@ MpiTransport::MpiTransport(MPI_Comm comm) : comm_(comm) {
 }
 
 std::unique_ptr<engine::Channel> MpiTransport::open_channel(unsigned number) {
-  const int tag = static_cast<int>(number % (static_cast<unsigned>(tag_ub_) + 1u));
-  return std::make_unique<MpiChannel>(comm_, tag, rank_);
+  return std::make_unique<MpiChannel>(comm_, number, tag_ub_, rank_);
 }
 
 }  // namespace cclx

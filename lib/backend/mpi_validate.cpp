@@ -37,6 +37,7 @@ constexpr std::size_t max_settings = 4;
 // What every rank must agree on; exchanged as bytes (all ranks run the same binary).
 struct CallRecord {
   std::int64_t collective, count, type, op, commutative, root, has_error;
+  std::int64_t persistent;    // a persistent request's init
   std::int64_t channel;       // scheduled collectives started so far (MpiBackend::next_channel)
   std::uint64_t params_hash;  // of the whole parameter string (params[] holds a prefix)
   std::uint64_t counts_hash;  // v-collectives with one counts array for all ranks; else 0
@@ -125,6 +126,7 @@ void MpiBackend::agree(const CollectiveCall& c, const Agreement& a) const {
   mine.commutative = c.has_op ? c.kernel.commutative : -1;
   mine.root = rooted ? c.root : -1;  // in-place is a per-rank choice in MPI (reduce's root only)
   mine.has_error = a.local_error.empty() ? 0 : 1;
+  mine.persistent = a.persistent ? 1 : 0;
   mine.channel = static_cast<std::int64_t>(s_->channel);
   mine.params_hash = hash(a.params);
   for (std::size_t i = 0; i < std::size(settings); ++i) mine.settings[i] = settings[i].second;
@@ -182,6 +184,11 @@ void MpiBackend::agree(const CollectiveCall& c, const Agreement& a) const {
       "collective", [](const CallRecord& r) { return r.collective; },
       [](const CallRecord& r) {
         return std::string(sched::to_string(static_cast<Collective>(r.collective)));
+      });
+  field(
+      "call", [](const CallRecord& r) { return r.persistent; },
+      [](const CallRecord& r) {
+        return std::string(r.persistent ? "persistent init" : "one-shot");
       });
   field(
       "count", [](const CallRecord& r) { return r.count; },

@@ -16,9 +16,13 @@
 //           finalized a Communicator constructed after MPI_Finalize throws cclx::Error.
 //           errhandler the application's own error handler on MPI_COMM_WORLD still gets the
 //                     application's errors after cclx installed its pass-through handler there.
+//           destroy   (persistent ALGO only) every rank but the last starts its request and
+//                     destroys it without wait(): the destructor waits until the deadline, reports
+//                     on stderr and abandons the request, without throwing or aborting.
 // ALGO: ring, native, iring (iallreduce with Ring, then Request::wait()), inative, barrier
 //       (MPI_Barrier), dissemination (the scheduled barrier), validate (ring allreduce with
-//       CCLX_VALIDATE's agreement first).
+//       CCLX_VALIDATE's agreement first), pring, pnative (a persistent allreduce made before the
+//       scenario starts; the call is start() + wait()).
 //
 // Prints "cclx-fault-test: rank R: PASS ..." or "... FAIL ..." per rank. Where all ranks live to
 // the end, the verdict is combined and the exit code is 0 only if every rank passed; in `exit`
@@ -50,11 +54,21 @@ struct Outcome {
   double elapsed = 0;
 };
 
+// The persistent request of pring / pnative, made before the scenario's clock starts.
+cclx::PersistentRequest persistent;
+
+bool is_persistent(const std::string& algo) {
+  return algo == "pring" || algo == "pnative";
+}
+
 Outcome call(cclx::Communicator<>& comm, const std::string& algo, std::vector<float>& buf) {
   Outcome o;
   const auto t0 = Clock::now();
   try {
-    if (algo == "ring") {
+    if (is_persistent(algo)) {
+      persistent.start();
+      persistent.wait();
+    } else if (algo == "ring") {
       comm.allreduce(buf, cclx::sum, cclx::algo::Ring{});
     } else if (algo == "native") {
       comm.allreduce(buf, cclx::sum);
@@ -108,7 +122,8 @@ std::string check_waiter(const Outcome& o, const std::string& algo, int rank, in
   const bool timeout = contains(o.message, "after") || contains(o.message, "within");
   if (!timeout && !may_be_mpi_error) return "not a timeout";
   if (timeout && o.elapsed < deadline * 0.9) return "timed out before the deadline";
-  const bool scheduled = algo == "ring" || algo == "iring" || algo == "dissemination";
+  const bool scheduled =
+      algo == "ring" || algo == "iring" || algo == "pring" || algo == "dissemination";
   if (scheduled) {
     const std::string name = algo == "dissemination" ? "dissemination" : "ring";
     if (!contains(o.message, "(" + name + ") step "))
@@ -132,7 +147,7 @@ std::string check_waiter(const Outcome& o, const std::string& algo, int rank, in
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: cclx-fault-test sleep|exit|mismatch|finalized [ALGO]\n");
+    std::fprintf(stderr, "usage: cclx-fault-test sleep|exit|mismatch|finalized|destroy [ALGO]\n");
     return 2;
   }
   const std::string scenario = argv[1];
@@ -195,6 +210,8 @@ int main(int argc, char** argv) {
     // cancelled nor freed) and may write its buffer whenever the late rank catches up
     // (docs/faults.md), so the buffer must outlive it.
     auto& buf = *new std::vector<float>(3000, 1.0f);
+    if (algo == "pring") persistent = comm.allreduce_init(buf, cclx::sum, cclx::algo::Ring{});
+    if (algo == "pnative") persistent = comm.allreduce_init(buf, cclx::sum);
     // Everyone ready (and the communicator's setup done) before the clock starts.
     MPI_Barrier(MPI_COMM_WORLD);
 
@@ -205,7 +222,18 @@ int main(int argc, char** argv) {
         report(rank, {}, o);
       } else {
         const Outcome o = call(comm, algo, buf);
-        failed = report(rank, check_waiter(o, algo, rank, n, victim, deadline, false), o);
+        std::string failure = check_waiter(o, algo, rank, n, victim, deadline, false);
+        if (failure.empty() && is_persistent(algo)) {
+          // The failed request is abandoned: starting it again throws, saying so.
+          try {
+            persistent.start();
+            failure = "start() after a failed wait() did not throw";
+          } catch (const cclx::Error& e) {
+            if (!contains(e.what(), "abandoned after an error"))
+              failure = std::string("start() after a failed wait(): ") + e.what();
+          }
+        }
+        failed = report(rank, failure, o);
       }
     } else if (scenario == "exit") {
       if (rank == victim) {
@@ -234,10 +262,33 @@ int main(int argc, char** argv) {
         std::printf("cclx-fault-test: FAIL: no rank reported MPI's truncation error\n");
         failed = 1;
       }
+    } else if (scenario == "destroy" && is_persistent(algo)) {
+      Outcome o;
+      if (rank != victim) {
+        const auto t0 = Clock::now();
+        try {
+          persistent.start();
+          persistent = cclx::PersistentRequest();  // destroys the active request
+        } catch (const std::exception& e) {
+          o.threw = true;
+          o.message = e.what();
+        }
+        o.elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+      }
+      std::string failure;
+      if (o.threw)
+        failure = "the destructor threw";
+      else if (rank != victim && o.elapsed < deadline * 0.9)
+        failure = "the destructor returned before the deadline";
+      else if (o.elapsed > deadline + 1.0)
+        failure = "later than deadline + 1 s";
+      failed = report(rank, failure, o);
+      // The victim never started its request: it stays inactive and is destroyed as such.
     } else {
       std::fprintf(stderr, "cclx-fault-test: unknown scenario '%s'\n", scenario.c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    persistent = cclx::PersistentRequest();  // before the Communicator and MPI_Finalize
   }
   int any_failed = 0;
   MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -363,3 +363,30 @@ TEST_CASE("auto: CCLX_LOG=tune prints each new decision on rank 0 only") {
     CHECK_MESSAGE(s.empty(), s);
   }
 }
+
+TEST_CASE("auto: persistent requests choose once at init and run it at every start") {
+  const ScopedEnv algo("CCLX_ALGO", "allreduce:0-1K=native,1K-inf=ring;bcast:*=binomial_tree");
+  const ScopedEnv tune("CCLX_TUNE", nullptr), file("CCLX_TUNE_FILE", nullptr);
+  Comm comm(MPI_COMM_WORLD);
+  const int n = comm.size(), r = comm.rank();
+  for (std::size_t count : {4, 3000}) {
+    std::vector<int> in(count), out(count), want(count), b(count), bw(count);
+    cclx::PersistentRequest ar = comm.allreduce_init(in, out, cclx::sum, cclx::algo::Auto{});
+    cclx::PersistentRequest bc = comm.bcast_init(b, 0, cclx::algo::Auto{});
+    for (int round = 0; round < 3; ++round) {
+      for (std::size_t i = 0; i < count; ++i) {
+        in[i] = cclx_test::data_value<int>(r, i) + round;
+        want[i] = 0;
+        for (int q = 0; q < n; ++q) want[i] += cclx_test::data_value<int>(q, i) + round;
+        bw[i] = cclx_test::data_value<int>(0, i) - round;
+        b[i] = r == 0 ? bw[i] : -1;
+      }
+      ar.start();
+      bc.start();
+      ar.wait();
+      bc.wait();
+      cclx_test::compare("persistent auto allreduce", out, want, true);
+      cclx_test::compare("persistent auto bcast", b, bw, true);
+    }
+  }
+}

@@ -102,6 +102,60 @@ TEST_CASE("handshake: every scheduled algorithm gives the same result with it as
                          cclx::algo::StragglAR{.straggler = s});
 }
 
+// With CCLX_WAIT=spin and no deadline, Execution::wait() blocks in the transport (one
+// MPI_Waitsome per completion) instead of polling; the tests otherwise run with backoff. Every
+// scheduled algorithm and collective it serves, one-shot, with and without the handshake, plus
+// nonblocking and persistent allreduce, must give what the polling waits give.
+TEST_CASE("wait: spinning in the transport gives the same results as polling") {
+  Comm comm(MPI_COMM_WORLD);
+  const cclx::engine::WaitPolicy polling = comm.backend().wait_policy();
+  cclx::engine::WaitPolicy spin;
+  spin.mode = cclx::engine::WaitMode::spin;
+  const std::size_t count = 1001;
+  for_each_algorithm([&](std::string_view name, const auto& a) {
+    if constexpr (!is_native<std::decay_t<decltype(a)>>) {
+      for (Coll coll : {Coll::allreduce, Coll::reduce, Coll::reduce_scatter, Coll::bcast,
+                        Coll::allgather, Coll::alltoall}) {
+        if (!supports(a, coll)) continue;
+        const std::string l =
+            std::string(name) + " " + std::string(cclx::sched::to_string(coll)) + " spinning";
+        progress(l);
+        comm.backend().set_wait_policy(polling);
+        std::vector<std::int32_t> want, got, shaken;
+        if (!no_throw(l + " (polling)", [&] { want = run(comm, coll, a, count); })) continue;
+        comm.backend().set_wait_policy(spin);
+        if (no_throw(l, [&] { got = run(comm, coll, a, count); })) compare(l, got, want, true);
+        comm.backend().set_handshake_bytes(1);
+        if (no_throw(l + " handshake", [&] { shaken = run(comm, coll, a, count); }))
+          compare(l + " handshake", shaken, want, true);
+        comm.backend().set_handshake_bytes(0);
+      }
+      if constexpr (serves<std::decay_t<decltype(a)>>(Coll::allreduce)) {
+        const std::string l = std::string(name) + " allreduce nonblocking/persistent spinning";
+        progress(l);
+        comm.backend().set_wait_policy(polling);
+        const auto in = ramp(comm.rank(), count, 1);
+        std::vector<std::int32_t> want(count), got(count), persistent(count);
+        comm.allreduce(in, want, cclx::sum, a);
+        comm.backend().set_wait_policy(spin);
+        no_throw(l, [&] {
+          auto q = comm.iallreduce(in, got, cclx::sum, a);
+          q.wait();
+          auto p = comm.allreduce_init(in, persistent, cclx::sum, a);
+          for (int g = 0; g < 3; ++g) {
+            std::fill(persistent.begin(), persistent.end(), -1);
+            p.start();
+            p.wait();
+            compare(l + " persistent start " + std::to_string(g), persistent, want, true);
+          }
+        });
+        compare(l + " nonblocking", got, want, true);
+      }
+    }
+  });
+  comm.backend().set_wait_policy(polling);
+}
+
 TEST_CASE("handshake: CCLX_HANDSHAKE_BYTES is parsed, and nonsense is refused") {
   auto parse = [](const char* v) {
     setenv("CCLX_HANDSHAKE_BYTES", v, 1);

@@ -202,9 +202,11 @@ std::string show(const std::vector<int>& d) {
 }
 
 // Injected lateness and the fixed skew threshold of the detection tests. Generous: with 8 ranks on
-// 2 cores next to another ctest entry, the OS alone makes a rank 10-20 ms late at times.
-constexpr double kLateMs = 60;
-constexpr double kThresholdS = 0.02;
+// 2 cores next to another ctest entry, the OS alone makes a rank 10-20 ms late at times, and under
+// heavier load (CI next to a build) a descheduled punctual rank was seen past 20 ms, which kept a
+// released straggler's score up (n = 4): the threshold stands at twice that.
+constexpr double kLateMs = 100;
+constexpr double kThresholdS = 0.04;
 
 }  // namespace
 

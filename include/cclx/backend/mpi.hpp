@@ -10,9 +10,11 @@
 #include <string_view>
 
 #include "cclx/collective_call.hpp"
+#include "cclx/engine/plan.hpp"
 #include "cclx/engine/scratch_pool.hpp"
 #include "cclx/engine/transport.hpp"
 #include "cclx/engine/wait_policy.hpp"
+#include "cclx/persistent.hpp"
 #include "cclx/request.hpp"
 #include "cclx/types.hpp"
 
@@ -59,8 +61,14 @@ class MpiBackend {
 
   // The MPI library's collective for `call` (any collective, builtin or user op).
   void native(const CollectiveCall& call) const;
-  // Nonblocking native allreduce; `keepalive` (e.g. a user op) lives until completion.
-  Request native_iallreduce(const CollectiveCall& call, std::shared_ptr<void> keepalive) const;
+  // Its nonblocking form (MPI_Iallreduce, ...); `keepalive` (e.g. the op) lives until completion.
+  // Builtin ops only: MPI would call a user-defined op during later progress.
+  Request native_start(const CollectiveCall& call, std::shared_ptr<void> keepalive) const;
+  // Its persistent form on a new duplicate of the private communicator (collective): MPI-4's
+  // MPI_Allreduce_init etc. where the MPI has them, else the nonblocking call issued at each
+  // start on the bound arguments. Builtin ops only.
+  std::unique_ptr<detail::PersistentOp> native_init(const CollectiveCall& call,
+                                                    std::shared_ptr<void> keepalive);
 
   // Deadline in seconds of every blocking collective and Request::wait(); 0 means none. From
   // CCLX_TIMEOUT at construction (default: none). See docs/faults.md.
@@ -69,6 +77,14 @@ class MpiBackend {
 
   // Schedule execution support.
   engine::Transport& transport();
+  // A persistent request running `plan` on `buffers` with `kernel` (collective, bounded by the
+  // timeout), under a tag that no other live request holds, on a communicator for persistent
+  // requests only, so that its messages can never match another call's (mpi_persistent.cpp);
+  // `keepalive` (the op) lives as long as the request. Each start reads the wait policy and the
+  // timeout then in force.
+  std::unique_ptr<detail::PersistentOp> persistent_execution(
+      std::shared_ptr<const engine::Plan> plan, const engine::Buffers& buffers,
+      const ReduceKernel& kernel, std::shared_ptr<void> keepalive);
   // Keeps the backend's communicators, transport and scratch alive while a Request holds it, so
   // that a request may outlive its Communicator (it still completes normally).
   [[nodiscard]] std::shared_ptr<void> keepalive() const;
@@ -94,6 +110,7 @@ class MpiBackend {
     std::string_view algorithm;  // the policy's name
     std::string params;          // algo::wire_params() of a scheduled policy; empty for Native
     std::string local_error;     // this rank's argument or schedule error; empty when fine
+    bool persistent = false;     // a persistent request's init (*_init), not a one-shot call
   };
   // Collective check that every rank passes the same call with the same algorithm, algorithm
   // parameters and communicator-wide wire settings (handshake threshold, ...), in step (same
@@ -105,11 +122,12 @@ class MpiBackend {
     agree(call, Agreement{algorithm, {}, local_error});
   }
 
+  struct State;  // backend-internal (lib/backend/mpi_state.hpp)
+
  private:
   // agree()'s check of alltoallv's counts: rank i's sendcounts[j] == rank j's recvcounts[i].
   void agree_pairwise_counts(const CollectiveCall& call) const;
 
-  struct State;
   std::shared_ptr<State> s_;
   bool validate_ = false;
 };

@@ -14,6 +14,7 @@ class MpiTransport final : public engine::Transport {
   [[nodiscard]] int rank() const override { return rank_; }
   [[nodiscard]] int size() const override { return size_; }
   std::unique_ptr<engine::Channel> open_channel(unsigned number) override;
+  [[nodiscard]] int tag_ub() const { return tag_ub_; }  // channel numbers wrap above it
 
  private:
   MPI_Comm comm_;

@@ -3,9 +3,8 @@
 // the end of communicator.hpp; kept apart so that the Communicator itself carries only one branch
 // in run() and one in start().
 //
-// A persistent collective (*_init) chooses once, at init, through auto_choice() below, and binds
-// the candidate for the handle's life: it is not timed, since a persistent handle's start and
-// completion include the caller's overlap.
+// A persistent collective (*_init) chooses once, at init, through the same auto_choice(), and
+// keeps the candidate for the request's life.
 #pragma once
 
 #include <mpi.h>
@@ -77,28 +76,46 @@ void Communicator<Backend>::run_auto(const CollectiveCall& c, const A& policy) {
   }
 }
 
-// A nonblocking call uses the decision but is not timed: its completion time includes the
-// caller's overlap. Native's nonblocking path does not take user-defined ops, so such a call runs
-// the first scheduled candidate that serves it instead (the same on every rank).
+// Nonblocking and persistent calls use the decision but are not timed: their completion includes
+// the caller's overlap. MPI's nonblocking and persistent paths do not take user-defined ops, so
+// such a call runs the first scheduled candidate that serves it instead (the same on every rank).
+template <class Backend>
+template <algo::AutoAlgorithm A>
+tune::Candidate Communicator<Backend>::untimed_choice(const CollectiveCall& c,
+                                                      const tune::Workload& w, const A& policy) {
+  detail::AutoContext::Timing timing{};
+  const tune::Candidate& choice = auto_choice(w, policy, timing);
+  if (choice.native() && c.has_op && c.kernel.op == OpId::user)
+    for (auto& cand : tune::model_candidates(w))
+      if (!cand.native()) return cand;
+  return choice;
+}
+
 template <class Backend>
 template <algo::AutoAlgorithm A>
 Request Communicator<Backend>::start_auto(const CollectiveCall& c, const A& policy,
                                           std::shared_ptr<void> keepalive) {
   const std::optional<tune::Workload> w = auto_workload(c);
   if (!w) return start(c, algo::Native{}, std::move(keepalive));
-  detail::AutoContext::Timing timing{};
-  const tune::Candidate* choice = &auto_choice(*w, policy, timing);
-  tune::Candidate scheduled;
-  if (choice->native() && c.has_op && c.kernel.op == OpId::user) {
-    for (auto& cand : tune::model_candidates(*w))
-      if (!cand.native()) {
-        scheduled = std::move(cand);
-        choice = &scheduled;
-        break;
-      }
-  }
-  return algo::with_policy(*choice,
+  return algo::with_policy(untimed_choice(c, *w, policy),
                            [&](const auto& p) { return start(c, p, std::move(keepalive)); });
+}
+
+// A persistent request chooses once, here, and keeps that candidate for its whole life.
+template <class Backend>
+template <class D, algo::AutoAlgorithm A>
+PersistentRequest Communicator<Backend>::init_auto(const CollectiveCall& c, const A& policy,
+                                                   std::shared_ptr<void> keepalive) {
+  const std::optional<tune::Workload> w = auto_workload(c);
+  if (!w) return init<D>(c, algo::Native{}, std::move(keepalive));
+  return algo::with_policy(untimed_choice(c, *w, policy), [&](const auto& p) -> PersistentRequest {
+    using P = std::decay_t<decltype(p)>;
+    if constexpr (algo::serves<P>(D::id))
+      return init<D>(c, p, std::move(keepalive));
+    else  // the selector never chooses a candidate that does not serve the collective
+      throw Error(rank(), "algo::Auto chose '" + std::string(P::name) + "', which does not serve " +
+                              std::string(sched::to_string(D::id)));
+  });
 }
 
 template <class Backend>

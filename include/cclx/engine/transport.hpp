@@ -16,8 +16,17 @@ class Channel {
   virtual std::size_t post_recv(void* data, std::size_t bytes, int peer) = 0;
   // Appends the ids of transfers that completed since the last call; never blocks.
   virtual void poll(std::vector<std::size_t>& completed) = 0;
+  // Like poll, but blocks until at least one transfer (of those posted and not yet reported)
+  // completes; the transport may wait more cheaply than repeated polls (MPI_Waitsome spins inside
+  // MPI's progress engine). Cannot be interrupted: callers with a deadline poll.
+  virtual void wait_some(std::vector<std::size_t>& completed) {
+    while (completed.empty()) poll(completed);
+  }
   // Forgets all (completed) transfers so ids start at 0 again.
   virtual void clear() = 0;
+  // Moves an idle channel (nothing posted) to another number, as if opened with it: lets an
+  // execution be reused by later calls without opening a channel per call.
+  virtual void reopen(unsigned number) = 0;
 };
 
 class Transport {

@@ -1,0 +1,363 @@
+// Nonblocking and persistent forms of the v-collectives and of barrier, and the one-shot plan
+// cache under changing counts.
+//
+// Per v-collective x every algorithm serving it x in place / out of place: counts pattern
+// (r * 7 + 3) % 5 (uneven, zeros from n = 2 on; alltoallv: (i * 7 + j * 3 + 3) % 5, in place the
+// symmetric (i * j + i + j + 3) % 5), int32 data (sum for reduce_scatterv). A persistent request
+// is started kStarts times with new data each time; the counts array it was made from is
+// overwritten right after init (the request keeps its own copy). Nonblocking calls get a counts
+// array that is destroyed before wait(). Results equal a locally computed reference exactly.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <numeric>
+#include <thread>
+
+#include "support.hpp"
+
+namespace cclx_test {
+namespace {
+
+using Comm = cclx::Communicator<>;
+using T = std::int32_t;
+constexpr int kStarts = 3;
+
+std::vector<int> counts_of(int n, int shift = 0) {
+  std::vector<int> c(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) c[static_cast<std::size_t>(r)] = (r * 7 + 3 + shift) % 5;
+  return c;
+}
+int matrix_of(int i, int j, bool in_place) {
+  return in_place ? (i * j + i + j + 3) % 5 : (i * 7 + j * 3 + 3) % 5;
+}
+std::size_t offset_of(const std::vector<int>& c, int b) {
+  return static_cast<std::size_t>(std::accumulate(c.begin(), c.begin() + b, 0));
+}
+std::size_t total_of(const std::vector<int>& c) {
+  return offset_of(c, static_cast<int>(c.size()));
+}
+// Element j of rank s's data in start g.
+T value(int s, std::size_t j, int g) {
+  return data_value<T>(s, j + static_cast<std::size_t>(g) * 1009);
+}
+std::vector<T> block(int s, std::size_t first, std::size_t count, int g) {
+  std::vector<T> v(count);
+  for (std::size_t j = 0; j < count; ++j) v[j] = value(s, first + j, g);
+  return v;
+}
+void put(std::vector<T>& dst, std::size_t at, const std::vector<T>& src) {
+  std::copy(src.begin(), src.end(), dst.begin() + static_cast<std::ptrdiff_t>(at));
+}
+
+// One case: `make()` returns something with start()/wait() semantics through `run(g)`, which
+// fills, runs and checks start g. Persistent: init once, then kStarts starts; nonblocking: a new
+// call per g.
+struct Case {
+  std::string label;
+  // Fills the inputs of start g and clears the outputs.
+  std::function<void(int)> fill;
+  // Compares after start g.
+  std::function<void(int, const std::string&)> check;
+};
+
+template <class MakePersistent, class MakeRequest>
+void run_case(const Case& c, MakePersistent&& init, MakeRequest&& start) {
+  progress(c.label);
+  cclx::PersistentRequest p;
+  if (!no_throw(c.label + " init", [&] { p = init(); })) return;
+  for (int g = 0; g < kStarts; ++g) {
+    c.fill(g);
+    const std::string l = c.label + " persistent start " + std::to_string(g);
+    if (!no_throw(l, [&] {
+          p.start();
+          if (g == 1)
+            while (!p.test()) std::this_thread::yield();
+          else
+            p.wait();
+        }))
+      return;
+    c.check(g, l);
+  }
+  c.fill(kStarts);
+  const std::string l = c.label + " nonblocking";
+  if (!no_throw(l, [&] {
+        cclx::Request r = start();
+        r.wait();
+      }))
+    return;
+  c.check(kStarts, l);
+}
+
+std::string label(std::string_view coll, std::string_view algo, bool ip, int root = -1) {
+  std::string s =
+      std::string(coll) + " [" + std::string(algo) + (ip ? ", in place" : ", out of place");
+  if (root >= 0) s += ", root " + std::to_string(root);
+  return s + "]";
+}
+
+void allgatherv_cases(Comm& comm) {
+  const int n = comm.size(), r = comm.rank();
+  const std::vector<int> counts = counts_of(n);
+  const std::size_t total = total_of(counts), mine = static_cast<std::size_t>(counts[r]);
+  for_each_algorithm_serving<Coll::allgatherv>([&](std::string_view name, const auto& a) {
+    for (bool ip : {false, true}) {
+      std::vector<T> in(mine), out(total);
+      Case c{label("allgatherv", name, ip),
+             [&](int g) {
+               std::fill(out.begin(), out.end(), sentinel<T>());
+               if (ip)
+                 put(out, offset_of(counts, r), block(r, 0, mine, g));
+               else
+                 put(in, 0, block(r, 0, mine, g));
+             },
+             [&](int g, const std::string& l) {
+               std::vector<T> want(total);
+               for (int s = 0; s < n; ++s)
+                 put(want, offset_of(counts, s),
+                     block(s, 0, static_cast<std::size_t>(counts[s]), g));
+               compare(l, out, want, true);
+             }};
+      run_case(
+          c,
+          [&] {
+            std::vector<int> k = counts;  // overwritten after init: the request has its copy
+            auto p = ip ? comm.allgatherv_init(out, k, a) : comm.allgatherv_init(in, out, k, a);
+            std::fill(k.begin(), k.end(), -1);
+            return p;
+          },
+          [&] {
+            std::vector<int> k = counts;  // gone before wait()
+            return ip ? comm.iallgatherv(out, k, a) : comm.iallgatherv(in, out, k, a);
+          });
+    }
+  });
+}
+
+void gatherv_scatterv_cases(Comm& comm) {
+  const int n = comm.size(), r = comm.rank();
+  const std::vector<int> counts = counts_of(n);
+  const std::size_t total = total_of(counts), mine = static_cast<std::size_t>(counts[r]);
+  for (int root : {0, n - 1}) {
+    const bool is_root = r == root;
+    for_each_algorithm_serving<Coll::gatherv>([&](std::string_view name, const auto& a) {
+      for (bool ip : {false, true}) {
+        std::vector<T> in(mine), out(is_root ? total : (ip ? mine : 0));
+        Case c{label("gatherv", name, ip, root),
+               [&](int g) {
+                 std::fill(out.begin(), out.end(), sentinel<T>());
+                 if (!ip)
+                   put(in, 0, block(r, 0, mine, g));
+                 else
+                   put(out, is_root ? offset_of(counts, r) : 0, block(r, 0, mine, g));
+               },
+               [&](int g, const std::string& l) {
+                 if (!is_root) return;
+                 std::vector<T> want(total);
+                 for (int s = 0; s < n; ++s)
+                   put(want, offset_of(counts, s),
+                       block(s, 0, static_cast<std::size_t>(counts[s]), g));
+                 compare(l, out, want, true);
+               }};
+        run_case(
+            c,
+            [&] {
+              std::vector<int> k = counts;
+              auto p =
+                  ip ? comm.gatherv_init(out, k, root, a) : comm.gatherv_init(in, out, k, root, a);
+              std::fill(k.begin(), k.end(), -1);
+              return p;
+            },
+            [&] {
+              std::vector<int> k = counts;
+              return ip ? comm.igatherv(out, k, root, a) : comm.igatherv(in, out, k, root, a);
+            });
+      }
+    });
+    for_each_algorithm_serving<Coll::scatterv>([&](std::string_view name, const auto& a) {
+      for (bool ip : {false, true}) {
+        std::vector<T> in(is_root && !ip ? total : 0), out(ip && is_root ? total : mine);
+        Case c{label("scatterv", name, ip, root),
+               [&](int g) {
+                 if (ip && is_root)
+                   put(out, 0, block(root, 0, total, g));
+                 else
+                   std::fill(out.begin(), out.end(), sentinel<T>());
+                 if (!ip && is_root) put(in, 0, block(root, 0, total, g));
+               },
+               [&](int g, const std::string& l) {
+                 if (ip && is_root)
+                   compare(l, out, block(root, 0, total, g), true);
+                 else
+                   compare(l, out, block(root, offset_of(counts, r), mine, g), true);
+               }};
+        run_case(
+            c,
+            [&] {
+              std::vector<int> k = counts;
+              auto p = ip ? comm.scatterv_init(out, k, root, a)
+                          : comm.scatterv_init(in, out, k, root, a);
+              std::fill(k.begin(), k.end(), -1);
+              return p;
+            },
+            [&] {
+              std::vector<int> k = counts;
+              return ip ? comm.iscatterv(out, k, root, a) : comm.iscatterv(in, out, k, root, a);
+            });
+      }
+    });
+  }
+}
+
+void reduce_scatterv_cases(Comm& comm) {
+  const int n = comm.size(), r = comm.rank();
+  const std::vector<int> counts = counts_of(n);
+  const std::size_t total = total_of(counts), mine = static_cast<std::size_t>(counts[r]);
+  // Rank s's input element j in start g, and the sum over ranks (int32 wraps alike everywhere).
+  auto input = [](int s, std::size_t j, int g) {
+    return static_cast<T>((s + 1) * 131 + static_cast<int>(j) * 17 + g * 7);
+  };
+  for_each_algorithm_serving<Coll::reduce_scatterv>([&](std::string_view name, const auto& a) {
+    for (bool ip : {false, true}) {
+      std::vector<T> in(total), out(ip ? total : mine);
+      Case c{label("reduce_scatterv", name, ip),
+             [&](int g) {
+               std::vector<T>& src = ip ? out : in;
+               for (std::size_t j = 0; j < total; ++j) src[j] = input(r, j, g);
+               if (!ip) std::fill(out.begin(), out.end(), sentinel<T>());
+             },
+             [&](int g, const std::string& l) {
+               std::vector<T> want(mine);
+               for (std::size_t j = 0; j < mine; ++j) {
+                 T s = 0;
+                 for (int q = 0; q < n; ++q)
+                   s = static_cast<T>(s + input(q, offset_of(counts, r) + j, g));
+                 want[j] = s;
+               }
+               const std::vector<T> got(out.begin(),
+                                        out.begin() + static_cast<std::ptrdiff_t>(mine));
+               compare(l, got, want, true);
+             }};
+      run_case(
+          c,
+          [&] {
+            std::vector<int> k = counts;
+            auto p = ip ? comm.reduce_scatterv_init(out, k, cclx::sum, a)
+                        : comm.reduce_scatterv_init(in, out, k, cclx::sum, a);
+            std::fill(k.begin(), k.end(), -1);
+            return p;
+          },
+          [&] {
+            std::vector<int> k = counts;
+            return ip ? comm.ireduce_scatterv(out, k, cclx::sum, a)
+                      : comm.ireduce_scatterv(in, out, k, cclx::sum, a);
+          });
+    }
+  });
+}
+
+void alltoallv_cases(Comm& comm) {
+  const int n = comm.size(), r = comm.rank();
+  for_each_algorithm_serving<Coll::alltoallv>([&](std::string_view name, const auto& a) {
+    for (bool ip : {false, true}) {
+      std::vector<int> sc(static_cast<std::size_t>(n)), rc(static_cast<std::size_t>(n));
+      for (int j = 0; j < n; ++j) {
+        sc[static_cast<std::size_t>(j)] = matrix_of(r, j, ip);
+        rc[static_cast<std::size_t>(j)] = matrix_of(j, r, ip);
+      }
+      std::vector<T> in(total_of(sc)), out(total_of(rc));
+      // Rank s's block for rank d: elements [offset of d in s's sendcounts, ...) of s's data.
+      auto send_offset = [&](int s, int d) {
+        std::size_t o = 0;
+        for (int j = 0; j < d; ++j) o += static_cast<std::size_t>(matrix_of(s, j, ip));
+        return o;
+      };
+      Case c{label("alltoallv", name, ip),
+             [&](int g) {
+               if (ip)
+                 put(out, 0, block(r, 0, out.size(), g));
+               else {
+                 put(in, 0, block(r, 0, in.size(), g));
+                 std::fill(out.begin(), out.end(), sentinel<T>());
+               }
+             },
+             [&](int g, const std::string& l) {
+               std::vector<T> want(out.size());
+               for (int s = 0; s < n; ++s)
+                 put(want, offset_of(rc, s),
+                     block(s, send_offset(s, r),
+                           static_cast<std::size_t>(rc[static_cast<std::size_t>(s)]), g));
+               compare(l, out, want, true);
+             }};
+      run_case(
+          c,
+          [&] {
+            std::vector<int> s = sc, k = rc;
+            auto p = ip ? comm.alltoallv_init(out, k, a) : comm.alltoallv_init(in, s, out, k, a);
+            std::fill(s.begin(), s.end(), -1);
+            std::fill(k.begin(), k.end(), -1);
+            return p;
+          },
+          [&] {
+            std::vector<int> s = sc, k = rc;
+            return ip ? comm.ialltoallv(out, k, a) : comm.ialltoallv(in, s, out, k, a);
+          });
+    }
+  });
+}
+
+}  // namespace
+
+TEST_CASE("grid persistent v-collectives") {
+  Comm comm(MPI_COMM_WORLD);
+  allgatherv_cases(comm);
+  gatherv_scatterv_cases(comm);
+  reduce_scatterv_cases(comm);
+  alltoallv_cases(comm);
+}
+
+TEST_CASE("grid persistent barrier") {
+  Comm comm(MPI_COMM_WORLD);
+  for_each_algorithm_serving<Coll::barrier>([&](std::string_view name, const auto& a) {
+    progress("barrier " + std::string(name));
+    // A token allreduce after each barrier proves the ranks still agree on the call sequence.
+    std::vector<int> token(1);
+    CHECK(no_throw("barrier_init " + std::string(name), [&] {
+      auto p = comm.barrier_init(a);
+      for (int g = 0; g < kStarts; ++g) {
+        p.start();
+        p.wait();
+        token[0] = g;
+        comm.allreduce(token, cclx::max);
+        CHECK(token[0] == g);
+      }
+      auto q = comm.ibarrier(a);
+      q.wait();
+    }));
+  });
+}
+
+// The one-shot plan cache keys a v-collective's plan by its counts: the same buffers and total
+// with other counts must not reuse the first call's plan.
+TEST_CASE("plan cache: v-collective calls with other counts of the same total") {
+  Comm comm(MPI_COMM_WORLD);
+  const int n = comm.size(), r = comm.rank();
+  for_each_algorithm_serving<Coll::allgatherv>([&](std::string_view name, const auto& a) {
+    for (int shift = 0; shift < 3; ++shift) {
+      // A rotation of the same counts: equal total, different layout (from n = 2 on).
+      std::vector<int> counts(static_cast<std::size_t>(n));
+      for (int s = 0; s < n; ++s) counts[static_cast<std::size_t>(s)] = 1 + (s + shift) % n;
+      const std::size_t total = total_of(counts), mine = static_cast<std::size_t>(counts[r]);
+      std::vector<T> in = block(r, 0, mine, shift), out(total, sentinel<T>());
+      const std::string l =
+          "allgatherv counts shift " + std::to_string(shift) + " [" + std::string(name) + "]";
+      progress(l);
+      if (!no_throw(l, [&] { comm.allgatherv(in, out, counts, a); })) continue;
+      std::vector<T> want(total);
+      for (int s = 0; s < n; ++s)
+        put(want, offset_of(counts, s), block(s, 0, static_cast<std::size_t>(counts[s]), shift));
+      compare(l, out, want, true);
+    }
+  });
+}
+
+}  // namespace cclx_test
