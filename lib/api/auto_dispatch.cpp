@@ -123,7 +123,7 @@ void AutoContext::agree(std::span<const std::uint64_t> all, int rank) {
   std::string failed, differ;
   const auto n = static_cast<int>(all.size() / 2);
   for (int r = 0; r < n; ++r) {
-    const auto i = static_cast<std::size_t>(2 * r);
+    const std::size_t i = 2 * static_cast<std::size_t>(r);
     if (all[i + 1] != 0)
       failed += (failed.empty() ? "" : ", ") + std::to_string(r);
     else if (all[1] == 0 && all[i] != all[0])
