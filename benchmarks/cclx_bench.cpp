@@ -132,6 +132,8 @@ const auto kAlgorithms = std::tuple {
       // keeps its state across calls, repetitions and sizes.
       AlgoEntry{"straggler_aware", [](const Options&) { return cclx::algo::StragglerAware<>{}; }},
 #endif
+      // The communicator's per-call choice (docs/tuning.md); CCLX_TUNE=online tunes it online.
+      AlgoEntry{"auto", [](const Options&) { return cclx::algo::Auto{}; }},
       // A measurement prototype (bruck_alltoall.hpp), not a library algorithm.
       AlgoEntry{"bruck_proto", [](const Options&) { return cclx_bench::BruckProto{}; }},
 };

@@ -7,11 +7,11 @@
 //           : -n 1 cclx-callcount ring 2000      (one command line)
 //
 // Instructions per call = callgrind's total / iterations. Modes: raw (MPI_Allreduce), native,
-// ring (one-shot), native-persistent, ring-persistent (start + wait of one request), and
-// raw-2step (2 ranks: the two exchanges of a ring allreduce written as plain MPI_Irecv,
-// MPI_Isend, MPI_Waitall and a local add: the floor of any 2-step schedule). Run natively it
-// prints the time per call (rank 0, the loop's average), for the latency floor. A loaded
-// machine can deschedule the peer and make the measured rank spin (more polls, more
+// ring (one-shot), auto (algo::Auto's choice), native-persistent, ring-persistent (start + wait of
+// one request), and raw-2step (2 ranks: the two exchanges of a ring allreduce written as plain
+// MPI_Irecv, MPI_Isend, MPI_Waitall and a local add: the floor of any 2-step schedule). Run
+// natively it prints the time per call (rank 0, the loop's average), for the latency floor. A
+// loaded machine can deschedule the peer and make the measured rank spin (more polls, more
 // instructions): take the lowest of several runs; runs without such waits agree to within a few
 // instructions per call.
 #include <mpi.h>
@@ -66,6 +66,8 @@ int main(int argc, char** argv) {
       call = [&] { comm.allreduce(in, out, cclx::sum); };
     else if (mode == "ring")
       call = [&] { comm.allreduce(in, out, cclx::sum, cclx::algo::Ring{}); };
+    else if (mode == "auto")  // algo::Auto: the decision's per-call cost (docs/tuning.md)
+      call = [&] { comm.allreduce(in, out, cclx::sum, cclx::algo::Auto{}); };
 #if __has_include("cclx/persistent.hpp")
     else if (mode == "native-persistent" || mode == "ring-persistent") {
       p = mode == "ring-persistent" ? comm.allreduce_init(in, out, cclx::sum, cclx::algo::Ring{})
@@ -79,7 +81,7 @@ int main(int argc, char** argv) {
     else {
       if (comm.rank() == 0)
         std::fprintf(stderr,
-                     "usage: cclx-callcount raw|raw-2step|native|ring|native-persistent|"
+                     "usage: cclx-callcount raw|raw-2step|native|ring|auto|native-persistent|"
                      "ring-persistent [iterations]\n");
       rc = 2;
     }

@@ -24,9 +24,11 @@
 #include <vector>
 
 #include "cclx/algo/algorithm.hpp"
+#include "cclx/algo/auto.hpp"
 #include "cclx/backend/mpi.hpp"
 #include "cclx/collective_call.hpp"
 #include "cclx/collectives/collectives.hpp"
+#include "cclx/detail/auto_dispatch.hpp"
 #include "cclx/detail/call_support.hpp"
 #include "cclx/detail/plan_cache.hpp"
 #include "cclx/engine/execution.hpp"
@@ -690,6 +692,13 @@ class Communicator {
     run(c, algorithm);
   }
 
+  // What algo::Auto runs for a call of `count` elements of T (counted as that call states it, e.g.
+  // one block for allgather) and why: the source, and the candidates with their measured or
+  // predicted times. Local: no communication (CCLX_LOG=tune prints the same at each new decision).
+  template <Element T>
+  std::string explain(sched::Collective coll, std::size_t count, int root = 0,
+                      bool commutative = true, const algo::Auto& policy = {});
+
  private:
   using NoOp = detail::NoOp;
   struct NoBuffer {};  // barrier's (no buffer to outlive the call)
@@ -1009,6 +1018,36 @@ class Communicator {
     algorithm.detector->observe(arrivals, last_done - last_arrival, fallback);
   }
 
+  // algo::Auto (detail/communicator_auto.hpp): chooses a candidate, then comes back to run() or
+  // start() with it.
+  template <algo::AutoAlgorithm A>
+  void run(const CollectiveCall& c, const A& algorithm) {
+    run_auto(c, algorithm);
+  }
+  template <algo::AutoAlgorithm A>
+  Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
+    return start_auto(c, algorithm, std::move(keepalive));
+  }
+  template <class D, algo::AutoAlgorithm A>
+  PersistentRequest init(const CollectiveCall& c, const A& algorithm,
+                         std::shared_ptr<void> keepalive) {
+    return init_auto<D>(c, algorithm, std::move(keepalive));
+  }
+  std::optional<tune::Workload> auto_workload(const CollectiveCall& c);
+  template <algo::AutoAlgorithm A>
+  const tune::Candidate& auto_choice(const tune::Workload& w, const A& policy,
+                                     detail::AutoContext::Timing& timing);
+  double max_over_ranks(double seconds);
+  template <algo::AutoAlgorithm A>
+  void run_auto(const CollectiveCall& c, const A& policy);
+  template <algo::AutoAlgorithm A>
+  Request start_auto(const CollectiveCall& c, const A& policy, std::shared_ptr<void> keepalive);
+  template <class D, algo::AutoAlgorithm A>
+  PersistentRequest init_auto(const CollectiveCall& c, const A& policy,
+                              std::shared_ptr<void> keepalive);
+  template <algo::AutoAlgorithm A>
+  tune::Candidate untimed_choice(const CollectiveCall& c, const tune::Workload& w, const A& policy);
+
   template <algo::Algorithm A>
   Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
     prepare(c, algorithm);
@@ -1028,10 +1067,13 @@ class Communicator {
   }
 
   Backend b_;
-  detail::PlanCache plans_;  // one-shot scheduled calls (detail/plan_cache.hpp)
+  detail::PlanCache plans_;   // one-shot scheduled calls (detail/plan_cache.hpp)
+  detail::AutoContext auto_;  // algo::Auto's state on this communicator
 };
 
 Communicator(MPI_Comm)->Communicator<MpiBackend>;
 Communicator(MPI_Comm, Ownership)->Communicator<MpiBackend>;
 
 }  // namespace cclx
+
+#include "cclx/detail/communicator_auto.hpp"

@@ -41,17 +41,32 @@ AutoState::Online& AutoState::online_entry(const Workload& w) {
 
 const Candidate& AutoState::choose(const Workload& w, bool online, Timing& timing) {
   timing = Timing::none;
-  const Decision& d = selector_.decide(w);
-  // An override or a measured table outranks online tuning; the model does not.
-  if (!online || d.source != Source::model) return d.choice;
-  Online& e = online_entry(w);
-  if (!e.tuner->converged()) {
+  Online* e = nullptr;
+  if (last_ && online == last_online_flag_ && w == last_w_) {
+    if (!last_online_) return *last_;
+    e = last_online_;
+  } else {
+    const Decision& d = selector_.decide(w);
+    last_w_ = w;
+    last_online_flag_ = online;
+    // An override, or a table measured at this very size, outranks online tuning; the model and
+    // a table's nearest other size do not.
+    if (!online || d.source == Source::override_env || (d.source == Source::table && d.exact)) {
+      last_ = &d.choice;
+      last_online_ = nullptr;
+      return d.choice;
+    }
+    e = &online_entry(w);
+    last_ = &e->tuner->best();
+    last_online_ = e;
+  }
+  if (!e->tuner->converged()) {
     timing = Timing::tune;
-  } else if (++e.calls_since_sample >= sample_every) {
-    e.calls_since_sample = 0;
+  } else if (++e->calls_since_sample >= sample_every) {
+    e->calls_since_sample = 0;
     timing = Timing::sample;
   }
-  return e.tuner->next();
+  return e->tuner->next();
 }
 
 void AutoState::observe(const Workload& w, double max_seconds) {
@@ -81,9 +96,27 @@ int AutoState::tuning_calls(const Workload& w) const {
   return it == online_.end() ? 0 : it->second.tuner->calls();
 }
 
+bool AutoState::converged(const Workload& w) const {
+  const auto it = online_.find(w);
+  return it != online_.end() && it->second.tuner->converged();
+}
+
+TuningTable AutoState::learned() const {
+  TuningTable t;
+  for (const auto& [w, e] : online_) {
+    if (!e.tuner->converged()) continue;
+    TableEntry entry{w.collective, w.nranks, w.bytes, {}};
+    for (const auto& [c, seconds] : e.tuner->measured())
+      entry.times_us[to_string(c)] = seconds * 1e6;
+    if (!entry.times_us.empty()) t.record(entry);
+  }
+  return t;
+}
+
 std::string AutoState::explain(const Workload& w, bool online) {
   const Decision& d = selector_.decide(w);
-  if (!online || d.source != Source::model) return d.explanation;
+  if (!online || d.source == Source::override_env || (d.source == Source::table && d.exact))
+    return d.explanation;
   const OnlineTuner& t = *online_entry(w).tuner;
   std::string s = to_string(t.next()) + " from online tuning (" +
                   (t.converged() ? "converged after " : "tuning, ") + std::to_string(t.calls()) +

@@ -217,6 +217,13 @@ bool OnlineTuner::check_drift(double window_mean_seconds) {
   return true;
 }
 
+std::vector<std::pair<Candidate, double>> OnlineTuner::measured() const {
+  std::vector<std::pair<Candidate, double>> out;
+  for (const auto& t : tried_)
+    if (std::isfinite(t.score)) out.emplace_back(t.c, t.score);
+  return out;
+}
+
 std::string OnlineTuner::report() const {
   std::string s;
   for (const auto& t : tried_) {

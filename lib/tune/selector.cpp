@@ -46,12 +46,15 @@ std::string time_text(double seconds) {
 }  // namespace
 
 std::size_t WorkloadHash::operator()(const Workload& w) const noexcept {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  h = mix(h, static_cast<std::uint64_t>(w.collective) | (std::uint64_t(w.in_place) << 8) |
-                 (std::uint64_t(w.commutative) << 9) | (std::uint64_t(w.elem_size) << 16) |
-                 (std::uint64_t(static_cast<std::uint32_t>(w.root)) << 32));
-  h = mix(h, w.bytes);
-  return static_cast<std::size_t>(mix(h, static_cast<std::uint64_t>(w.nranks)));
+  // Process-local (unlike the fingerprint), and on every Auto call: a few multiplies, not FNV.
+  const std::uint64_t a = static_cast<std::uint64_t>(w.collective) |
+                          (std::uint64_t(w.in_place) << 8) | (std::uint64_t(w.commutative) << 9) |
+                          (std::uint64_t(w.elem_size) << 16) |
+                          (std::uint64_t(static_cast<std::uint32_t>(w.root)) << 32);
+  std::uint64_t h = a * 0x9e3779b97f4a7c15ull;
+  h ^= w.bytes * 0xbf58476d1ce4e5b9ull + (h >> 29);
+  h ^= static_cast<std::uint64_t>(w.nranks) * 0x94d049bb133111ebull + (h >> 31);
+  return static_cast<std::size_t>(h ^ (h >> 32));
 }
 
 Selector::Selector(Config c) : config_(std::move(c)) {
@@ -110,6 +113,7 @@ Decision Selector::compute(const Workload& w) const {
       if (usable(c, "table")) {
         d.choice = c;
         d.source = Source::table;
+        d.exact = e->bytes == w.bytes;
         d.explanation = config_.table_origin + " at " + format_size(e->bytes) + " (" +
                         std::to_string(e->nranks) + " ranks), measured:" + times;
         found = true;

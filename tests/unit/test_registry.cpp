@@ -30,6 +30,7 @@ void for_each_policy(F&& f) {
   f("StragglAR", algo::StragglAR{});
   f("StragglerAware", algo::StragglerAware<>{});
   f("Dissemination", algo::Dissemination{});
+  f("Auto", algo::Auto{});
 }
 
 std::string trim(std::string s) {

@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "cclx/tune/auto_state.hpp"
 #include "cclx/tune/online.hpp"
 
 using namespace cclx::tune;
@@ -127,4 +128,39 @@ TEST_CASE("tune online: the budget ends tuning; drift restarts it") {
   CHECK_FALSE(t.converged());
   CHECK(t.calls() == 0);
   CHECK(t.report().empty());
+}
+
+TEST_CASE("tune auto state: learned choices round-trip through a table and outrank tuning") {
+  Workload w = big_allreduce();
+  w.nranks = 2;
+  AutoState a(Selector::Config{});
+  AutoState::Timing timing{};
+  int calls = 0;
+  while (calls < 100) {
+    const Candidate c = a.choose(w, /*online=*/true, timing);
+    if (timing != AutoState::Timing::tune) break;
+    a.observe(w, true_cost(c));
+    ++calls;
+  }
+  REQUIRE(a.converged(w));
+  CHECK(calls <= 40);
+  const Candidate best = a.choose(w, true, timing);
+  const TuningTable t = a.learned();
+  REQUIRE(t.entries().size() == 1);
+  CHECK(t.entries()[0].best() == to_string(best));
+
+  Selector::Config cfg;
+  cfg.table = TuningTable::parse(t.dump());
+  cfg.table_origin = "saved.json";
+  AutoState b(cfg);
+  CHECK(b.choose(w, true, timing) == best);  // exact size: the table's, without tuning
+  CHECK(timing == AutoState::Timing::none);
+  CHECK(b.tuning_calls(w) == 0);
+  Workload other = w;
+  other.bytes = 4u << 20;
+  (void)b.choose(other, true, timing);  // another size: tuned online, not the nearest entry
+  CHECK(timing == AutoState::Timing::tune);
+  (void)b.choose(other, false, timing);  // without online tuning the nearest entry serves
+  CHECK(timing == AutoState::Timing::none);
+  CHECK(b.explain(other, false).find("from tuning table: saved.json at 16M") != std::string::npos);
 }

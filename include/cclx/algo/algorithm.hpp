@@ -55,8 +55,17 @@ concept AdaptiveAlgorithm = requires {
   requires A::adaptive;
 };
 
+// A policy that leaves the choice to the communicator's tuner (algo::Auto, auto.hpp): per call it
+// runs native or a scheduled candidate chosen from CCLX_ALGO, a tuning table, online tuning or the
+// model.
 template <class A>
-concept Algorithm = std::same_as<A, Native> || ScheduledAlgorithm<A> || AdaptiveAlgorithm<A>;
+concept AutoAlgorithm = requires {
+  requires A::automatic;
+};
+
+template <class A>
+concept Algorithm =
+    std::same_as<A, Native> || ScheduledAlgorithm<A> || AdaptiveAlgorithm<A> || AutoAlgorithm<A>;
 
 // What must match across ranks for `a` to run `req` (CCLX_VALIDATE compares it): the schedule's
 // parameters, which cache_params() already names completely (anything it left out would make the

@@ -44,6 +44,11 @@ class AutoState {
   [[nodiscard]] std::uint64_t fingerprint() const { return selector_.fingerprint(); }
   // Calls spent tuning `w` so far (0 when it is not tuned online).
   [[nodiscard]] int tuning_calls(const Workload& w) const;
+  // Whether `w` is tuned online and has converged.
+  [[nodiscard]] bool converged(const Workload& w) const;
+  // What online tuning learned, as a tuning table: per converged workload, the measured score of
+  // every candidate it tried (CCLX_TUNE_SAVE writes it; CCLX_TUNE_FILE reads it back).
+  [[nodiscard]] TuningTable learned() const;
 
   // Drift check: one call in `sample_every` of a converged workload is timed; a window is
   // `window` samples.
@@ -61,6 +66,13 @@ class AutoState {
   Selector selector_;
   OnlineOptions options_;
   std::unordered_map<Workload, Online, WorkloadHash> online_;
+  // The last call's workload and its settled choice: a call repeating it skips the hash lookups
+  // (the per-call cost of a decision, docs/tuning.md). Map nodes never move, so the pointers stay
+  // valid; `last_online_` is null for a static decision, else the converged tuner's entry.
+  Workload last_w_;
+  bool last_online_flag_ = false;
+  const Candidate* last_ = nullptr;
+  Online* last_online_ = nullptr;
 };
 
 }  // namespace cclx::tune

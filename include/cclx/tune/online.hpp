@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cclx/tune/candidate.hpp"
@@ -63,6 +64,8 @@ class OnlineTuner {
   // Periodic drift check once converged: the mean max-over-ranks time of the chosen candidate over
   // a window. Returns true when it restarted tuning.
   bool check_drift(double window_mean_seconds);
+  // The candidates measured so far with their scores (seconds; skipped ones left out).
+  [[nodiscard]] std::vector<std::pair<Candidate, double>> measured() const;
   // One line per candidate tried: "ring(segment_bytes=64K) 12.3 us (3 samples)".
   [[nodiscard]] std::string report() const;
 

@@ -28,6 +28,9 @@ enum class Source : std::uint8_t { override_env, table, model };
 struct Decision {
   Candidate choice;
   Source source = Source::model;
+  // A table choice measured at exactly this size (not the nearest entry's): online tuning defers
+  // to it, and tunes the sizes the table only approximates.
+  bool exact = false;
   // Human-readable: where the choice came from, what was skipped and why, and the candidates with
   // their measured (table) or predicted (model) times.
   std::string explanation;

@@ -1,0 +1,86 @@
+// algo::Auto's side of the Communicator: the per-communicator tuning state, the agreement of the
+// ranks on it, and the type-erased workload of a call. The Communicator's run_auto()/start_auto()
+// (communicator_auto.hpp) drive it; everything here that needs no communication is compiled once
+// in lib/api/auto_dispatch.cpp.
+//
+// Every rank must choose the same candidate for the same call, or the call deadlocks. The choice
+// is a pure function of (workload, selector inputs, tuner history), so:
+//   - the workload holds only what every rank of a valid call states alike (no in-place flag,
+//     which MPI allows on the root alone for rooted collectives);
+//   - the selector inputs (CCLX_ALGO, CCLX_TUNE_FILE, CCLX_TUNE) are per-process environment and
+//     files: the first Auto call compares their fingerprint across ranks (one 16-byte allgather)
+//     and throws naming the ranks that differ;
+//   - the tuner's history is fed the max over ranks of every measured time (one 8-byte allreduce
+//     per tuning call), so every rank's tuner takes the same steps.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "cclx/collective_call.hpp"
+#include "cclx/tune/auto_state.hpp"
+
+namespace cclx::detail {
+
+// The workload of call `c` on `nranks` ranks, the same on every rank of a valid call; nullopt when
+// only native serves it on every rank alike: alltoallv (each rank knows only its own counts, so
+// the ranks share no size) and v-collectives given displacements (a scheduled algorithm needs the
+// packed layout, which displacements may break on some ranks only).
+[[nodiscard]] std::optional<tune::Workload> auto_workload(const CollectiveCall& c, int nranks);
+
+// The workload explain() describes: `count` elements of `elem_size` bytes as the call states it.
+[[nodiscard]] tune::Workload auto_workload(sched::Collective coll, std::size_t count,
+                                           std::size_t elem_size, int nranks, int root,
+                                           bool commutative);
+
+// "allreduce 4K bytes, 2 ranks, 4-byte elements"
+[[nodiscard]] std::string describe(const tune::Workload& w);
+
+class AutoContext {
+ public:
+  using Timing = tune::AutoState::Timing;
+
+  AutoContext();
+  AutoContext(AutoContext&&) noexcept;
+  AutoContext& operator=(AutoContext&&) noexcept;
+  AutoContext(const AutoContext&) = delete;
+  AutoContext& operator=(const AutoContext&) = delete;
+  // With CCLX_TUNE_SAVE set, rank 0 merges what online tuning learned into that file (atomically;
+  // errors are printed, never thrown). Needs no MPI, so it also works after MPI_Finalize.
+  ~AutoContext();
+
+  // True once the ranks have compared fingerprints (the first Auto call does it).
+  [[nodiscard]] bool agreed() const { return agreed_; }
+  // This rank's part of the agreement: {fingerprint, 1 when reading CCLX_* failed here}.
+  std::array<std::uint64_t, 2> local_fingerprint(int rank);
+  // `all`: every rank's local_fingerprint(), in rank order. Throws cclx::Error on every rank when
+  // a rank failed or its fingerprint differs from rank 0's, naming the ranks.
+  void agree(std::span<const std::uint64_t> all, int rank);
+
+  // The candidate for this call of `w` and what to time (AutoState::choose); logs new decisions
+  // and convergence to stderr on rank 0 when CCLX_LOG=tune.
+  const tune::Candidate& choose(const tune::Workload& w, bool online_call, Timing& timing);
+  // A tuning call's time, already reduced to its max over ranks.
+  void observe(const tune::Workload& w, bool online_call, double max_seconds);
+  // A drift sample (local time); true when the window is full: reduce window_mean() to its max
+  // over ranks and call check_drift().
+  bool add_sample(const tune::Workload& w, double local_seconds);
+  [[nodiscard]] double window_mean(const tune::Workload& w) const;
+  void check_drift(const tune::Workload& w, double max_mean_seconds);
+
+  // The decision for `w` and its sources, candidates and times (local: no communication).
+  [[nodiscard]] std::string explain(const tune::Workload& w, bool online_call, int rank);
+  // The state (created from the environment on first use; throws on a bad CCLX_* variable).
+  tune::AutoState& state(int rank);
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+  bool agreed_ = false;
+};
+
+}  // namespace cclx::detail
