@@ -234,7 +234,8 @@ void copy_blocks(std::byte* packed, std::byte* user, const detail::IntArray& cou
   for (std::size_t i = 0; i < counts.size; ++i) {
     const auto bytes = static_cast<std::size_t>(counts[i]) * elem;
     if (bytes != 0) {
-      std::byte* u = user + static_cast<std::ptrdiff_t>(displs[i]) * static_cast<std::ptrdiff_t>(elem);
+      std::byte* u =
+          user + static_cast<std::ptrdiff_t>(displs[i]) * static_cast<std::ptrdiff_t>(elem);
       if (to_packed)
         std::memcpy(packed + at, u, bytes);
       else

@@ -129,8 +129,8 @@ void gather(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recv
 
 // The send arguments are significant at the root only, so every rank decides on its receive
 // side; MPI_IN_PLACE is the root's recvbuf, its own block then staying at its place in sendbuf.
-void scatter(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf,
-             int recvcount, Dt recvtype, int root) {
+void scatter(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf, int recvcount,
+             Dt recvtype, int root) {
   c.root(root);
   const auto rn = static_cast<std::size_t>(recvcount);
   const auto sn = static_cast<std::size_t>(sendcount);
@@ -218,24 +218,24 @@ void barrier(Call& c) {
 // The three forms of one collective: NAME (blocking), INAME (nonblocking) and NAME_init
 // (persistent, MPI 4). PARAMS and ARGS are the blocking form's, parenthesized; DESCRIBE states
 // the call on `c`.
-#define CCLX_SHIM_BLOCKING(NAME, COLL, PARAMS, ARGS, DESCRIBE)                           \
-  int MPI_##NAME PARAMS {                                                                \
-    return serve(                                                                        \
-        COLL, comm, Form::blocking, nullptr, [&](Call& c) { DESCRIBE; },                 \
-        [&] { return PMPI_##NAME ARGS; });                                               \
+#define CCLX_SHIM_BLOCKING(NAME, COLL, PARAMS, ARGS, DESCRIBE)           \
+  int MPI_##NAME PARAMS {                                                \
+    return serve(                                                        \
+        COLL, comm, Form::blocking, nullptr, [&](Call& c) { DESCRIBE; }, \
+        [&] { return PMPI_##NAME ARGS; });                               \
   }
-#define CCLX_SHIM_NONBLOCKING(INAME, COLL, PARAMS, ARGS, DESCRIBE)                       \
-  int MPI_##INAME(CCLX_EXPAND PARAMS, MPI_Request* request) {                            \
-    return serve(                                                                        \
-        COLL, comm, Form::nonblocking, request, [&](Call& c) { DESCRIBE; },              \
-        [&] { return PMPI_##INAME(CCLX_EXPAND ARGS, request); });                        \
+#define CCLX_SHIM_NONBLOCKING(INAME, COLL, PARAMS, ARGS, DESCRIBE)          \
+  int MPI_##INAME(CCLX_EXPAND PARAMS, MPI_Request* request) {               \
+    return serve(                                                           \
+        COLL, comm, Form::nonblocking, request, [&](Call& c) { DESCRIBE; }, \
+        [&] { return PMPI_##INAME(CCLX_EXPAND ARGS, request); });           \
   }
 #if MPI_VERSION >= 4
-#define CCLX_SHIM_PERSISTENT(NAME, COLL, PARAMS, ARGS, DESCRIBE)                         \
-  int MPI_##NAME##_init(CCLX_EXPAND PARAMS, MPI_Info info, MPI_Request* request) {       \
-    return serve(                                                                        \
-        COLL, comm, Form::persistent, request, [&](Call& c) { DESCRIBE; },               \
-        [&] { return PMPI_##NAME##_init(CCLX_EXPAND ARGS, info, request); });            \
+#define CCLX_SHIM_PERSISTENT(NAME, COLL, PARAMS, ARGS, DESCRIBE)                   \
+  int MPI_##NAME##_init(CCLX_EXPAND PARAMS, MPI_Info info, MPI_Request* request) { \
+    return serve(                                                                  \
+        COLL, comm, Form::persistent, request, [&](Call& c) { DESCRIBE; },         \
+        [&] { return PMPI_##NAME##_init(CCLX_EXPAND ARGS, info, request); });      \
   }
 #else
 #define CCLX_SHIM_PERSISTENT(NAME, COLL, PARAMS, ARGS, DESCRIBE)
@@ -253,9 +253,8 @@ CCLX_SHIM_FORMS(Allreduce, Iallreduce, Collective::allreduce,
 CCLX_SHIM_FORMS(Reduce, Ireduce, Collective::reduce,
                 (const void* sb, void* rb, int n, Dt t, MPI_Op op, int root, MPI_Comm comm),
                 (sb, rb, n, t, op, root, comm), reduce(c, sb, rb, n, t, op, root))
-CCLX_SHIM_FORMS(Bcast, Ibcast, Collective::bcast,
-                (void* b, int n, Dt t, int root, MPI_Comm comm), (b, n, t, root, comm),
-                bcast(c, b, n, t, root))
+CCLX_SHIM_FORMS(Bcast, Ibcast, Collective::bcast, (void* b, int n, Dt t, int root, MPI_Comm comm),
+                (b, n, t, root, comm), bcast(c, b, n, t, root))
 CCLX_SHIM_FORMS(Reduce_scatter_block, Ireduce_scatter_block, Collective::reduce_scatter,
                 (const void* sb, void* rb, int n, Dt t, MPI_Op op, MPI_Comm comm),
                 (sb, rb, n, t, op, comm), reduce_scatter_block(c, sb, rb, n, t, op))
@@ -279,8 +278,8 @@ CCLX_SHIM_FORMS(Reduce_scatter, Ireduce_scatter, Collective::reduce_scatterv,
                 (const void* sb, void* rb, const int rcs[], Dt t, MPI_Op op, MPI_Comm comm),
                 (sb, rb, rcs, t, op, comm), reduce_scatterv(c, sb, rb, rcs, t, op))
 CCLX_SHIM_FORMS(Alltoallv, Ialltoallv, Collective::alltoallv,
-                (const void* sb, const int scs[], const int sds[], Dt st, void* rb,
-                 const int rcs[], const int rds[], Dt rt, MPI_Comm comm),
+                (const void* sb, const int scs[], const int sds[], Dt st, void* rb, const int rcs[],
+                 const int rds[], Dt rt, MPI_Comm comm),
                 (sb, scs, sds, st, rb, rcs, rds, rt, comm),
                 alltoallv(c, sb, scs, sds, st, rb, rcs, rds, rt))
 CCLX_SHIM_FORMS(Barrier, Ibarrier, Collective::barrier, (MPI_Comm comm), (comm), barrier(c))

@@ -185,30 +185,43 @@ int wait_one(MPI_Request* h, MPI_Status* s) {
   }
 }
 
+// Whether a request of ours is still running (table_mutex held).
+bool any_running() {
+  for (const auto& [h, e] : table)
+    if (e->active && !e->done) return true;
+  return false;
+}
+
+// Also for requests that are all MPI's: while one of ours runs, MPI's are tested (not waited for)
+// so that ours keep moving.
 int wait_all(int n, MPI_Request* reqs, MPI_Status* statuses) {
   std::vector<MPI_Request> other;
   {
     const std::lock_guard lock(table_mutex);
     other = theirs(n, reqs);
   }
-  // Ours first, testing MPI's meanwhile (which also progresses them), then MPI's in one call.
   bool others_done = false;
+  int rc = MPI_SUCCESS;
   for (int round = 0;; pause(round)) {
+    bool ours_ready = true, running = false;
     {
       const std::lock_guard lock(table_mutex);
       progress();
-      bool all = true;
-      for (int i = 0; i < n && all; ++i)
-        if (const Entry* e = find(reqs[i])) all = ready(*e);
-      if (all) break;
+      for (int i = 0; i < n && ours_ready; ++i)
+        if (const Entry* e = find(reqs[i])) ours_ready = ready(*e);
+      running = any_running();
+    }
+    if (!others_done && ours_ready && !running) {
+      rc = PMPI_Waitall(n, other.data(), statuses);
+      break;
     }
     if (!others_done) {
       int flag = 0;
-      PMPI_Testall(n, other.data(), &flag, statuses);
-      others_done = flag != 0;
+      rc = PMPI_Testall(n, other.data(), &flag, statuses);
+      others_done = flag != 0 || rc != MPI_SUCCESS;
     }
+    if (others_done && ours_ready) break;
   }
-  int rc = others_done ? MPI_SUCCESS : PMPI_Waitall(n, other.data(), statuses);
   const std::lock_guard lock(table_mutex);
   for (int i = 0; i < n; ++i) {
     if (find(reqs[i])) {
@@ -218,6 +231,17 @@ int wait_all(int n, MPI_Request* reqs, MPI_Status* statuses) {
     }
   }
   return rc;
+}
+
+// Tests ours once, where there are any (the MPI_Test* calls on MPI's requests).
+void poke() {
+  if (table_size.load(std::memory_order_acquire) == 0) return;
+  const std::lock_guard lock(table_mutex);
+  progress();
+}
+
+bool none() {
+  return table_size.load(std::memory_order_acquire) == 0;
 }
 
 // One round of MPI_Testany/MPI_Waitany: ours that are ready, then MPI's. False: none yet.
@@ -379,14 +403,22 @@ using cclx::shim::inside;
 
 extern "C" {
 
+// The wait calls go to MPI directly while the library has no requests; with one running, they
+// test instead of blocking in MPI (requests.hpp). The test calls on MPI's requests test ours once.
 int MPI_Wait(MPI_Request* r, MPI_Status* s) {
-  if (inside() || r == nullptr || !cclx::shim::any_ours(1, r)) return PMPI_Wait(r, s);
+  if (inside() || r == nullptr || cclx::shim::none()) return PMPI_Wait(r, s);
   const Inside in;
-  return cclx::shim::wait_one(r, s);
+  if (cclx::shim::any_ours(1, r)) return cclx::shim::wait_one(r, s);
+  return cclx::shim::wait_all(1, r, s == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : s);
 }
 
 int MPI_Test(MPI_Request* r, int* flag, MPI_Status* s) {
-  if (inside() || r == nullptr || !cclx::shim::any_ours(1, r)) return PMPI_Test(r, flag, s);
+  if (inside()) return PMPI_Test(r, flag, s);
+  if (r == nullptr || !cclx::shim::any_ours(1, r)) {
+    const Inside in;
+    cclx::shim::poke();
+    return PMPI_Test(r, flag, s);
+  }
   const Inside in;
   const std::lock_guard lock(cclx::shim::table_mutex);
   cclx::shim::progress();
@@ -395,8 +427,12 @@ int MPI_Test(MPI_Request* r, int* flag, MPI_Status* s) {
 }
 
 int MPI_Request_get_status(MPI_Request r, int* flag, MPI_Status* s) {
-  if (inside() || !cclx::shim::any_ours(1, &r)) return PMPI_Request_get_status(r, flag, s);
+  if (inside()) return PMPI_Request_get_status(r, flag, s);
   const Inside in;
+  if (!cclx::shim::any_ours(1, &r)) {
+    cclx::shim::poke();
+    return PMPI_Request_get_status(r, flag, s);
+  }
   const std::lock_guard lock(cclx::shim::table_mutex);
   cclx::shim::progress();
   *flag = cclx::shim::ready(*cclx::shim::find(r)) ? 1 : 0;
@@ -405,14 +441,18 @@ int MPI_Request_get_status(MPI_Request r, int* flag, MPI_Status* s) {
 }
 
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
-  if (inside() || !cclx::shim::any_ours(n, reqs)) return PMPI_Waitall(n, reqs, statuses);
+  if (inside() || cclx::shim::none()) return PMPI_Waitall(n, reqs, statuses);
   const Inside in;
   return cclx::shim::wait_all(n, reqs, statuses);
 }
 
 int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
-  if (inside() || !cclx::shim::any_ours(n, reqs)) return PMPI_Testall(n, reqs, flag, statuses);
+  if (inside()) return PMPI_Testall(n, reqs, flag, statuses);
   const Inside in;
+  if (!cclx::shim::any_ours(n, reqs)) {
+    cclx::shim::poke();
+    return PMPI_Testall(n, reqs, flag, statuses);
+  }
   {
     const std::lock_guard lock(cclx::shim::table_mutex);
     cclx::shim::progress();
@@ -444,7 +484,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
 }
 
 int MPI_Waitany(int n, MPI_Request reqs[], int* index, MPI_Status* s) {
-  if (inside() || !cclx::shim::any_ours(n, reqs)) return PMPI_Waitany(n, reqs, index, s);
+  if (inside() || cclx::shim::none()) return PMPI_Waitany(n, reqs, index, s);
   const Inside in;
   int rc = MPI_SUCCESS;
   for (int round = 0; !cclx::shim::any_round(n, reqs, index, s, &rc); cclx::shim::pause(round)) {
@@ -453,8 +493,12 @@ int MPI_Waitany(int n, MPI_Request reqs[], int* index, MPI_Status* s) {
 }
 
 int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* s) {
-  if (inside() || !cclx::shim::any_ours(n, reqs)) return PMPI_Testany(n, reqs, index, flag, s);
+  if (inside()) return PMPI_Testany(n, reqs, index, flag, s);
   const Inside in;
+  if (!cclx::shim::any_ours(n, reqs)) {
+    cclx::shim::poke();
+    return PMPI_Testany(n, reqs, index, flag, s);
+  }
   int rc = MPI_SUCCESS;
   *flag = cclx::shim::any_round(n, reqs, index, s, &rc) ? 1 : 0;
   if (!*flag) *index = MPI_UNDEFINED;
@@ -462,8 +506,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* s)
 }
 
 int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
-  if (inside() || !cclx::shim::any_ours(n, reqs))
-    return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+  if (inside() || cclx::shim::none()) return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
   const Inside in;
   int rc = MPI_SUCCESS;
   for (int round = 0; !cclx::shim::some_round(n, reqs, outcount, indices, statuses, &rc);
@@ -473,9 +516,12 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_St
 }
 
 int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
-  if (inside() || !cclx::shim::any_ours(n, reqs))
-    return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+  if (inside()) return PMPI_Testsome(n, reqs, outcount, indices, statuses);
   const Inside in;
+  if (!cclx::shim::any_ours(n, reqs)) {
+    cclx::shim::poke();
+    return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+  }
   int rc = MPI_SUCCESS;
   cclx::shim::some_round(n, reqs, outcount, indices, statuses, &rc);
   return rc;
@@ -508,8 +554,7 @@ int MPI_Startall(int n, MPI_Request reqs[]) {
     }
   }
   if (!other.empty()) {
-    if (const int r = PMPI_Startall(static_cast<int>(other.size()), other.data());
-        r != MPI_SUCCESS)
+    if (const int r = PMPI_Startall(static_cast<int>(other.size()), other.data()); r != MPI_SUCCESS)
       rc = r;
     for (std::size_t k = 0; k < where.size(); ++k) reqs[where[k]] = other[k];
   }

@@ -294,12 +294,11 @@ void reduce(const Comm& c, MPI_Datatype dt, const char* tn, Op op, std::size_t c
   int rc;
   if (ip && at_root) {
     std::copy(in.begin(), in.end(), out.begin());
-    rc =
-        Reduce(MPI_IN_PLACE, out.data(), static_cast<int>(count), dt, mpi_op(op), root, c.comm);
+    rc = Reduce(MPI_IN_PLACE, out.data(), static_cast<int>(count), dt, mpi_op(op), root, c.comm);
   } else {
     // recvbuf is not significant at a non-root rank: pass none there when "in place".
-    rc = Reduce(in.data(), ip ? nullptr : out.data(), static_cast<int>(count), dt, mpi_op(op),
-                    root, c.comm);
+    rc = Reduce(in.data(), ip ? nullptr : out.data(), static_cast<int>(count), dt, mpi_op(op), root,
+                c.comm);
     expect(in == orig, w + ": send buffer modified");
   }
   check_rc<T>(rc, w);
@@ -323,10 +322,10 @@ void reduce_scatter_block(const Comm& c, MPI_Datatype dt, const char* tn, Op op,
   if (ip) {
     std::copy(in.begin(), in.end(), out.begin());
     rc = Reduce_scatter_block(MPI_IN_PLACE, out.data(), static_cast<int>(count), dt, mpi_op(op),
-                                  c.comm);
+                              c.comm);
   } else {
     rc = Reduce_scatter_block(in.data(), out.data(), static_cast<int>(count), dt, mpi_op(op),
-                                  c.comm);
+                              c.comm);
     expect(in == orig, w + ": send buffer modified");
   }
   check_rc<T>(rc, w);
@@ -417,7 +416,7 @@ void gather(const Comm& c, MPI_Datatype dt, const char* tn, std::size_t count, b
   } else {
     // The receive arguments are not significant off the root.
     rc = Gather(in.data(), ic, dt, at_root ? out.data() : nullptr, at_root ? ic : -1,
-                    at_root ? dt : MPI_DATATYPE_NULL, root, c.comm);
+                at_root ? dt : MPI_DATATYPE_NULL, root, c.comm);
   }
   check_rc<T>(rc, w);
   if (!at_root) return;
@@ -443,8 +442,8 @@ void scatter(const Comm& c, MPI_Datatype dt, const char* tn, std::size_t count, 
     rc = Scatter(in.data(), ic, dt, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, root, c.comm);
   } else {
     // The send arguments are not significant off the root.
-    rc = Scatter(at_root ? in.data() : nullptr, at_root ? ic : -1,
-                     at_root ? dt : MPI_DATATYPE_NULL, out.data(), ic, dt, root, c.comm);
+    rc = Scatter(at_root ? in.data() : nullptr, at_root ? ic : -1, at_root ? dt : MPI_DATATYPE_NULL,
+                 out.data(), ic, dt, root, c.comm);
   }
   check_rc<T>(rc, w);
   expect(in == orig, w + ": send buffer modified");  // in place, the root's own block stays
@@ -537,8 +536,8 @@ void user_ops(const Comm& c) {
       for (std::size_t i = 0; i < in.size(); ++i) in[i] = concat_value(c.rank, i);
       const auto ic = static_cast<int>(count);
       out = in;
-      expect(Allreduce(ip ? MPI_IN_PLACE : in.data(), out.data(), ic, MPI_UINT64_T, cat,
-                           c.comm) == MPI_SUCCESS,
+      expect(Allreduce(ip ? MPI_IN_PLACE : in.data(), out.data(), ic, MPI_UINT64_T, cat, c.comm) ==
+                 MPI_SUCCESS,
              w);
       for (std::size_t i = 0; i < count; ++i)
         expect(out[i] == ref[i], w + ": allreduce element " + std::to_string(i));
@@ -546,15 +545,15 @@ void user_ops(const Comm& c) {
         if (mpich_reduce_bug(ip, root, count * sizeof(std::uint64_t))) continue;
         out = in;
         const bool root_ip = ip && c.rank == root;
-        expect(Reduce(root_ip ? MPI_IN_PLACE : in.data(), out.data(), ic, MPI_UINT64_T, cat,
-                          root, c.comm) == MPI_SUCCESS,
+        expect(Reduce(root_ip ? MPI_IN_PLACE : in.data(), out.data(), ic, MPI_UINT64_T, cat, root,
+                      c.comm) == MPI_SUCCESS,
                w);
         for (std::size_t i = 0; c.rank == root && i < count; ++i)
           expect(out[i] == ref[i], w + ": reduce element " + std::to_string(i));
       }
       out = in;
-      expect(Reduce_scatter_block(ip ? MPI_IN_PLACE : in.data(), out.data(), ic, MPI_UINT64_T,
-                                      cat, c.comm) == MPI_SUCCESS,
+      expect(Reduce_scatter_block(ip ? MPI_IN_PLACE : in.data(), out.data(), ic, MPI_UINT64_T, cat,
+                                  c.comm) == MPI_SUCCESS,
              w);
       for (std::size_t i = 0; i < count; ++i)
         expect(out[i] == ref[static_cast<std::size_t>(c.rank) * count + i],

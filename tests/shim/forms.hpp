@@ -12,7 +12,9 @@ enum class Form { blocking, nonblocking, persistent };
 inline Form form = Form::blocking;
 
 inline const char* form_name() {
-  return form == Form::blocking ? "" : form == Form::nonblocking ? " (nonblocking)" : " (persistent)";
+  return form == Form::blocking      ? ""
+         : form == Form::nonblocking ? " (nonblocking)"
+                                     : " (persistent)";
 }
 
 inline constexpr bool have_persistent = MPI_VERSION >= 4;
@@ -33,21 +35,22 @@ inline int complete(int rc, MPI_Request& r, bool persistent) {
 
 #define SHIM_TEST_EXPAND(...) __VA_ARGS__
 #if MPI_VERSION >= 4
-#define SHIM_TEST_INIT(NAME, ARGS, r) complete(MPI_##NAME##_init(SHIM_TEST_EXPAND ARGS, MPI_INFO_NULL, &r), r, true)
+#define SHIM_TEST_INIT(NAME, ARGS, r) \
+  complete(MPI_##NAME##_init(SHIM_TEST_EXPAND ARGS, MPI_INFO_NULL, &r), r, true)
 #else
 #define SHIM_TEST_INIT(NAME, ARGS, r) MPI_##NAME ARGS
 #endif
-#define SHIM_TEST_FORMS(NAME, INAME, PARAMS, ARGS)                                    \
-  inline int NAME PARAMS {                                                            \
-    MPI_Request r = MPI_REQUEST_NULL;                                                 \
-    switch (form) {                                                                   \
-      case Form::blocking:                                                            \
-        return MPI_##NAME ARGS;                                                       \
-      case Form::nonblocking:                                                         \
-        return complete(MPI_##INAME(SHIM_TEST_EXPAND ARGS, &r), r, false);            \
-      default:                                                                        \
-        return SHIM_TEST_INIT(NAME, ARGS, r);                                         \
-    }                                                                                 \
+#define SHIM_TEST_FORMS(NAME, INAME, PARAMS, ARGS)                         \
+  inline int NAME PARAMS {                                                 \
+    MPI_Request r = MPI_REQUEST_NULL;                                      \
+    switch (form) {                                                        \
+      case Form::blocking:                                                 \
+        return MPI_##NAME ARGS;                                            \
+      case Form::nonblocking:                                              \
+        return complete(MPI_##INAME(SHIM_TEST_EXPAND ARGS, &r), r, false); \
+      default:                                                             \
+        return SHIM_TEST_INIT(NAME, ARGS, r);                              \
+    }                                                                      \
   }
 
 using Dt = MPI_Datatype;
@@ -82,8 +85,8 @@ SHIM_TEST_FORMS(Reduce_scatter, Ireduce_scatter,
                 (const void* sb, void* rb, const int rcs[], Dt t, MPI_Op op, MPI_Comm comm),
                 (sb, rb, rcs, t, op, comm))
 SHIM_TEST_FORMS(Alltoallv, Ialltoallv,
-                (const void* sb, const int scs[], const int sds[], Dt st, void* rb,
-                 const int rcs[], const int rds[], Dt rt, MPI_Comm comm),
+                (const void* sb, const int scs[], const int sds[], Dt st, void* rb, const int rcs[],
+                 const int rds[], Dt rt, MPI_Comm comm),
                 (sb, scs, sds, st, rb, rcs, rds, rt, comm))
 SHIM_TEST_FORMS(Gatherv, Igatherv,
                 (const void* sb, int sc, Dt st, void* rb, const int rcs[], const int ds[], Dt rt,

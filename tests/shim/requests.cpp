@@ -7,6 +7,7 @@
 //   - MPI_Test, MPI_Testall, MPI_Request_get_status polled until done
 //   - MPI_Waitany and MPI_Waitsome over a mix until MPI_UNDEFINED
 //   - two collectives completed in opposite orders on even and odd ranks
+//   - a wait for a receive that another rank's collective must complete first
 //   - MPI_Request_free of an active nonblocking request
 //   - persistent (MPI 4): MPI_Allreduce_init started 3 times with changing data, MPI_Test of an
 //     inactive request, MPI_Startall with a persistent send and receive, MPI_Request_free
@@ -173,6 +174,26 @@ void opposite_orders() {
   MPI_Comm_free(&other);
 }
 
+// Rank 0 waits for a message that rank 1 sends only once the collective completed there: rank 0's
+// wait for MPI's request must keep the collective moving (MPI's progress rule).
+void progress_in_other_waits() {
+  std::vector<int> a = input(8);
+  MPI_Request coll, recv;
+  MPI_Iallreduce(MPI_IN_PLACE, a.data(), count, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &coll);
+  int token = -1;
+  if (rank == 0 && size > 1) {
+    MPI_Irecv(&token, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &recv);
+    expect(MPI_Wait(&recv, MPI_STATUS_IGNORE) == MPI_SUCCESS && token == 1,
+           "progress while waiting for a receive");
+  }
+  expect(MPI_Wait(&coll, MPI_STATUS_IGNORE) == MPI_SUCCESS && is_sum(a, 8),
+         "progress while waiting for a receive: the collective");
+  if (rank == 1) {
+    token = 1;
+    MPI_Send(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+  }
+}
+
 // Freed while active: it completes in the background; MPI_Finalize waits for it.
 std::vector<int> freed_buffer;
 void free_active() {
@@ -249,6 +270,7 @@ int main(int argc, char** argv) {
   test_loops();
   any_and_some();
   opposite_orders();
+  progress_in_other_waits();
   free_active();
 #if MPI_VERSION >= 4
   persistent();

@@ -7,7 +7,7 @@
 // MPI_COMM_WORLD, a split of odd size in reversed rank order, a dup and MPI_COMM_SELF. Every
 // result is compared with a reference computed locally; send buffers, gaps and the elements
 // past each output must stay untouched. Also MPI_Barrier in its three forms: no rank leaves
-// before the last one entered (the ranks must share a host: one clock).
+// before the last one entered (the ranks must share a host).
 //
 // Usage: mpiexec -n N shim-vcollectives [--quick]   (--quick: MPI_INT only)
 #include <mpi.h>
@@ -56,8 +56,8 @@ std::string where(const Comm& c, const char* coll, const char* type, std::size_t
                   bool gaps) {
   std::ostringstream s;
   s << coll << form_name() << " " << type << " counts from " << base
-    << (ip ? " in place" : " out of place") << (gaps ? " with gaps" : " packed") << " on "
-    << c.name << " (rank " << c.rank << " of " << c.size << ")";
+    << (ip ? " in place" : " out of place") << (gaps ? " with gaps" : " packed") << " on " << c.name
+    << " (rank " << c.rank << " of " << c.size << ")";
   return s.str();
 }
 
@@ -69,9 +69,8 @@ T sentinel() {
 // Element k of the block rank `from` sends to rank `to`.
 template <class T>
 T payload(int from, int to, std::size_t k) {
-  return static_cast<T>((static_cast<std::size_t>(from) * 131 + static_cast<std::size_t>(to) * 17 +
-                         k) %
-                        251);
+  return static_cast<T>(
+      (static_cast<std::size_t>(from) * 131 + static_cast<std::size_t>(to) * 17 + k) % 251);
 }
 
 // Per-rank counts from `base`: they differ, and some are zero.
@@ -110,8 +109,8 @@ void check_blocks(const std::vector<T>& buf, const std::vector<int>& counts,
       const auto at = static_cast<std::size_t>(displs[b] + k);
       covered[at] = true;
       if (buf[at] != want(b, static_cast<std::size_t>(k)))
-        return expect(false, w + ": wrong element " + std::to_string(k) + " of block " +
-                                 std::to_string(b));
+        return expect(
+            false, w + ": wrong element " + std::to_string(k) + " of block " + std::to_string(b));
     }
   for (std::size_t i = 0; i < buf.size(); ++i)
     if (!covered[i] && buf[i] != sentinel<T>())
@@ -136,14 +135,14 @@ void allgatherv(const Comm& c, MPI_Datatype dt, const char* tn, std::size_t base
     rc = Allgatherv(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, out.data(), counts.data(), displs.data(),
                     dt, c.comm);  // sendcount and sendtype are ignored in place
   } else {
-    rc = Allgatherv(in.data(), counts[me], dt, out.data(), counts.data(), displs.data(), dt,
-                    c.comm);
+    rc =
+        Allgatherv(in.data(), counts[me], dt, out.data(), counts.data(), displs.data(), dt, c.comm);
   }
   expect(rc == MPI_SUCCESS, w + ": returned " + std::to_string(rc));
   expect(in == orig, w + ": send buffer modified");
-  check_blocks(out, counts, displs,
-               [](std::size_t b, std::size_t k) { return payload<T>(static_cast<int>(b), 0, k); },
-               w);
+  check_blocks(
+      out, counts, displs,
+      [](std::size_t b, std::size_t k) { return payload<T>(static_cast<int>(b), 0, k); }, w);
 }
 
 template <class T>
@@ -263,36 +262,39 @@ void gatherv_scatterv(const Comm& c, bool ip) {
   }
   expect(rc == MPI_SUCCESS, w + ": returned " + std::to_string(rc));
   if (at_root)
-    check_blocks(all, counts, displs,
-                 [](std::size_t b, std::size_t k) { return payload<int>(static_cast<int>(b), 0, k); },
-                 w);
+    check_blocks(
+        all, counts, displs,
+        [](std::size_t b, std::size_t k) { return payload<int>(static_cast<int>(b), 0, k); }, w);
   w = where(c, "MPI_Scatterv", "MPI_INT", 5, ip && at_root, true);
   std::vector<int> got(mine.size() + guard, sentinel<int>());
   if (ip && at_root)
     rc = Scatterv(all.data(), counts.data(), displs.data(), MPI_INT, MPI_IN_PLACE, -1,
                   MPI_DATATYPE_NULL, root, c.comm);
   else
-    rc = Scatterv(all.data(), at_root ? counts.data() : nullptr,
-                  at_root ? displs.data() : nullptr, MPI_INT, got.data(),
-                  static_cast<int>(mine.size()), MPI_INT, root, c.comm);
+    rc = Scatterv(all.data(), at_root ? counts.data() : nullptr, at_root ? displs.data() : nullptr,
+                  MPI_INT, got.data(), static_cast<int>(mine.size()), MPI_INT, root, c.comm);
   expect(rc == MPI_SUCCESS, w + ": returned " + std::to_string(rc));
   if (!(ip && at_root))
     for (std::size_t k = 0; k < got.size(); ++k)
-      expect(got[k] == (k < mine.size() ? mine[k] : sentinel<int>()), w + ": element " +
-                                                                          std::to_string(k));
+      expect(got[k] == (k < mine.size() ? mine[k] : sentinel<int>()),
+             w + ": element " + std::to_string(k));
 }
 
 // No rank leaves before the last one entered: rank 0 enters late and tells its entry time
-// afterwards (the ranks share one host, so MPI_Wtime is one clock).
+// afterwards. The ranks must share a host: std::chrono::steady_clock is then one clock (Linux's
+// CLOCK_MONOTONIC; Open MPI's MPI_Wtime counts from each process's MPI_Init).
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 void barrier(const Comm& c) {
   const std::string w = std::string("MPI_Barrier") + form_name() + " on " + c.name;
   double entered = 0;
   if (c.rank == 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    entered = MPI_Wtime();
+    entered = now();
   }
   expect(Barrier(c.comm) == MPI_SUCCESS, w + ": returned an error");
-  const double left = MPI_Wtime();
+  const double left = now();
   PMPI_Bcast(&entered, 1, MPI_DOUBLE, 0, c.comm);
   expect(left >= entered, w + ": left before rank 0 entered");
 }
