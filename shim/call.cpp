@@ -136,8 +136,8 @@ void Call::reduction(MPI_Datatype type, int count, MPI_Op op) {
     if (!u) return pass_because("user-defined op not created through MPI_Op_create");
     if (t->cls == TypeClass::moved)
       return pass_because("user-defined op on a type cclx has no element type for");
-    k_->user = {*u, type, t->size};
-    c_.kernel = user_kernel(k_->user);
+    kept().user = {*u, type, t->size};
+    c_.kernel = user_kernel(kept().user);
     user_op_ = true;
   }
   type_ = type;
@@ -181,7 +181,7 @@ void Call::counts(const int* out_counts, const int* out_displs, const int* in_co
   const std::size_t n = size();
   for (std::size_t i = 0; i < n; ++i)
     if (out_counts[i] < 0 || (in_counts && in_counts[i] < 0)) return invalid();
-  std::vector<long long>& v = k_->v;
+  std::vector<long long>& v = kept().v;
   v.assign(4 * n, 0);
   const auto fill = [&](std::size_t at, const int* a) {
     for (std::size_t i = 0; i < n; ++i) v[at + i] = static_cast<long long>(a[i]) * scale_;
@@ -250,7 +250,8 @@ void copy_blocks(std::byte* packed, std::byte* user, const detail::IntArray& cou
 // Sets c_.blocks' displacements (native) or the staging that packs non-packed layouts (a
 // scheduled algorithm), and the other side's conversion; k_->before and k_->after do the copies.
 void Call::stage(bool native) {
-  Kept& k = *k_;
+  if (!k_ && !variable_ && !staged_) return;  // nothing to keep or stage
+  Kept& k = kept();
   const std::size_t n = size();
   const std::size_t elem = c_.kernel.elem_size;
   k.before = nullptr;
@@ -326,12 +327,14 @@ void Call::stage(bool native) {
 template <class P>
 void Call::run(const P& policy) {
   Communicator<>& comm = communicator(comm_, v_);
-  Kept& k = *k_;
   if (form_ == Form::blocking) {
-    if (k.before) k.before();
+    if (k_ && k_->before) k_->before();
     comm.run_call(c_, policy);
-    if (k.after) k.after();
-  } else if (form_ == Form::nonblocking) {
+    if (k_ && k_->after) k_->after();
+    return;
+  }
+  Kept& k = *k_;
+  if (form_ == Form::nonblocking) {
     if (k.before) k.before();
     Request r = comm.start_call(c_, policy, shared_);
     *request_ = add_nonblocking(comm_, collective_, std::move(r), shared_, k.after);

@@ -93,7 +93,8 @@ class Call {
   void run(const P& policy);
   void stage(bool native);
 
-  // What outlives a nonblocking or persistent call (for a blocking one it is local_).
+  // What outlives a nonblocking or persistent call (for a blocking one it is local_, made only
+  // where the call needs it: most need none).
   struct Kept {
     std::vector<long long> v;  // out counts, out displs, in counts, in displs (cclx elements)
     bool out_packed = true, in_packed = true;
@@ -108,9 +109,10 @@ class Call {
   MPI_Comm comm_;
   Form form_;
   MPI_Request* request_;
-  Kept local_;
+  std::optional<Kept> local_;
   std::shared_ptr<Kept> shared_;  // nonblocking and persistent
-  Kept* k_ = &local_;
+  Kept* k_ = nullptr;
+  Kept& kept() { return k_ ? *k_ : *(k_ = &local_.emplace()); }
   bool variable_ = false;  // counts() given
   CommView v_;
   const char* reason_ = nullptr;
