@@ -83,7 +83,7 @@ Call::Call(sched::Collective collective, MPI_Comm comm, Form form, MPI_Request* 
   destroy_retired();
   c_.collective = collective;
   if (form != Form::blocking) {
-    shared_ = std::make_shared<Kept>();
+    shared_ = std::make_shared<CallKept>();
     k_ = shared_.get();
   }
   if (!config().error.empty()) {
@@ -99,6 +99,10 @@ Call::Call(sched::Collective collective, MPI_Comm comm, Form form, MPI_Request* 
     pass_because(invalid_args);
   else if (v_.inter)
     pass_because("intercommunicator");
+}
+
+CallKept& Call::kept() {
+  return k_ ? *k_ : *(k_ = &local_.emplace());
 }
 
 void Call::root(int root) {
@@ -251,7 +255,7 @@ void copy_blocks(std::byte* packed, std::byte* user, const detail::IntArray& cou
 // scheduled algorithm), and the other side's conversion; k_->before and k_->after do the copies.
 void Call::stage(bool native) {
   if (!k_ && !variable_ && !staged_) return;  // nothing to keep or stage
-  Kept& k = kept();
+  CallKept& k = kept();
   const std::size_t n = size();
   const std::size_t elem = c_.kernel.elem_size;
   k.before = nullptr;
@@ -333,7 +337,7 @@ void Call::run(const P& policy) {
     if (k_ && k_->after) k_->after();
     return;
   }
-  Kept& k = *k_;
+  CallKept& k = *k_;
   if (form_ == Form::nonblocking) {
     if (k.before) k.before();
     Request r = comm.start_call(c_, policy, shared_);

@@ -40,6 +40,17 @@
 
 namespace cclx::shim {
 
+// What a Call keeps beyond the application's buffers; outlives a nonblocking or persistent call
+// (a blocking one makes it only where it needs it: most need none).
+struct CallKept {
+  std::vector<long long> v;  // out counts, out displs, in counts, in displs (cclx elements)
+  bool out_packed = true, in_packed = true;
+  detail::BlockCounts blocks;
+  std::vector<std::byte> in_stage, out_stage;
+  UserOpContext user;
+  std::function<void()> before, after;  // staging: at each start, at each completion
+};
+
 class Call {
  public:
   // `request` receives the handle of a nonblocking or persistent call.
@@ -93,26 +104,15 @@ class Call {
   void run(const P& policy);
   void stage(bool native);
 
-  // What outlives a nonblocking or persistent call (for a blocking one it is local_, made only
-  // where the call needs it: most need none).
-  struct Kept {
-    std::vector<long long> v;  // out counts, out displs, in counts, in displs (cclx elements)
-    bool out_packed = true, in_packed = true;
-    detail::BlockCounts blocks;
-    std::vector<std::byte> in_stage, out_stage;
-    UserOpContext user;
-    std::function<void()> before, after;  // staging: at each start, at each completion
-  };
-
   Inside inside_;  // first: everything below runs with cclx's MPI calls going straight to MPI
   sched::Collective collective_;
   MPI_Comm comm_;
   Form form_;
   MPI_Request* request_;
-  std::optional<Kept> local_;
-  std::shared_ptr<Kept> shared_;  // nonblocking and persistent
-  Kept* k_ = nullptr;
-  Kept& kept() { return k_ ? *k_ : *(k_ = &local_.emplace()); }
+  std::optional<CallKept> local_;
+  std::shared_ptr<CallKept> shared_;  // nonblocking and persistent
+  CallKept* k_ = nullptr;
+  CallKept& kept();
   bool variable_ = false;  // counts() given
   CommView v_;
   const char* reason_ = nullptr;

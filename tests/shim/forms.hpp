@@ -36,7 +36,7 @@ inline int complete(int rc, MPI_Request& r, bool persistent) {
 #define SHIM_TEST_EXPAND(...) __VA_ARGS__
 #if MPI_VERSION >= 4
 #define SHIM_TEST_INIT(NAME, ARGS, r) \
-  complete(MPI_##NAME##_init(SHIM_TEST_EXPAND ARGS, MPI_INFO_NULL, &r), r, true)
+  complete(MPI_##NAME##_init(SHIM_TEST_EXPAND ARGS, MPI_INFO_NULL, &(r)), r, true)
 #else
 #define SHIM_TEST_INIT(NAME, ARGS, r) MPI_##NAME ARGS
 #endif

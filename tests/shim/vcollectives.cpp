@@ -106,7 +106,7 @@ void check_blocks(const std::vector<T>& buf, const std::vector<int>& counts,
   std::vector<bool> covered(buf.size(), false);
   for (std::size_t b = 0; b < counts.size(); ++b)
     for (int k = 0; k < counts[b]; ++k) {
-      const auto at = static_cast<std::size_t>(displs[b] + k);
+      const std::size_t at = static_cast<std::size_t>(displs[b]) + static_cast<std::size_t>(k);
       covered[at] = true;
       if (buf[at] != want(b, static_cast<std::size_t>(k)))
         return expect(
@@ -216,14 +216,14 @@ void alltoallv(const Comm& c, MPI_Datatype dt, const char* tn, std::size_t base,
   std::vector<T> out(layout(rc_, gaps, rd) + guard, sentinel<T>());
   for (std::size_t j = 0; j < n; ++j)
     for (int k = 0; k < sc[j]; ++k)
-      in[static_cast<std::size_t>(sd[j] + k)] =
+      in[static_cast<std::size_t>(sd[j]) + static_cast<std::size_t>(k)] =
           payload<T>(c.rank, static_cast<int>(j), static_cast<std::size_t>(k));
   const std::vector<T> orig = in;
   int rc;
   if (ip) {  // the input blocks at the receive layout
     for (std::size_t j = 0; j < n; ++j)
       for (int k = 0; k < rc_[j]; ++k)
-        out[static_cast<std::size_t>(rd[j] + k)] =
+        out[static_cast<std::size_t>(rd[j]) + static_cast<std::size_t>(k)] =
             payload<T>(c.rank, static_cast<int>(j), static_cast<std::size_t>(k));
     rc = Alltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_DATATYPE_NULL, out.data(), rc_.data(),
                    rd.data(), dt, c.comm);
