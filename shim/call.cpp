@@ -333,7 +333,18 @@ void Call::run(const P& policy) {
   Communicator<>& comm = communicator(comm_, v_);
   if (form_ == Form::blocking) {
     if (k_ && k_->before) k_->before();
-    comm.run_call(c_, policy);
+    bool started = false;
+    // Served requests are running: a scheduled call waits as a nonblocking one, testing them
+    // meanwhile (the same messages as run_call's). Not native: MPI does not match a
+    // nonblocking collective with the blocking ones of the ranks that have none running.
+    if constexpr (!algo::AdaptiveAlgorithm<P> && !std::is_same_v<P, algo::Native>) {
+      if (requests_running()) {
+        Request r = comm.start_call(c_, policy, nullptr);
+        complete_progressing(r);
+        started = true;
+      }
+    }
+    if (!started) comm.run_call(c_, policy);
     if (k_ && k_->after) k_->after();
     return;
   }

@@ -359,6 +359,22 @@ std::string_view label(sched::Collective c, Form f) {
   return names[static_cast<std::size_t>(c)][static_cast<std::size_t>(f)];
 }
 
+bool requests_running() {
+  if (table_size.load(std::memory_order_acquire) == 0) return false;
+  const std::lock_guard lock(table_mutex);
+  return any_running();
+}
+
+void complete_progressing(Request& r) {
+  for (int round = 0;; pause(round)) {
+    {
+      const std::lock_guard lock(table_mutex);
+      progress();
+    }
+    if (r.test()) return;
+  }
+}
+
 MPI_Request add_nonblocking(MPI_Comm comm, sched::Collective c, Request r,
                             std::shared_ptr<void> keep, std::function<void()> after) {
   auto e = std::make_unique<Entry>();

@@ -40,6 +40,13 @@ enum class Form : std::uint8_t { blocking, nonblocking, persistent };
                                          std::shared_ptr<void> keep, std::function<void()> before,
                                          std::function<void()> after);
 
+// Whether a served nonblocking or persistent request is running: a blocking call made now must
+// keep it moving while it waits (another rank may wait for it before reaching the blocking call).
+[[nodiscard]] bool requests_running();
+// Completes `r` (a blocking call started as a nonblocking one) while testing every running
+// request. Throws what r.test() throws.
+void complete_progressing(Request& r);
+
 // At MPI_Finalize, before the Communicators go: completes what is still pending (requests the
 // application freed while active) and frees the handles the application did not free.
 void release_requests();

@@ -8,6 +8,7 @@
 //   - MPI_Waitany and MPI_Waitsome over a mix until MPI_UNDEFINED
 //   - two collectives completed in opposite orders on even and odd ranks
 //   - a wait for a receive that another rank's collective must complete first
+//   - a blocking collective on some ranks while the others wait for an earlier nonblocking one
 //   - MPI_Request_free of an active nonblocking request
 //   - persistent (MPI 4): MPI_Allreduce_init started 3 times with changing data, MPI_Test of an
 //     inactive request, MPI_Startall with a persistent send and receive, MPI_Request_free
@@ -194,6 +195,26 @@ void progress_in_other_waits() {
   }
 }
 
+// Even ranks run a blocking collective before they wait for a nonblocking one started earlier;
+// odd ranks wait first. The blocking one must keep the nonblocking one moving (MPI's progress
+// rule: both were started in the same order everywhere).
+void blocking_while_pending() {
+  std::vector<int> a = input(9), b = input(10), out(count);
+  MPI_Request r;
+  MPI_Iallreduce(MPI_IN_PLACE, a.data(), count, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);
+  if (rank % 2 == 0)
+    expect(
+        MPI_Allreduce(b.data(), out.data(), count, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
+        "a blocking collective while a nonblocking one is pending");
+  expect(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && is_sum(a, 9),
+         "a nonblocking collective completed after a blocking one");
+  if (rank % 2 == 1)
+    expect(
+        MPI_Allreduce(b.data(), out.data(), count, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
+        "a blocking collective after a wait");
+  expect(is_sum(out, 10), "a blocking collective while a nonblocking one is pending: result");
+}
+
 // Freed while active: it completes in the background; MPI_Finalize waits for it.
 std::vector<int> freed_buffer;
 void free_active() {
@@ -271,6 +292,7 @@ int main(int argc, char** argv) {
   any_and_some();
   opposite_orders();
   progress_in_other_waits();
+  blocking_while_pending();
   free_active();
 #if MPI_VERSION >= 4
   persistent();
