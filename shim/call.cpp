@@ -1,5 +1,7 @@
 #include "call.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -12,6 +14,7 @@
 #include "mpi_map.hpp"
 #include "policy.hpp"
 #include "report.hpp"
+#include "requests.hpp"
 
 namespace cclx::shim {
 
@@ -75,11 +78,20 @@ std::optional<int> guarded(MPI_Comm comm, std::string_view name, const std::stri
 
 }  // namespace
 
-Call::Call(sched::Collective collective, MPI_Comm comm) : collective_(collective), comm_(comm) {
+Call::Call(sched::Collective collective, MPI_Comm comm, Form form, MPI_Request* request)
+    : collective_(collective), comm_(comm), form_(form), request_(request) {
   destroy_retired();
   c_.collective = collective;
+  if (form != Form::blocking) {
+    shared_ = std::make_shared<CallKept>();
+    k_ = shared_.get();
+  }
   if (!config().error.empty()) {
     pass_because("CCLX_ALGO is invalid");
+    return;
+  }
+  if (form != Form::blocking && request == nullptr) {
+    invalid();
     return;
   }
   v_ = view(comm);
@@ -87,6 +99,10 @@ Call::Call(sched::Collective collective, MPI_Comm comm) : collective_(collective
     pass_because(invalid_args);
   else if (v_.inter)
     pass_because("intercommunicator");
+}
+
+CallKept& Call::kept() {
+  return k_ ? *k_ : *(k_ = &local_.emplace());
 }
 
 void Call::root(int root) {
@@ -124,8 +140,8 @@ void Call::reduction(MPI_Datatype type, int count, MPI_Op op) {
     if (!u) return pass_because("user-defined op not created through MPI_Op_create");
     if (t->cls == TypeClass::moved)
       return pass_because("user-defined op on a type cclx has no element type for");
-    user_ = {*u, type, t->size};
-    c_.kernel = user_kernel(user_);
+    kept().user = {*u, type, t->size};
+    c_.kernel = user_kernel(kept().user);
     user_op_ = true;
   }
   type_ = type;
@@ -143,6 +159,15 @@ void Call::other_side(MPI_Datatype type, int count, Side side) {
   other_count_ = count;
 }
 
+void Call::other_type(MPI_Datatype type) {
+  if (!ok() || type == type_) return;
+  const TypeInfo* t = predefined_type(type);
+  if (type == MPI_DATATYPE_NULL) return invalid();
+  // Moved as bytes: another predefined type of the same size moves the same bytes.
+  if (!t || t->size != scale_ || c_.has_op)
+    pass_because("send and receive sides in different datatypes (v-collective)");
+}
+
 void Call::buffers(const void* in, void* out, bool in_place, std::size_t in_elems,
                    std::size_t out_elems) {
   if (!ok()) return;
@@ -153,21 +178,197 @@ void Call::buffers(const void* in, void* out, bool in_place, std::size_t in_elem
   c_.out_size = out_elems * scale_;
 }
 
+void Call::counts(const int* out_counts, const int* out_displs, const int* in_counts,
+                  const int* in_displs) {
+  if (!ok()) return;
+  if (!out_counts || (in_displs && !in_counts)) return invalid();
+  const std::size_t n = size();
+  for (std::size_t i = 0; i < n; ++i)
+    if (out_counts[i] < 0 || (in_counts && in_counts[i] < 0)) return invalid();
+  std::vector<long long>& v = kept().v;
+  v.assign(4 * n, 0);
+  const auto fill = [&](std::size_t at, const int* a) {
+    for (std::size_t i = 0; i < n; ++i) v[at + i] = static_cast<long long>(a[i]) * scale_;
+  };
+  const auto packed = [&](std::size_t counts_at, const int* displs) {
+    if (!displs) return true;
+    fill(counts_at + n, displs);
+    long long at = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (v[counts_at + i] != 0 && v[counts_at + n + i] != at) return false;
+      at += v[counts_at + i];
+    }
+    return true;
+  };
+  fill(0, out_counts);
+  k_->out_packed = packed(0, out_displs);
+  const bool own_in = in_counts != nullptr;
+  if (own_in) {
+    fill(2 * n, in_counts);
+    k_->in_packed = packed(2 * n, in_displs);
+  }
+  using detail::IntArray;
+  const auto arr = [&](std::size_t at) { return IntArray{v.data() + at, n, 8, true}; };
+  const std::size_t in_at = own_in ? 2 * n : 0;
+  k_->blocks = {arr(in_at), arr(0), IntArray{}, IntArray{}};
+  variable_ = true;
+}
+
 void Call::invalid() {
   pass_because(invalid_args);
 }
 
+std::size_t spanned(std::size_t n, const int* counts, const int* displs) {
+  if (!counts) return 0;
+  long long end = 0, total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    total += counts[i];
+    if (displs && counts[i] > 0) end = std::max(end, static_cast<long long>(displs[i]) + counts[i]);
+  }
+  return static_cast<std::size_t>(std::max(displs ? end : total, 0LL));
+}
+
+namespace {
+
+// Copies the blocks of `counts` between `user` at `displs` and `packed` (cclx elements of
+// `elem` bytes), in the direction `to_packed` says.
+void copy_blocks(std::byte* packed, std::byte* user, const detail::IntArray& counts,
+                 const long long* displs, std::size_t elem, bool to_packed) {
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < counts.size; ++i) {
+    const auto bytes = static_cast<std::size_t>(counts[i]) * elem;
+    if (bytes != 0) {
+      std::byte* u =
+          user + static_cast<std::ptrdiff_t>(displs[i]) * static_cast<std::ptrdiff_t>(elem);
+      if (to_packed)
+        std::memcpy(packed + at, u, bytes);
+      else
+        std::memcpy(u, packed + at, bytes);
+    }
+    at += bytes;
+  }
+}
+
+}  // namespace
+
+// Sets c_.blocks' displacements (native) or the staging that packs non-packed layouts (a
+// scheduled algorithm), and the other side's conversion; k_->before and k_->after do the copies.
+void Call::stage(bool native) {
+  if (!k_ && !variable_ && !staged_) return;  // nothing to keep or stage
+  CallKept& k = kept();
+  const std::size_t n = size();
+  const std::size_t elem = c_.kernel.elem_size;
+  k.before = nullptr;
+  k.after = nullptr;
+  std::vector<std::function<void()>> before, after;
+  if (variable_) {
+    k.blocks.in_displs = k.blocks.out_displs = {};
+    const bool own_in = k.blocks.in_counts.data != k.blocks.out_counts.data;
+    const long long* out_displs = k.v.data() + n;
+    const long long* in_displs = k.v.data() + 3 * n;
+    if (native) {
+      using detail::IntArray;
+      if (!k.out_packed) k.blocks.out_displs = IntArray{out_displs, n, 8, true};
+      if (own_in && !k.in_packed)
+        k.blocks.in_displs = IntArray{in_displs, n, 8, true};
+      else if (!own_in && !k.out_packed)
+        k.blocks.in_displs = k.blocks.out_displs;  // one array for both, as the API's blocks()
+    } else {
+      const detail::IntArray oc = k.blocks.out_counts, ic = k.blocks.in_counts;
+      if (!k.out_packed) {
+        k.out_stage.resize(detail::counts_total(oc) * elem);
+        auto* user = static_cast<std::byte*>(c_.out);
+        std::byte* st = k.out_stage.data();
+        if (c_.in_place) {
+          before.emplace_back([=] { copy_blocks(st, user, oc, out_displs, elem, true); });
+          c_.in = st;
+        }
+        after.emplace_back([=] { copy_blocks(st, user, oc, out_displs, elem, false); });
+        c_.out = st;
+        c_.out_size = k.out_stage.size() / elem;
+        if (c_.in_place) c_.in_size = c_.out_size;
+      }
+      if (own_in && !k.in_packed && !c_.in_place) {
+        k.in_stage.resize(detail::counts_total(ic) * elem);
+        auto* user = static_cast<std::byte*>(const_cast<void*>(c_.in));
+        std::byte* st = k.in_stage.data();
+        before.emplace_back([=] { copy_blocks(st, user, ic, in_displs, elem, true); });
+        c_.in = st;
+        c_.in_size = k.in_stage.size() / elem;
+      }
+    }
+    c_.blocks = &k.blocks;
+  }
+  if (staged_) {
+    // The side described otherwise goes through staging laid out like data()'s side.
+    const std::size_t bytes = (*staged_ == Side::receive ? c_.out_size : c_.in_size) * elem;
+    const MPI_Datatype t = type_, ot = other_type_;
+    const int tc = count_, oc = other_count_, blocks = static_cast<int>(n);
+    if (*staged_ == Side::receive) {
+      k.out_stage.resize(bytes);
+      void* user = c_.out;
+      std::byte* st = k.out_stage.data();
+      after.emplace_back([=] { convert(st, t, tc, user, ot, oc, blocks); });
+      c_.out = st;
+    } else {
+      k.in_stage.resize(bytes);
+      const void* user = c_.in;
+      std::byte* st = k.in_stage.data();
+      before.emplace_back([=] { convert(user, ot, oc, st, t, tc, blocks); });
+      c_.in = st;
+    }
+  }
+  if (!before.empty())
+    k.before = [b = std::move(before)] {
+      for (const auto& f : b) f();
+    };
+  if (!after.empty())
+    k.after = [a = std::move(after)] {
+      for (const auto& f : a) f();
+    };
+}
+
+template <class P>
+void Call::run(const P& policy) {
+  Communicator<>& comm = communicator(comm_, v_);
+  if (form_ == Form::blocking) {
+    if (k_ && k_->before) k_->before();
+    bool started = false;
+    // Served requests are running: a scheduled call waits as a nonblocking one, testing them
+    // meanwhile (the same messages as run_call's). Not native: MPI does not match a
+    // nonblocking collective with the blocking ones of the ranks that have none running.
+    if constexpr (!algo::AdaptiveAlgorithm<P> && !std::is_same_v<P, algo::Native>) {
+      if (requests_running()) {
+        Request r = comm.start_call(c_, policy, nullptr);
+        complete_progressing(r);
+        started = true;
+      }
+    }
+    if (!started) comm.run_call(c_, policy);
+    if (k_ && k_->after) k_->after();
+    return;
+  }
+  CallKept& k = *k_;
+  if (form_ == Form::nonblocking) {
+    if (k.before) k.before();
+    Request r = comm.start_call(c_, policy, shared_);
+    *request_ = add_nonblocking(comm_, collective_, std::move(r), shared_, k.after);
+  } else {
+    PersistentRequest p = comm.init_call(c_, policy, shared_);
+    *request_ = add_persistent(comm_, collective_, std::move(p), shared_, k.before, k.after);
+  }
+}
+
 std::optional<int> Call::serve() {
-  const std::string_view name = sched::to_string(collective_);
+  const std::string_view name = label(collective_, form_);
   if (!ok()) {
     count(name, Path::passthrough, "-", reason_);
     return std::nullopt;
   }
   const int n = v_.size;
-  // The shim serves only equal-block collectives (v-variants pass through, passthrough.cpp).
   c_.count = coll::visit(collective_, [&](auto d) -> std::size_t {
     if constexpr (coll::variable_counts<decltype(d)>)
-      return 0;
+      return detail::counts_total(k_->blocks.out_counts);
     else
       return d.count(c_.in_size, c_.out_size, c_.in_place, n, is_root());
   });
@@ -177,35 +378,36 @@ std::optional<int> Call::serve() {
   w.root = c_.root;
   w.in_place = c_.in_place;
   w.elem_size = c_.kernel.elem_size;
-  w.bytes = coll::partition_count(collective_, c_.count, n) * w.elem_size;
+  // alltoallv's total differs from rank to rank: its decision cannot depend on it (size 0).
+  if (collective_ != sched::Collective::alltoallv)
+    w.bytes = coll::partition_count(collective_, c_.count, n) * w.elem_size;
   w.commutative = !c_.has_op || c_.kernel.commutative;
 
   Decision d;
   bool native_user_op = false;
   const std::optional<int> rc = guarded(comm_, name, d.algorithm, [&]() -> std::optional<int> {
-    // The side described otherwise goes through staging laid out like data()'s side.
-    std::vector<std::byte> staging;
-    void* user_out = c_.out;
-    const int n_blocks = n;
-    if (staged_) {
-      const std::size_t bytes =
-          (*staged_ == Side::receive ? c_.out_size : c_.in_size) * c_.kernel.elem_size;
-      staging.resize(bytes);
-      if (*staged_ == Side::receive) {
-        c_.out = staging.data();
-      } else {
-        convert(c_.in, other_type_, other_count_, staging.data(), type_, count_, n_blocks);
-        c_.in = staging.data();
-      }
-    }
     with_chosen_policy(w, v_.rank, d, [&](const auto& policy) {
-      // MPI applies a user-defined op itself faster than through cclx's trampoline.
-      if constexpr (std::is_same_v<std::decay_t<decltype(policy)>, algo::Native>)
+      using P = std::decay_t<decltype(policy)>;
+      if constexpr (std::is_same_v<P, algo::Native>) {
+        // MPI applies a user-defined op itself faster than through cclx's trampoline.
         if (user_op_) return void(native_user_op = true);
-      communicator(comm_, v_).run_call(c_, policy);
+        stage(true);
+        run(policy);
+      } else if constexpr (algo::AdaptiveAlgorithm<P>) {
+        if (form_ != Form::blocking) {
+          d.fallback = std::string(d.algorithm) + ": adaptive policies serve blocking calls only";
+          d.algorithm = "native";
+          if (user_op_) return void(native_user_op = true);
+          stage(true);
+          return run(algo::Native{});
+        }
+        stage(false);
+        run(policy);
+      } else {
+        stage(false);
+        run(policy);
+      }
     });
-    if (staged_ == Side::receive)
-      convert(staging.data(), type_, count_, user_out, other_type_, other_count_, n_blocks);
     return MPI_SUCCESS;
   });
   if (rc != MPI_SUCCESS) return rc;
@@ -222,33 +424,8 @@ std::optional<int> Call::serve() {
   return MPI_SUCCESS;
 }
 
-int barrier(MPI_Comm comm) {
-  const Inside in;
-  destroy_retired();
-  CommView v;
-  const char* reason = nullptr;
-  if (!config().error.empty()) {
-    reason = "CCLX_ALGO is invalid";
-  } else {
-    v = view(comm);
-    if (!v.valid) reason = invalid_args;
-    if (v.valid && v.inter) reason = "intercommunicator";
-  }
-  if (reason) {
-    count("barrier", Path::passthrough, "-", reason);
-    return PMPI_Barrier(comm);
-  }
-  const std::string_view native = "native";
-  const std::optional<int> rc = guarded(comm, "barrier", native, [&]() -> std::optional<int> {
-    communicator(comm, v).barrier();
-    return MPI_SUCCESS;
-  });
-  if (rc == MPI_SUCCESS) count("barrier", Path::cclx, "native", "no scheduled barrier in cclx yet");
-  return *rc;
-}
-
-void not_served(const char* collective) {
-  count(collective, Path::passthrough, "-", "not served yet");
+void not_served(const char* collective, const char* why) {
+  count(collective, Path::passthrough, "-", why);
 }
 
 }  // namespace cclx::shim

@@ -1,40 +1,43 @@
-// The MPI collectives libcclx-mpi serves. Each wrapper states MPI's semantics of its arguments
-// (which are significant on which rank, what MPI_IN_PLACE means) and leaves the rest to
-// shim::Call; anything it cannot serve exactly goes to the PMPI_ function unchanged.
+// The MPI collectives libcclx-mpi serves, each in its blocking, nonblocking (MPI_I*) and
+// persistent (MPI_*_init, MPI 4) form. Each collective's description states MPI's semantics of
+// its arguments (which are significant on which rank, what MPI_IN_PLACE means) once, for all three
+// forms, and leaves the rest to shim::Call; anything it cannot serve exactly goes to the PMPI_
+// function unchanged. The requests of the other two forms: requests.hpp.
 #include <mpi.h>
 
 #include "call.hpp"
 
 using cclx::sched::Collective;
 using cclx::shim::Call;
+using cclx::shim::Form;
+using cclx::shim::spanned;
+using Dt = MPI_Datatype;
 
 namespace {
+
 void* in_place(const void* p) {
   return const_cast<void*>(p);  // MPI passes the in-place buffer as const where it is sendbuf
 }
-}  // namespace
 
-extern "C" {
-
-int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                  MPI_Comm comm) {
-  const auto pass = [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); };
+template <class Describe, class Pass>
+int serve(Collective coll, MPI_Comm comm, Form form, MPI_Request* request, Describe&& describe,
+          Pass&& pass) {
   if (cclx::shim::inside()) return pass();
-  Call c(Collective::allreduce, comm);
+  Call c(coll, comm, form, request);
+  describe(c);
+  return c.finish(pass);
+}
+
+void allreduce(Call& c, const void* sendbuf, void* recvbuf, int count, Dt type, MPI_Op op) {
   c.reduction(type, count, op);
   if (recvbuf == MPI_IN_PLACE) c.invalid();
   const bool ip = sendbuf == MPI_IN_PLACE;
   const auto n = static_cast<std::size_t>(count);
   c.buffers(ip ? recvbuf : sendbuf, recvbuf, ip, n, n);
-  return c.finish(pass);
 }
 
 // The root's MPI_IN_PLACE reduces into recvbuf; elsewhere recvbuf is not significant.
-int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
-               int root, MPI_Comm comm) {
-  const auto pass = [&] { return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm); };
-  if (cclx::shim::inside()) return pass();
-  Call c(Collective::reduce, comm);
+void reduce(Call& c, const void* sendbuf, void* recvbuf, int count, Dt type, MPI_Op op, int root) {
   c.root(root);
   c.reduction(type, count, op);
   const auto n = static_cast<std::size_t>(count);
@@ -46,28 +49,18 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
     if (sendbuf == MPI_IN_PLACE) c.invalid();
     c.buffers(sendbuf, nullptr, false, n, 0);
   }
-  return c.finish(pass);
 }
 
-int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  const auto pass = [&] { return PMPI_Bcast(buffer, count, type, root, comm); };
-  if (cclx::shim::inside()) return pass();
-  Call c(Collective::bcast, comm);
+void bcast(Call& c, void* buffer, int count, Dt type, int root) {
   c.root(root);
   c.data(type, count);
   const auto n = static_cast<std::size_t>(count);
   c.buffers(buffer, buffer, true, n, n);
-  return c.finish(pass);
 }
 
 // In place, recvbuf holds all n blocks of the input and the result goes to its first block.
-int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type,
-                             MPI_Op op, MPI_Comm comm) {
-  const auto pass = [&] {
-    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm);
-  };
-  if (cclx::shim::inside()) return pass();
-  Call c(Collective::reduce_scatter, comm);
+void reduce_scatter_block(Call& c, const void* sendbuf, void* recvbuf, int recvcount, Dt type,
+                          MPI_Op op) {
   c.reduction(type, recvcount, op);
   if (recvbuf == MPI_IN_PLACE) c.invalid();
   const auto n = static_cast<std::size_t>(recvcount);
@@ -75,18 +68,12 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
     c.buffers(recvbuf, recvbuf, true, c.size() * n, c.size() * n);
   else
     c.buffers(sendbuf, recvbuf, false, c.size() * n, n);
-  return c.finish(pass);
 }
 
 // In place, sendcount and sendtype are ignored and this rank's block is already at its place in
 // recvbuf.
-int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  const auto pass = [&] {
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  };
-  if (cclx::shim::inside()) return pass();
-  Call c(Collective::allgather, comm);
+void allgather(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf,
+               int recvcount, Dt recvtype) {
   if (recvbuf == MPI_IN_PLACE) c.invalid();
   const auto rn = static_cast<std::size_t>(recvcount);
   if (sendbuf == MPI_IN_PLACE) {
@@ -98,17 +85,11 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     c.other_side(recvtype, recvcount, Call::Side::receive);
     c.buffers(sendbuf, recvbuf, false, sn, c.size() * sn);
   }
-  return c.finish(pass);
 }
 
 // In place, sendcount and sendtype are ignored and recvbuf holds the input blocks.
-int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  const auto pass = [&] {
-    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  };
-  if (cclx::shim::inside()) return pass();
-  Call c(Collective::alltoall, comm);
+void alltoall(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf,
+              int recvcount, Dt recvtype) {
   if (recvbuf == MPI_IN_PLACE) c.invalid();
   const auto rn = static_cast<std::size_t>(recvcount);
   if (sendbuf == MPI_IN_PLACE) {
@@ -120,18 +101,12 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     c.other_side(recvtype, recvcount, Call::Side::receive);
     c.buffers(sendbuf, recvbuf, false, c.size() * sn, c.size() * sn);
   }
-  return c.finish(pass);
 }
 
 // The receive arguments are significant at the root only, so every rank decides on its send
 // side; MPI_IN_PLACE is the root's sendbuf, its own block then already at its place in recvbuf.
-int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const auto pass = [&] {
-    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  };
-  if (cclx::shim::inside()) return pass();
-  Call c(Collective::gather, comm);
+void gather(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf, int recvcount,
+            Dt recvtype, int root) {
   c.root(root);
   const auto rn = static_cast<std::size_t>(recvcount);
   const auto sn = static_cast<std::size_t>(sendcount);
@@ -150,18 +125,12 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
     c.data(sendtype, sendcount);
     c.buffers(sendbuf, nullptr, false, sn, 0);
   }
-  return c.finish(pass);
 }
 
 // The send arguments are significant at the root only, so every rank decides on its receive
 // side; MPI_IN_PLACE is the root's recvbuf, its own block then staying at its place in sendbuf.
-int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const auto pass = [&] {
-    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  };
-  if (cclx::shim::inside()) return pass();
-  Call c(Collective::scatter, comm);
+void scatter(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf, int recvcount,
+             Dt recvtype, int root) {
   c.root(root);
   const auto rn = static_cast<std::size_t>(recvcount);
   const auto sn = static_cast<std::size_t>(sendcount);
@@ -180,12 +149,139 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     c.data(recvtype, recvcount);
     c.buffers(nullptr, recvbuf, false, 0, rn);
   }
-  return c.finish(pass);
 }
 
-int MPI_Barrier(MPI_Comm comm) {
-  if (cclx::shim::inside()) return PMPI_Barrier(comm);
-  return cclx::shim::barrier(comm);
+// recvcounts, displs and recvtype are significant on every rank, so every rank decides on them.
+// In place, sendcount and sendtype are ignored and this rank's block is already at displs[rank].
+void allgatherv(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf,
+                const int recvcounts[], const int displs[], Dt recvtype) {
+  if (recvbuf == MPI_IN_PLACE || displs == nullptr) c.invalid();
+  c.data(recvtype, 0);
+  c.counts(recvcounts, displs);
+  if (!c.ok()) return;
+  const std::size_t out = spanned(c.size(), recvcounts, displs);
+  if (sendbuf == MPI_IN_PLACE) {
+    c.buffers(recvbuf, recvbuf, true, out, out);
+  } else {
+    c.other_type(sendtype);
+    c.buffers(sendbuf, recvbuf, false, static_cast<std::size_t>(sendcount), out);
+  }
 }
+
+// MPI_Reduce_scatter: recvcounts is significant (and the same) on every rank; the input is the n
+// blocks packed. In place, recvbuf holds the input and the result goes to its first
+// recvcounts[rank] elements.
+void reduce_scatterv(Call& c, const void* sendbuf, void* recvbuf, const int recvcounts[], Dt type,
+                     MPI_Op op) {
+  c.reduction(type, 0, op);
+  if (recvbuf == MPI_IN_PLACE) c.invalid();
+  c.counts(recvcounts, nullptr);
+  if (!c.ok()) return;
+  const std::size_t all = spanned(c.size(), recvcounts, nullptr);
+  if (sendbuf == MPI_IN_PLACE)
+    c.buffers(recvbuf, recvbuf, true, all, all);
+  else
+    c.buffers(sendbuf, recvbuf, false, all, static_cast<std::size_t>(recvcounts[c.rank()]));
+}
+
+// Each rank's counts and displacements are its own. In place, sendcounts, sdispls and sendtype
+// are ignored and recvbuf (recvcounts, rdispls) holds the input blocks.
+void alltoallv(Call& c, const void* sendbuf, const int sendcounts[], const int sdispls[],
+               Dt sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+               Dt recvtype) {
+  if (recvbuf == MPI_IN_PLACE || rdispls == nullptr) c.invalid();
+  c.data(recvtype, 0);
+  if (sendbuf == MPI_IN_PLACE) {
+    c.counts(recvcounts, rdispls);
+    if (!c.ok()) return;
+    const std::size_t out = spanned(c.size(), recvcounts, rdispls);
+    c.buffers(recvbuf, recvbuf, true, out, out);
+  } else {
+    if (sdispls == nullptr || sendcounts == nullptr) c.invalid();
+    c.other_type(sendtype);
+    c.counts(recvcounts, rdispls, sendcounts, sdispls);
+    if (!c.ok()) return;
+    c.buffers(sendbuf, recvbuf, false, spanned(c.size(), sendcounts, sdispls),
+              spanned(c.size(), recvcounts, rdispls));
+  }
+}
+
+void barrier(Call& c) {
+  c.data(MPI_BYTE, 0);
+  c.buffers(nullptr, nullptr, false, 0, 0);
+}
+
+}  // namespace
+
+#define CCLX_EXPAND(...) __VA_ARGS__
+
+// The three forms of one collective: NAME (blocking), INAME (nonblocking) and NAME_init
+// (persistent, MPI 4). PARAMS and ARGS are the blocking form's, parenthesized; DESCRIBE states
+// the call on `c`.
+#define CCLX_SHIM_BLOCKING(NAME, COLL, PARAMS, ARGS, DESCRIBE)           \
+  int MPI_##NAME PARAMS {                                                \
+    return serve(                                                        \
+        COLL, comm, Form::blocking, nullptr, [&](Call& c) { DESCRIBE; }, \
+        [&] { return PMPI_##NAME ARGS; });                               \
+  }
+#define CCLX_SHIM_NONBLOCKING(INAME, COLL, PARAMS, ARGS, DESCRIBE)          \
+  int MPI_##INAME(CCLX_EXPAND PARAMS, MPI_Request* request) {               \
+    return serve(                                                           \
+        COLL, comm, Form::nonblocking, request, [&](Call& c) { DESCRIBE; }, \
+        [&] { return PMPI_##INAME(CCLX_EXPAND ARGS, request); });           \
+  }
+#if MPI_VERSION >= 4
+#define CCLX_SHIM_PERSISTENT(NAME, COLL, PARAMS, ARGS, DESCRIBE)                   \
+  int MPI_##NAME##_init(CCLX_EXPAND PARAMS, MPI_Info info, MPI_Request* request) { \
+    return serve(                                                                  \
+        COLL, comm, Form::persistent, request, [&](Call& c) { DESCRIBE; },         \
+        [&] { return PMPI_##NAME##_init(CCLX_EXPAND ARGS, info, request); });      \
+  }
+#else
+#define CCLX_SHIM_PERSISTENT(NAME, COLL, PARAMS, ARGS, DESCRIBE)
+#endif
+#define CCLX_SHIM_FORMS(NAME, INAME, COLL, PARAMS, ARGS, DESCRIBE) \
+  CCLX_SHIM_BLOCKING(NAME, COLL, PARAMS, ARGS, DESCRIBE)           \
+  CCLX_SHIM_NONBLOCKING(INAME, COLL, PARAMS, ARGS, DESCRIBE)       \
+  CCLX_SHIM_PERSISTENT(NAME, COLL, PARAMS, ARGS, DESCRIBE)
+
+extern "C" {
+
+CCLX_SHIM_FORMS(Allreduce, Iallreduce, Collective::allreduce,
+                (const void* sb, void* rb, int n, Dt t, MPI_Op op, MPI_Comm comm),
+                (sb, rb, n, t, op, comm), allreduce(c, sb, rb, n, t, op))
+CCLX_SHIM_FORMS(Reduce, Ireduce, Collective::reduce,
+                (const void* sb, void* rb, int n, Dt t, MPI_Op op, int root, MPI_Comm comm),
+                (sb, rb, n, t, op, root, comm), reduce(c, sb, rb, n, t, op, root))
+CCLX_SHIM_FORMS(Bcast, Ibcast, Collective::bcast, (void* b, int n, Dt t, int root, MPI_Comm comm),
+                (b, n, t, root, comm), bcast(c, b, n, t, root))
+CCLX_SHIM_FORMS(Reduce_scatter_block, Ireduce_scatter_block, Collective::reduce_scatter,
+                (const void* sb, void* rb, int n, Dt t, MPI_Op op, MPI_Comm comm),
+                (sb, rb, n, t, op, comm), reduce_scatter_block(c, sb, rb, n, t, op))
+CCLX_SHIM_FORMS(Allgather, Iallgather, Collective::allgather,
+                (const void* sb, int sc, Dt st, void* rb, int rc, Dt rt, MPI_Comm comm),
+                (sb, sc, st, rb, rc, rt, comm), allgather(c, sb, sc, st, rb, rc, rt))
+CCLX_SHIM_FORMS(Alltoall, Ialltoall, Collective::alltoall,
+                (const void* sb, int sc, Dt st, void* rb, int rc, Dt rt, MPI_Comm comm),
+                (sb, sc, st, rb, rc, rt, comm), alltoall(c, sb, sc, st, rb, rc, rt))
+CCLX_SHIM_FORMS(Gather, Igather, Collective::gather,
+                (const void* sb, int sc, Dt st, void* rb, int rc, Dt rt, int root, MPI_Comm comm),
+                (sb, sc, st, rb, rc, rt, root, comm), gather(c, sb, sc, st, rb, rc, rt, root))
+CCLX_SHIM_FORMS(Scatter, Iscatter, Collective::scatter,
+                (const void* sb, int sc, Dt st, void* rb, int rc, Dt rt, int root, MPI_Comm comm),
+                (sb, sc, st, rb, rc, rt, root, comm), scatter(c, sb, sc, st, rb, rc, rt, root))
+CCLX_SHIM_FORMS(Allgatherv, Iallgatherv, Collective::allgatherv,
+                (const void* sb, int sc, Dt st, void* rb, const int rcs[], const int ds[], Dt rt,
+                 MPI_Comm comm),
+                (sb, sc, st, rb, rcs, ds, rt, comm), allgatherv(c, sb, sc, st, rb, rcs, ds, rt))
+CCLX_SHIM_FORMS(Reduce_scatter, Ireduce_scatter, Collective::reduce_scatterv,
+                (const void* sb, void* rb, const int rcs[], Dt t, MPI_Op op, MPI_Comm comm),
+                (sb, rb, rcs, t, op, comm), reduce_scatterv(c, sb, rb, rcs, t, op))
+CCLX_SHIM_FORMS(Alltoallv, Ialltoallv, Collective::alltoallv,
+                (const void* sb, const int scs[], const int sds[], Dt st, void* rb, const int rcs[],
+                 const int rds[], Dt rt, MPI_Comm comm),
+                (sb, scs, sds, st, rb, rcs, rds, rt, comm),
+                alltoallv(c, sb, scs, sds, st, rb, rcs, rds, rt))
+CCLX_SHIM_FORMS(Barrier, Ibarrier, Collective::barrier, (MPI_Comm comm), (comm), barrier(c))
 
 }  // extern "C"

@@ -7,6 +7,7 @@
 #include "guard.hpp"
 #include "policy.hpp"
 #include "report.hpp"
+#include "requests.hpp"
 #include "user_ops.hpp"
 
 namespace cclx::shim {
@@ -46,6 +47,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 int MPI_Finalize() {
   if (!shim::inside()) {
     const shim::Inside in;
+    shim::release_requests();  // before the report: freed requests may still fail
     shim::write_report();
     shim::release_all();  // cclx's objects go before MPI does
   }

@@ -691,6 +691,26 @@ class Communicator {
                               std::string(sched::to_string(c.collective)));
     run(c, algorithm);
   }
+  // Its nonblocking and persistent forms. `keepalive` lives as long as the request: whatever the
+  // call points to beyond the buffers (c.blocks, a user op's state) must be in it. Adaptive
+  // policies serve blocking calls only and are refused with a cclx::Error.
+  template <algo::Algorithm A>
+  Request start_call(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
+    check_runtime_policy<A>(c);
+    if constexpr (algo::AdaptiveAlgorithm<A>)
+      throw Error(rank(), "adaptive policies serve blocking calls only");
+    else
+      return start(c, algorithm, std::move(keepalive));
+  }
+  template <algo::Algorithm A>
+  PersistentRequest init_call(const CollectiveCall& c, const A& algorithm,
+                              std::shared_ptr<void> keepalive) {
+    check_runtime_policy<A>(c);
+    if constexpr (algo::AdaptiveAlgorithm<A>)
+      throw Error(rank(), "adaptive policies cannot be persistent");
+    else
+      return init_erased(c, algorithm, std::move(keepalive));
+  }
 
   // What algo::Auto runs for a call of `count` elements of T (counted as that call states it, e.g.
   // one block for allgather) and why: the source, and the candidates with their measured or
@@ -700,6 +720,13 @@ class Communicator {
                       bool commutative = true, const algo::Auto& policy = {});
 
  private:
+  template <algo::Algorithm A>
+  void check_runtime_policy(const CollectiveCall& c) const {
+    if (!algo::serves<A>(c.collective))
+      throw Error(rank(), "algorithm '" + std::string(A::name) + "' does not serve " +
+                              std::string(sched::to_string(c.collective)));
+  }
+
   using NoOp = detail::NoOp;
   struct NoBuffer {};  // barrier's (no buffer to outlive the call)
   static constexpr const NoOp* no_op = nullptr;
@@ -953,9 +980,15 @@ class Communicator {
                   "cclx: adaptive policies (StragglerAware) cannot be persistent: they choose an "
                   "algorithm per call from the arrival times of earlier calls, while a persistent "
                   "request fixes its algorithm at init; use its fallback or StragglAR");
-    if constexpr (algo::AdaptiveAlgorithm<A>) {
+    if constexpr (algo::AdaptiveAlgorithm<A>)
       return {};  // refused above; nothing more to report
-    } else if constexpr (std::same_as<A, algo::Native>) {
+    else
+      return init_erased(c, algorithm, std::move(keepalive));
+  }
+  template <algo::Algorithm A>
+  PersistentRequest init_erased(const CollectiveCall& c, const A& algorithm,
+                                std::shared_ptr<void> keepalive) {
+    if constexpr (std::same_as<A, algo::Native>) {
       prepare(c, algorithm, true);
       return PersistentRequest(b_.native_init(c, std::move(keepalive)));
     } else {

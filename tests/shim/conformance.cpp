@@ -11,6 +11,9 @@
 // ctest runs it linked with libcclx-mpi under mpiexec, with CCLX_ALGO set so that scheduled
 // algorithms serve the calls and without (native), and checks the library's report.
 //
+// The same matrix runs in the nonblocking and persistent forms (forms.hpp), one case per type and
+// op class.
+//
 // Usage: mpiexec -n N shim-conformance [--quick]   (--quick: one case per type and op class)
 #include <mpi.h>
 
@@ -22,6 +25,10 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include "forms.hpp"
+
+using namespace shim_test;  // NOLINT: the forms of the collectives under test
 
 namespace {
 
@@ -227,6 +234,7 @@ std::string where(const Comm& c, const char* coll, const char* type, const char*
     << (ip ? " in place" : " out of place") << " on " << c.name << " (rank " << c.rank << " of "
     << c.size << ")";
   if (root >= 0) s << " root " << root;
+  s << form_name();
   return s.str();
 }
 
@@ -253,9 +261,9 @@ void allreduce(const Comm& c, MPI_Datatype dt, const char* tn, Op op, std::size_
   int rc;
   if (ip) {
     std::copy(in.begin(), in.end(), out.begin());
-    rc = MPI_Allreduce(MPI_IN_PLACE, out.data(), static_cast<int>(count), dt, mpi_op(op), c.comm);
+    rc = Allreduce(MPI_IN_PLACE, out.data(), static_cast<int>(count), dt, mpi_op(op), c.comm);
   } else {
-    rc = MPI_Allreduce(in.data(), out.data(), static_cast<int>(count), dt, mpi_op(op), c.comm);
+    rc = Allreduce(in.data(), out.data(), static_cast<int>(count), dt, mpi_op(op), c.comm);
     expect(in == orig, w + ": send buffer modified");
   }
   check_rc<T>(rc, w);
@@ -286,12 +294,11 @@ void reduce(const Comm& c, MPI_Datatype dt, const char* tn, Op op, std::size_t c
   int rc;
   if (ip && at_root) {
     std::copy(in.begin(), in.end(), out.begin());
-    rc =
-        MPI_Reduce(MPI_IN_PLACE, out.data(), static_cast<int>(count), dt, mpi_op(op), root, c.comm);
+    rc = Reduce(MPI_IN_PLACE, out.data(), static_cast<int>(count), dt, mpi_op(op), root, c.comm);
   } else {
     // recvbuf is not significant at a non-root rank: pass none there when "in place".
-    rc = MPI_Reduce(in.data(), ip ? nullptr : out.data(), static_cast<int>(count), dt, mpi_op(op),
-                    root, c.comm);
+    rc = Reduce(in.data(), ip ? nullptr : out.data(), static_cast<int>(count), dt, mpi_op(op), root,
+                c.comm);
     expect(in == orig, w + ": send buffer modified");
   }
   check_rc<T>(rc, w);
@@ -314,11 +321,11 @@ void reduce_scatter_block(const Comm& c, MPI_Datatype dt, const char* tn, Op op,
   int rc;
   if (ip) {
     std::copy(in.begin(), in.end(), out.begin());
-    rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, out.data(), static_cast<int>(count), dt, mpi_op(op),
-                                  c.comm);
+    rc = Reduce_scatter_block(MPI_IN_PLACE, out.data(), static_cast<int>(count), dt, mpi_op(op),
+                              c.comm);
   } else {
-    rc = MPI_Reduce_scatter_block(in.data(), out.data(), static_cast<int>(count), dt, mpi_op(op),
-                                  c.comm);
+    rc = Reduce_scatter_block(in.data(), out.data(), static_cast<int>(count), dt, mpi_op(op),
+                              c.comm);
     expect(in == orig, w + ": send buffer modified");
   }
   check_rc<T>(rc, w);
@@ -337,7 +344,7 @@ void bcast(const Comm& c, MPI_Datatype dt, const char* tn, std::size_t count, in
   std::vector<T> buf(count + guard, sentinel<T>());
   if (c.rank == root)
     for (std::size_t i = 0; i < count; ++i) buf[i] = payload<T>(root, 0, i);
-  check_rc<T>(MPI_Bcast(buf.data(), static_cast<int>(count), dt, root, c.comm), w);
+  check_rc<T>(Bcast(buf.data(), static_cast<int>(count), dt, root, c.comm), w);
   for (std::size_t i = 0; i < count; ++i)
     if (!same(buf[i], payload<T>(root, 0, i)))
       return expect(false, w + ": wrong element " + std::to_string(i));
@@ -355,9 +362,9 @@ void allgather(const Comm& c, MPI_Datatype dt, const char* tn, std::size_t count
   if (ip) {
     std::copy(in.begin(), in.end(), out.begin() + static_cast<std::ptrdiff_t>(me * count));
     // sendcount and sendtype are ignored in place: pass nonsense
-    rc = MPI_Allgather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, out.data(), ic, dt, c.comm);
+    rc = Allgather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, out.data(), ic, dt, c.comm);
   } else {
-    rc = MPI_Allgather(in.data(), ic, dt, out.data(), ic, dt, c.comm);
+    rc = Allgather(in.data(), ic, dt, out.data(), ic, dt, c.comm);
   }
   check_rc<T>(rc, w);
   for (std::size_t b = 0; b < n; ++b)
@@ -379,9 +386,9 @@ void alltoall(const Comm& c, MPI_Datatype dt, const char* tn, std::size_t count,
   int rc;
   if (ip) {
     std::copy(in.begin(), in.end(), out.begin());
-    rc = MPI_Alltoall(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, out.data(), ic, dt, c.comm);
+    rc = Alltoall(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, out.data(), ic, dt, c.comm);
   } else {
-    rc = MPI_Alltoall(in.data(), ic, dt, out.data(), ic, dt, c.comm);
+    rc = Alltoall(in.data(), ic, dt, out.data(), ic, dt, c.comm);
     expect(in == orig, w + ": send buffer modified");
   }
   check_rc<T>(rc, w);
@@ -405,11 +412,11 @@ void gather(const Comm& c, MPI_Datatype dt, const char* tn, std::size_t count, b
   if (ip && at_root) {
     std::copy(in.begin(), in.end(),
               out.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(root) * count));
-    rc = MPI_Gather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, out.data(), ic, dt, root, c.comm);
+    rc = Gather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, out.data(), ic, dt, root, c.comm);
   } else {
     // The receive arguments are not significant off the root.
-    rc = MPI_Gather(in.data(), ic, dt, at_root ? out.data() : nullptr, at_root ? ic : -1,
-                    at_root ? dt : MPI_DATATYPE_NULL, root, c.comm);
+    rc = Gather(in.data(), ic, dt, at_root ? out.data() : nullptr, at_root ? ic : -1,
+                at_root ? dt : MPI_DATATYPE_NULL, root, c.comm);
   }
   check_rc<T>(rc, w);
   if (!at_root) return;
@@ -432,11 +439,11 @@ void scatter(const Comm& c, MPI_Datatype dt, const char* tn, std::size_t count, 
   const auto ic = static_cast<int>(count);
   int rc;
   if (ip && at_root) {
-    rc = MPI_Scatter(in.data(), ic, dt, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, root, c.comm);
+    rc = Scatter(in.data(), ic, dt, MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, root, c.comm);
   } else {
     // The send arguments are not significant off the root.
-    rc = MPI_Scatter(at_root ? in.data() : nullptr, at_root ? ic : -1,
-                     at_root ? dt : MPI_DATATYPE_NULL, out.data(), ic, dt, root, c.comm);
+    rc = Scatter(at_root ? in.data() : nullptr, at_root ? ic : -1, at_root ? dt : MPI_DATATYPE_NULL,
+                 out.data(), ic, dt, root, c.comm);
   }
   check_rc<T>(rc, w);
   expect(in == orig, w + ": send buffer modified");  // in place, the root's own block stays
@@ -529,8 +536,8 @@ void user_ops(const Comm& c) {
       for (std::size_t i = 0; i < in.size(); ++i) in[i] = concat_value(c.rank, i);
       const auto ic = static_cast<int>(count);
       out = in;
-      expect(MPI_Allreduce(ip ? MPI_IN_PLACE : in.data(), out.data(), ic, MPI_UINT64_T, cat,
-                           c.comm) == MPI_SUCCESS,
+      expect(Allreduce(ip ? MPI_IN_PLACE : in.data(), out.data(), ic, MPI_UINT64_T, cat, c.comm) ==
+                 MPI_SUCCESS,
              w);
       for (std::size_t i = 0; i < count; ++i)
         expect(out[i] == ref[i], w + ": allreduce element " + std::to_string(i));
@@ -538,15 +545,15 @@ void user_ops(const Comm& c) {
         if (mpich_reduce_bug(ip, root, count * sizeof(std::uint64_t))) continue;
         out = in;
         const bool root_ip = ip && c.rank == root;
-        expect(MPI_Reduce(root_ip ? MPI_IN_PLACE : in.data(), out.data(), ic, MPI_UINT64_T, cat,
-                          root, c.comm) == MPI_SUCCESS,
+        expect(Reduce(root_ip ? MPI_IN_PLACE : in.data(), out.data(), ic, MPI_UINT64_T, cat, root,
+                      c.comm) == MPI_SUCCESS,
                w);
         for (std::size_t i = 0; c.rank == root && i < count; ++i)
           expect(out[i] == ref[i], w + ": reduce element " + std::to_string(i));
       }
       out = in;
-      expect(MPI_Reduce_scatter_block(ip ? MPI_IN_PLACE : in.data(), out.data(), ic, MPI_UINT64_T,
-                                      cat, c.comm) == MPI_SUCCESS,
+      expect(Reduce_scatter_block(ip ? MPI_IN_PLACE : in.data(), out.data(), ic, MPI_UINT64_T, cat,
+                                  c.comm) == MPI_SUCCESS,
              w);
       for (std::size_t i = 0; i < count; ++i)
         expect(out[i] == ref[static_cast<std::size_t>(c.rank) * count + i],
@@ -556,7 +563,7 @@ void user_ops(const Comm& c) {
       std::vector<int> x(count), y(count);
       for (std::size_t i = 0; i < count; ++i) x[i] = static_cast<int>(999000 + c.rank * 10 + i);
       y = x;
-      expect(MPI_Allreduce(ip ? MPI_IN_PLACE : x.data(), y.data(), ic, MPI_INT, modsum, c.comm) ==
+      expect(Allreduce(ip ? MPI_IN_PLACE : x.data(), y.data(), ic, MPI_INT, modsum, c.comm) ==
                  MPI_SUCCESS,
              w2);
       for (std::size_t i = 0; i < count; ++i) {
@@ -658,13 +665,13 @@ void differently_described(const Comm& c) {
   };
 
   std::vector<int> all(2 * n, -7);
-  expect(MPI_Allgather(mine, 2, MPI_INT, all.data(), 1, pair, c.comm) == MPI_SUCCESS,
+  expect(Allgather(mine, 2, MPI_INT, all.data(), 1, pair, c.comm) == MPI_SUCCESS,
          "allgather int/pair on " + c.name);
   for (std::size_t r = 0; r < n; ++r) check(all, r, static_cast<int>(r), "allgather int/pair");
 
   const int root = c.size - 1;
   std::vector<int> got(c.rank == root ? 2 * n : 0, -7);
-  expect(MPI_Gather(mine, 2, MPI_INT, got.data(), 1, pair, root, c.comm) == MPI_SUCCESS,
+  expect(Gather(mine, 2, MPI_INT, got.data(), 1, pair, root, c.comm) == MPI_SUCCESS,
          "gather int/pair on " + c.name);
   for (std::size_t r = 0; c.rank == root && r < n; ++r)
     check(got, r, static_cast<int>(r), "gather int/pair");
@@ -674,7 +681,7 @@ void differently_described(const Comm& c) {
     send[2 * r] = 100 + static_cast<int>(r);
     send[2 * r + 1] = -100 - static_cast<int>(r);
   }
-  expect(MPI_Scatter(send.data(), 1, pair, part.data(), 2, MPI_INT, 0, c.comm) == MPI_SUCCESS,
+  expect(Scatter(send.data(), 1, pair, part.data(), 2, MPI_INT, 0, c.comm) == MPI_SUCCESS,
          "scatter pair/int on " + c.name);
   check(part, 0, 100 + c.rank, "scatter pair/int");
 
@@ -683,7 +690,7 @@ void differently_described(const Comm& c) {
     out[2 * r] = c.rank * 1000 + static_cast<int>(r);
     out[2 * r + 1] = -(c.rank * 1000 + static_cast<int>(r));
   }
-  expect(MPI_Alltoall(out.data(), 2, MPI_INT, in.data(), 1, pair, c.comm) == MPI_SUCCESS,
+  expect(Alltoall(out.data(), 2, MPI_INT, in.data(), 1, pair, c.comm) == MPI_SUCCESS,
          "alltoall int/pair on " + c.name);
   for (std::size_t r = 0; r < n; ++r)
     check(in, r, static_cast<int>(r) * 1000 + c.rank, "alltoall int/pair");
@@ -734,6 +741,23 @@ int main(int argc, char** argv) {
 
   predefined(describe(MPI_COMM_SELF, "MPI_COMM_SELF"));
   intercommunicator(world_size);
+
+  // The nonblocking and persistent forms: one case per type and op class, on MPI_COMM_WORLD and
+  // the odd split (their requests: requests.cpp).
+  for (const Form f : {Form::nonblocking, Form::persistent}) {
+    if (f == Form::persistent && !have_persistent) continue;
+    form = f;
+    quick = true;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank < odd ? 0 : 1, world_size - world_rank, &split);
+    for (const Comm& c : {describe(MPI_COMM_WORLD, "MPI_COMM_WORLD"),
+                          describe(split, "split (odd size, reversed)")}) {
+      predefined(c);
+      user_ops(c);
+      differently_described(c);
+    }
+    MPI_Comm_free(&split);
+  }
+  form = Form::blocking;
 
   // The verdict through PMPI, independent of the library under test.
   long long totals[2] = {checks, failures}, sums[2] = {0, 0};

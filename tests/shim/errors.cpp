@@ -100,6 +100,24 @@ int main(int argc, char** argv) {
     still_works(comm, "an invalid root");
   }
 
+  // 4. The nonblocking and persistent forms report the same errors at the call that starts
+  //    them (the agreement is part of starting), and the communicator stays usable.
+  if (size >= 2) {
+    std::vector<int> v(5, 1), s(5, 0);
+    const int count = rank == 0 ? 5 : 4;
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc = MPI_Iallreduce(v.data(), s.data(), count, MPI_INT, MPI_SUM, comm, &r);
+    expect(rc != MPI_SUCCESS && contains(error_string(rc), "count"),
+           "nonblocking mismatched counts: '" + error_string(rc) + "'");
+    still_works(comm, "nonblocking mismatched counts");
+#if MPI_VERSION >= 4
+    rc = MPI_Allreduce_init(v.data(), s.data(), count, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &r);
+    expect(rc != MPI_SUCCESS && contains(error_string(rc), "count"),
+           "persistent mismatched counts: '" + error_string(rc) + "'");
+    still_works(comm, "persistent mismatched counts");
+#endif
+  }
+
   MPI_Comm_free(&comm);
   long long all = 0;
   PMPI_Allreduce(&failures, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);

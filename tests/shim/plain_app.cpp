@@ -127,7 +127,8 @@ int main(int argc, char** argv) {
 
   MPI_Barrier(MPI_COMM_WORLD);
 
-  // What the library passes through: variable counts, nonblocking, a derived datatype.
+  // Variable counts and a nonblocking call (served), a gatherv and a derived datatype (passed
+  // through).
   {
     std::vector<int> counts(n), displs(n), all(n * (n + 1) / 2);
     for (std::size_t i = 0; i < n; ++i) {
@@ -143,6 +144,10 @@ int main(int argc, char** argv) {
     MPI_Iallreduce(&x, &y, 1, MPI_LONG_LONG, MPI_PROD, MPI_COMM_WORLD, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     print("iallreduce prod", static_cast<u64>(y));
+    std::vector<int> gathered(rank == 0 ? all.size() : 0);
+    MPI_Gatherv(mine.data(), rank + 1, MPI_INT, gathered.data(), counts.data(), displs.data(),
+                MPI_INT, 0, MPI_COMM_WORLD);
+    print("gatherv int", checksum(gathered));
     MPI_Datatype every_other;
     MPI_Type_vector(100, 1, 2, MPI_DOUBLE, &every_other);
     MPI_Type_commit(&every_other);

@@ -22,9 +22,9 @@ if ! "$here/run.sh" --algo ring \
   --expect '^allgather cclx ring [1-9]' --expect '^alltoall cclx ring' \
   --expect '^bcast cclx binomial_tree [1-9]' --expect '^reduce cclx binomial_tree [1-9]' \
   --expect '^gather cclx binomial_tree [1-9]' --expect '^scatter cclx binomial_tree [1-9]' \
-  --expect '^barrier cclx native [1-9]' \
-  --expect '^allgatherv passthrough - [1-9][0-9]* not served yet' \
-  --expect '^iallreduce passthrough - [1-9][0-9]* not served yet' \
+  --expect '^barrier cclx dissemination [1-9]' --expect '^allgatherv cclx ring [1-9]' \
+  --expect '^iallreduce cclx ring [1-9]' \
+  --expect '^gatherv passthrough - [1-9][0-9]* counts significant at the root only' \
   --expect '^bcast passthrough - [1-9][0-9]* derived datatype' \
   -- "$mpiexec" "$@" "${preload[@]}" -n "$np" "$app" >"$work/preload.out" 2>"$work/preload.err"
 then

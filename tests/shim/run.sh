@@ -11,10 +11,12 @@
 set -euo pipefail
 
 declare -A algos=(
-  # Every collective on a scheduled algorithm: rings, and binomial trees for the rooted ones.
-  [ring]='allreduce:*=ring;reduce_scatter:*=ring;allgather:*=ring;alltoall:*=ring(segment_bytes=4K);bcast:*=binomial_tree;reduce:*=binomial_tree;gather:*=binomial_tree;scatter:*=binomial_tree'
-  # The others: size ranges, recursive halving/doubling, pipelined trees with small segments.
-  [tree]='allreduce:0-64=binomial_tree,64-inf=rhd;reduce:*=pipelined_tree(segment_bytes=256);bcast:*=pipelined_tree(segment_bytes=256,fanout=1);reduce_scatter:*=rhd;allgather:*=rhd;alltoall:*=ring;gather:*=binomial_tree;scatter:*=binomial_tree'
+  # Every collective on a scheduled algorithm: rings, binomial trees for the rooted ones, the
+  # dissemination barrier.
+  [ring]='allreduce:*=ring;reduce_scatter:*=ring;allgather:*=ring;alltoall:*=ring(segment_bytes=4K);bcast:*=binomial_tree;reduce:*=binomial_tree;gather:*=binomial_tree;scatter:*=binomial_tree;allgatherv:*=ring;reduce_scatterv:*=ring;alltoallv:*=ring(segment_bytes=4K);barrier:*=dissemination'
+  # The others: size ranges, recursive halving/doubling, pipelined trees with small segments;
+  # the barrier native.
+  [tree]='allreduce:0-64=binomial_tree,64-inf=rhd;reduce:*=pipelined_tree(segment_bytes=256);bcast:*=pipelined_tree(segment_bytes=256,fanout=1);reduce_scatter:*=rhd;allgather:*=rhd;alltoall:*=ring;gather:*=binomial_tree;scatter:*=binomial_tree;allgatherv:0-64=native,64-inf=rhd;reduce_scatterv:*=rhd;alltoallv:*=ring'
   [native]=''
 )
 
