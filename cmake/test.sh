@@ -32,16 +32,14 @@ stage "mpich (release: full suite)" ctest --preset release
 
 openmpi() {
   cmake --preset release-openmpi >/dev/null &&
-    cmake --build --preset release-openmpi --target cclx-mpi-tests cclx-fault-test shim-conformance \
-      shim-lifecycle shim-errors shim-plain-app &&
+    cmake --build --preset release-openmpi --target cclx-mpi-tests cclx-fault-test cclx-shim-tests &&
     ctest --preset release-openmpi
 }
 stage "openmpi (release-openmpi: MPI tests N = 1..4, fault tests)" openmpi
 
 asan() {
   cmake --preset asan >/dev/null &&
-    cmake --build --preset asan --target cclx-unit-tests cclx-mpi-tests shim-conformance \
-      shim-lifecycle shim-errors &&
+    cmake --build --preset asan --target cclx-unit-tests cclx-mpi-tests cclx-shim-tests &&
     ctest --preset asan
 }
 stage "asan+ubsan (asan: unit, MPI N = 2, 3)" asan

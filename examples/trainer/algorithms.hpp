@@ -26,7 +26,7 @@ decltype(auto) with_algorithm(std::string_view name, F&& f) {
     }
   };
   if (name == "straggler_aware") return call(cclx::algo::StragglerAware<>{});
-  // Once algo::Auto exists: if (name == "auto") return call(cclx::algo::Auto{});
+  if (name == "auto") return call(cclx::algo::Auto{});
   return cclx::algo::with_policy(cclx::tune::parse_candidate(name), call);
 }
 

@@ -46,8 +46,8 @@ struct Options {
 };
 
 constexpr const char* usage = R"usage(usage: cclx-trainer [options]   (under mpiexec)
-  --algo NAME          allreduce algorithm: native, ring, rhd, pipelined_tree, straggler_aware,
-                       or any registry candidate, e.g. "ring(segment_bytes=64K)" [native]
+  --algo NAME          allreduce algorithm: auto, native, ring, rhd, pipelined_tree,
+                       straggler_aware, or any registry candidate, e.g. "ring(segment_bytes=64K)" [native]
   --mode M             nonblocking | persistent | blocking [persistent]; adaptive algorithms
                        (straggler_aware) run blocking
   --buckets SIZE       gradient bucket size in bytes (K, M suffixes) [64K]

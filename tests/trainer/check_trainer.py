@@ -56,6 +56,13 @@ with tempfile.TemporaryDirectory() as tmp:
                 failures.append(f"{m}: native and ring losses differ at iteration {i + 1}: {x} vs {y}")
                 break
 
+    # algo::Auto (the model's choice per bucket): agrees with native within the tolerance.
+    auto_losses, _ = train("auto", "persistent", tmp)
+    for i, (x, y) in enumerate(zip(runs["native", "persistent"][0], auto_losses)):
+        if abs(x - y) > TOLERANCE * abs(x):
+            failures.append(f"native and auto losses differ at iteration {i + 1}: {x} vs {y}")
+            break
+
     p = run("--algo", "straggler_aware", "--mode", "persistent", "--iters", "3")
     if "mode blocking (asked for persistent" not in p.stdout:
         failures.append("straggler_aware --mode persistent did not say it runs blocking:\n" + p.stdout)
