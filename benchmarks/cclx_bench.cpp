@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,8 @@
 
 #include "bruck_alltoall.hpp"
 #include "cclx/cclx.hpp"
+#include "cclx/tune/candidate.hpp"
+#include "cclx/tune/table.hpp"
 #include "osu_mode.hpp"
 
 // CMake defines these once the generator's source exists (they are being written in parallel).
@@ -77,6 +80,7 @@ struct Options {
   std::string type = "float";
   std::vector<std::string> algos;  // labels as given: "ring" or "ring@64K" (segment override)
   bool all_algos = false;          // no --algos: every algorithm that serves the collective
+  bool skip_unserving = false;     // --skip-unserving: also for a given --algos list
   std::optional<std::size_t> segment_bytes;
   std::optional<int> repeat;
   bool in_place = false;
@@ -85,6 +89,7 @@ struct Options {
   int straggler = -1;
   double delay_ms = 0;
   double target_ms = 200;  // time per measurement when -i is not given
+  std::string tune_out;    // --tune-out: merge the measured medians into this tuning table
   std::string command;
 };
 
@@ -215,6 +220,8 @@ constexpr const char* kUsage =
     "  -t TYPE             float double int32 int64 uint8 (default float)\n"
     "  --algos A,B,...     algorithms (default: all), native always included; NAME@BYTES\n"
     "                      overrides the segment size for that entry (e.g. ring@64K)\n"
+    "  --skip-unserving    skip listed algorithms that do not serve the collective (default:\n"
+    "                      an error; algorithms not listed are skipped)\n"
     "  --segment-bytes B   segment size for ring / rhd / pipelined_tree (default: the policy's)\n"
     "  --repeat R          interleaved repetitions, the median is reported (default 5; 101 for\n"
     "                      overhead, whose blocks are 5000 calls by default)\n"
@@ -224,7 +231,11 @@ constexpr const char* kUsage =
     "                      size, then start + wait per call), next to its one-shot call\n"
     "  --straggler R --delay-ms D   rank R sleeps D ms before each call; latency is measured on\n"
     "                      the other ranks from their start of the call\n"
-    "  --json              print JSON instead of the table\n";
+    "  --json              print JSON instead of the table\n"
+    "  --tune-out FILE     merge each size's median times (max over ranks) into the tuning\n"
+    "                      table FILE (created if missing; read by CCLX_TUNE_FILE), after every\n"
+    "                      size; algorithms that are not Auto candidates (auto, straggler_aware,\n"
+    "                      prototypes, /p entries) are left out\n";
 
 struct UsageError {
   std::string msg;
@@ -299,6 +310,10 @@ Options parse(int argc, char** argv) {
       o.persistent = true;
     } else if (a == "--json") {
       o.json = true;
+    } else if (a == "--skip-unserving") {
+      o.skip_unserving = true;
+    } else if (a == "--tune-out") {
+      o.tune_out = value(i);
     } else if (a == "--straggler") {
       o.straggler = static_cast<int>(number(i));
     } else if (a == "--delay-ms") {
@@ -758,6 +773,44 @@ void print_row(const Row& r) {
   std::abort();
 }
 
+// The tuning-table candidate an entry measures ("ring@64K" -> "ring(segment_bytes=65536)"), or
+// nullopt for what algo::Auto cannot choose: itself, adaptive policies, prototypes, persistent
+// repeats of a one-shot entry (same candidate, measured without the per-call plan lookup).
+std::optional<std::string> table_candidate(const std::string& label) {
+  if (label.ends_with("/p")) return std::nullopt;
+  const auto at = label.find('@');
+  const std::string name = label.substr(0, at);
+  if (name == "auto" || name == "straggler_aware") return std::nullopt;
+  std::string text = name;
+  if (at != std::string::npos) text += "(segment_bytes=" + label.substr(at + 1) + ")";
+  try {
+    return cclx::tune::to_string(cclx::tune::parse_candidate(text));
+  } catch (const cclx::Error&) {
+    return std::nullopt;  // not a registered algorithm (bruck_proto)
+  }
+}
+
+// Merges one measured size into --tune-out's file (rank 0 only; the file is rewritten whole, so
+// an interrupted run keeps every size finished so far).
+void record_tuning(const Options& o, int n, std::size_t bytes,
+                   const std::vector<std::pair<std::string, double>>& times_us) {
+  cclx::tune::TableEntry e;
+  e.collective = o.coll;
+  e.nranks = n;
+  e.bytes = bytes;
+  for (const auto& [label, us] : times_us)
+    if (const auto c = table_candidate(label)) e.times_us[*c] = us;
+  if (e.times_us.empty()) return;
+  cclx::tune::TuningTable t;
+  if (std::ifstream(o.tune_out).good()) t = cclx::tune::TuningTable::load(o.tune_out);
+  t.record(e);
+  std::array<char, MPI_MAX_LIBRARY_VERSION_STRING> version{};
+  int len = 0;
+  MPI_Get_library_version(version.data(), &len);
+  t.stamp_origin(std::string_view(version.data(), static_cast<std::size_t>(len)));
+  t.save(o.tune_out);
+}
+
 template <class T>
 int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
   const int rank = comm.rank(), n = comm.size();
@@ -790,7 +843,8 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
       fail(mc, "unknown or unavailable algorithm '" + name +
                    "' (available: " + available_algorithms() + ")");
     if (!served) {
-      if (o.all_algos) continue;  // the default list: skip what does not serve the collective
+      // The default list (or --skip-unserving): skip what does not serve the collective.
+      if (o.all_algos || o.skip_unserving) continue;
       fail(mc, name + " does not serve " + std::string(cclx::sched::to_string(o.coll)));
     }
     entries.push_back(std::move(e));
@@ -900,6 +954,7 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
       for (const auto& s : entries[0].reps) v.push_back(s.max);
       return median(v);
     }();
+    std::vector<std::pair<std::string, double>> tuning_times;
     for (const auto& e : entries) {
       if (e.skip) continue;
       std::vector<double> avg, mn, mx;
@@ -921,6 +976,7 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
           (*std::max_element(mx.begin(), mx.end()) - *std::min_element(mx.begin(), mx.end())) /
           row.med.max;
       for (double x : mx) row.reps_max_us.push_back(x * 1e6);
+      tuning_times.emplace_back(e.label, row.med.max * 1e6);
       if (root_out) {
         if (o.json)
           rows_json.push_back({{"size", row.size},
@@ -938,6 +994,7 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
           print_row(row);
       }
     }
+    if (root_out && !o.tune_out.empty()) record_tuning(o, n, b.bytes, tuning_times);
     if (bytes > std::numeric_limits<std::size_t>::max() / 2) break;
   }
 

@@ -1,7 +1,6 @@
 #include "cclx/detail/auto_dispatch.hpp"
 
 #include <mpi.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -76,17 +75,10 @@ AutoContext::~AutoContext() {
     tune::TuningTable t;
     if (std::ifstream(s_->save_path).good()) t = tune::TuningTable::load(s_->save_path);
     t.merge(learned);
-    if (t.machine.empty()) {
-      char host[256] = {};
-      if (gethostname(host, sizeof host - 1) == 0) t.machine = host;
-    }
-    if (t.mpi.empty()) {
-      char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-      int len = 0;
-      MPI_Get_library_version(version, &len);  // callable before MPI_Init and after finalize
-      t.mpi = std::string(version, static_cast<std::size_t>(len));
-      t.mpi = t.mpi.substr(0, t.mpi.find('\n'));
-    }
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int len = 0;
+    MPI_Get_library_version(version, &len);  // callable before MPI_Init and after finalize
+    t.stamp_origin(std::string_view(version, static_cast<std::size_t>(len)));
     t.save(s_->save_path);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cclx: rank 0: CCLX_TUNE_SAVE: %s\n", e.what());

@@ -1,6 +1,9 @@
 #include "cclx/tune/table.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -122,6 +125,14 @@ void TuningTable::merge(const TuningTable& other) {
   for (const auto& e : other.entries_) record(e);
   if (machine.empty()) machine = other.machine;
   if (mpi.empty()) mpi = other.mpi;
+}
+
+void TuningTable::stamp_origin(std::string_view mpi_library_version) {
+  if (machine.empty()) {
+    std::array<char, 256> host{};
+    if (gethostname(host.data(), host.size() - 1) == 0) machine = host.data();
+  }
+  if (mpi.empty()) mpi = std::string(mpi_library_version.substr(0, mpi_library_version.find('\n')));
 }
 
 const TableEntry* TuningTable::exact(sched::Collective c, int nranks, std::size_t bytes) const {

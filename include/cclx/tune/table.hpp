@@ -45,6 +45,9 @@ class TuningTable {
   // Adds or replaces the times of `e`'s candidates at its (collective, nranks, bytes).
   void record(const TableEntry& e);
   void merge(const TuningTable& other);
+  // Fills `machine` (the host name) and `mpi` (the first line of `mpi_library_version`, as
+  // MPI_Get_library_version gives it) where they are still empty.
+  void stamp_origin(std::string_view mpi_library_version);
   // The entry measured for (c, nranks) at the size nearest to `bytes` on a log scale (ties go to
   // the smaller size); null when the table has nothing for (c, nranks).
   [[nodiscard]] const TableEntry* nearest(sched::Collective c, int nranks, std::size_t bytes) const;

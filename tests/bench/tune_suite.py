@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""The tuning suite end to end (benchmarks/tune.sh): measure two collectives at 2 ranks, check the
+table it writes (every size, every candidate measured, times > 0), that a second run resumes
+(skips both parts) and merges, that algo::Auto decides from the table (cclx-tune explain names the
+table's fastest candidate), and that cclx-bench --algos auto with the table gives native's result.
+
+usage: tune_suite.py SOURCE_DIR BUILD_DIR LAUNCHER...
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def run(cmd, env=None):
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=150)
+    if r.returncode != 0:
+        sys.exit(f"FAILED ({r.returncode}): {' '.join(cmd)}\n{r.stdout}\n{r.stderr}")
+    return r.stdout + r.stderr
+
+
+def main():
+    src, build, launcher = sys.argv[1], sys.argv[2], " ".join(sys.argv[3:])
+    script = os.path.join(src, "benchmarks", "tune.sh")
+    tune = os.path.join(build, "tools", "cclx-tune")
+    bench = os.path.join(build, "benchmarks", "cclx-bench")
+    with tempfile.TemporaryDirectory() as tmp:
+        table = os.path.join(tmp, "table.json")
+        args = [script, "-o", table, "-n", "2", "-c", "allreduce,bcast", "-m", "8:64", "-b",
+                build, "-l", launcher, "-a", "ring,recursive_doubling,binomial_tree", "--",
+                "-i", "5", "-x", "1", "--repeat", "1"]
+        first = run(args)
+        assert "[1/2] allreduce, 2 ranks, sizes 8:64" in first, first
+        t = json.load(open(table))
+        assert t["format"] == "cclx-tune-table" and t["machine"] and t["mpi"], t
+        want = {"allreduce": {"native", "ring", "recursive_doubling", "binomial_tree"},
+                "bcast": {"native", "binomial_tree"}}
+        seen = {}
+        for e in t["entries"]:
+            assert e["nranks"] == 2, e
+            got = set(e["times_us"])
+            assert got == want[e["collective"]], (e, want)
+            assert all(v > 0 for v in e["times_us"].values()), e
+            seen.setdefault(e["collective"], []).append(e["bytes"])
+        assert seen == {"allreduce": [8, 16, 32, 64], "bcast": [8, 16, 32, 64]}, seen
+
+        second = run(args)
+        assert second.count("done before") == 2, second
+
+        # Auto decides from the table: its fastest candidate at that size.
+        e = next(e for e in t["entries"] if e["collective"] == "allreduce" and e["bytes"] == 32)
+        best = min(e["times_us"], key=e["times_us"].get)
+        env = dict(os.environ, CCLX_TUNE_FILE=table)
+        why = run([tune, "explain", "--collective", "allreduce", "--n", "2", "--bytes", "32"], env)
+        assert why.startswith(best + " from tuning table"), (best, why)
+
+        # And runs it: cclx-bench checks auto's result against native's before timing it.
+        out = run(launcher.split() + ["-n", "2", bench, "allreduce", "-m", "8:64", "-i", "3",
+                                      "--repeat", "1", "--algos", "auto", "-t", "int32"], env)
+        rows = [line.split() for line in out.splitlines() if line and line[0].isdigit()]
+        assert [r[0] for r in rows if r[5] == "auto"] == ["8", "16", "32", "64"], out
+    print("tune suite: ok")
+
+
+if __name__ == "__main__":
+    main()
