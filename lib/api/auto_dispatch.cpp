@@ -158,12 +158,12 @@ bool AutoContext::add_sample(const tune::Workload& w, double local_seconds) {
   return s_->tuner.add_sample(w, local_seconds);
 }
 
-double AutoContext::window_mean(const tune::Workload& w) const {
-  return s_->tuner.window_mean(w);
+double AutoContext::window_score(const tune::Workload& w) const {
+  return s_->tuner.window_score(w);
 }
 
-void AutoContext::check_drift(const tune::Workload& w, double max_mean_seconds) {
-  s_->tuner.check_drift(w, max_mean_seconds);
+void AutoContext::check_drift(const tune::Workload& w, double max_score_seconds) {
+  s_->tuner.check_drift(w, max_score_seconds);
 }
 
 std::string AutoContext::explain(const tune::Workload& w, bool online_call, int rank) {

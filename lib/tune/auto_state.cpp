@@ -75,20 +75,21 @@ void AutoState::observe(const Workload& w, double max_seconds) {
 
 bool AutoState::add_sample(const Workload& w, double local_seconds) {
   Online& e = online_entry(w);
-  e.sum += local_seconds;
-  return ++e.samples >= window;
+  e.samples.push_back(local_seconds);
+  return static_cast<int>(e.samples.size()) >= window;
 }
 
-double AutoState::window_mean(const Workload& w) const {
+double AutoState::window_score(const Workload& w) const {
   const auto it = online_.find(w);
-  return it == online_.end() || it->second.samples == 0 ? 0 : it->second.sum / it->second.samples;
+  // The tuner's own statistic: a plain mean let one descheduled call in 16 (+56% for a 10x
+  // outlier) pass the drift ratio and restart tuning.
+  return it == online_.end() || it->second.samples.empty() ? 0 : robust_score(it->second.samples);
 }
 
-void AutoState::check_drift(const Workload& w, double max_mean_seconds) {
+void AutoState::check_drift(const Workload& w, double max_score_seconds) {
   Online& e = online_entry(w);
-  e.samples = 0;
-  e.sum = 0;
-  e.tuner->check_drift(max_mean_seconds);
+  e.samples.clear();
+  e.tuner->check_drift(max_score_seconds);
 }
 
 int AutoState::tuning_calls(const Workload& w) const {

@@ -14,19 +14,20 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // A neighbour must beat the center by this much to move it: below it, noise would steer.
 constexpr double kImprovement = 0.02;
 
+std::size_t index_of(const Axis& a, long long v) {
+  const auto it = std::find(a.values.begin(), a.values.end(), v);
+  return it == a.values.end() ? 0 : static_cast<std::size_t>(it - a.values.begin());
+}
+}  // namespace
+
 double robust_score(std::vector<double> s) {
+  if (s.empty()) return 0;
   std::sort(s.begin(), s.end());
   const std::size_t keep = std::max<std::size_t>(1, s.size() * 3 / 4);  // fastest 75%
   double sum = 0;
   for (std::size_t i = 0; i < keep; ++i) sum += s[i];
   return sum / static_cast<double>(keep);
 }
-
-std::size_t index_of(const Axis& a, long long v) {
-  const auto it = std::find(a.values.begin(), a.values.end(), v);
-  return it == a.values.end() ? 0 : static_cast<std::size_t>(it - a.values.begin());
-}
-}  // namespace
 
 std::vector<Subspace> subspaces_for(const Workload& w) {
   // The grid of each tunable parameter (by its registry name). Segment sizes stop at half the

@@ -3,10 +3,13 @@
 // drift.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "cclx/tune/auto_state.hpp"
 #include "cclx/tune/online.hpp"
@@ -163,4 +166,81 @@ TEST_CASE("tune auto state: learned choices round-trip through a table and outra
   (void)b.choose(other, false, timing);  // without online tuning the nearest entry serves
   CHECK(timing == AutoState::Timing::none);
   CHECK(b.explain(other, false).find("from tuning table: saved.json at 16M") != std::string::npos);
+}
+
+// Negative control for the MPI test "auto: online tuning under per-rank noise ..." (test_auto.cpp):
+// with that test's noise (every rank sleeps U(0, 300) us before each call, seeded 1234 + 7919 r),
+// tuners fed each rank's LOCAL call time would end with different choices, so the test's agreement
+// is evidence of the max-over-ranks feeding, not of weak noise. Ranks are emulated: rank r arrives
+// a_r after the previous call, the call ends when the last rank has arrived plus the candidate's
+// cost, and rank r sees max_q a_q - a_r + cost.
+TEST_CASE("tune online: per-rank noise makes local-time tuners disagree (negative control)") {
+  const Predictor model = alpha_beta_model();
+  for (int n = 2; n <= 8; ++n) {
+    Workload w;
+    w.collective = Collective::allreduce;
+    w.nranks = n;
+    w.bytes = 8192;  // the MPI test's 2048 ints
+    w.elem_size = 4;
+    std::vector<OnlineTuner> local;
+    std::vector<std::mt19937> noise;
+    for (int r = 0; r < n; ++r) {
+      local.emplace_back(w, subspaces_for(w), model);
+      noise.emplace_back(static_cast<unsigned>(1234 + 7919 * r));
+    }
+    OnlineTuner agreed(w, subspaces_for(w), model);  // what the Communicator feeds
+    std::uniform_int_distribution<int> us(0, 300);
+    for (int call = 0; call < 48; ++call) {
+      std::vector<double> arrive(static_cast<std::size_t>(n));
+      for (int r = 0; r < n; ++r) arrive[r] = 1e-6 * us(noise[r]);
+      const double last = *std::max_element(arrive.begin(), arrive.end());
+      const double first = *std::min_element(arrive.begin(), arrive.end());
+      // The emulated call runs each local tuner's own proposal: exactly what would happen if each
+      // rank trusted its own clock (and is what makes a real run deadlock or mix algorithms).
+      for (int r = 0; r < n; ++r) {
+        const double cost = std::max(0.0, model(local[r].next(), w));
+        local[r].observe(last - arrive[r] + cost);
+      }
+      agreed.observe(last - first + std::max(0.0, model(agreed.next(), w)));
+    }
+    std::set<std::string> choices;
+    for (const auto& t : local) choices.insert(to_string(t.best()));
+    INFO("n = " << n << ", local choices: " << choices.size());
+    CHECK(choices.size() >= 2);
+    CHECK(agreed.converged());
+  }
+}
+
+// The drift check once converged: a window is scored like a candidate (fastest 75%), so one
+// descheduled call per window does not restart tuning; a lasting slowdown does.
+TEST_CASE("tune auto state: an outlier per drift window is ignored, a lasting slowdown re-tunes") {
+  Workload w = big_allreduce();
+  w.nranks = 2;
+  AutoState a(Selector::Config{});
+  AutoState::Timing timing{};
+  for (int calls = 0; calls < 100; ++calls) {
+    const Candidate c = a.choose(w, /*online=*/true, timing);
+    if (timing != AutoState::Timing::tune) break;
+    a.observe(w, true_cost(c));
+  }
+  REQUIRE(a.converged(w));
+  const Candidate best = a.choose(w, true, timing);
+  // Runs `windows` drift windows of calls at `slowdown` x the best's cost, one call per window
+  // taking `outlier` x; true when tuning restarted.
+  const auto run_windows = [&](int windows, double slowdown, double outlier) {
+    for (int win = 0; win < windows; ++win)
+      for (int sample = 0; sample < AutoState::window;) {
+        const Candidate c = a.choose(w, true, timing);
+        if (timing == AutoState::Timing::tune) return true;
+        if (timing != AutoState::Timing::sample) continue;
+        const double t = true_cost(c) * slowdown * (sample == 0 ? outlier : 1.0);
+        if (a.add_sample(w, t)) a.check_drift(w, a.window_score(w));
+        ++sample;
+      }
+    return !a.converged(w);
+  };
+  CHECK_FALSE(run_windows(4, 1.0, 10.0));  // a plain mean would be +56%: beyond the 25% ratio
+  CHECK(a.converged(w));
+  CHECK(a.choose(w, true, timing) == best);
+  CHECK(run_windows(2, 2.0, 1.0));  // twice as slow for two windows: re-tune
 }

@@ -66,11 +66,12 @@ class AutoContext {
   const tune::Candidate& choose(const tune::Workload& w, bool online_call, Timing& timing);
   // A tuning call's time, already reduced to its max over ranks.
   void observe(const tune::Workload& w, bool online_call, double max_seconds);
-  // A drift sample (local time); true when the window is full: reduce window_mean() to its max
+  // A drift sample (local time); true when the window is full: reduce window_score() (robust, as
+  // the tuner's scores) to its max
   // over ranks and call check_drift().
   bool add_sample(const tune::Workload& w, double local_seconds);
-  [[nodiscard]] double window_mean(const tune::Workload& w) const;
-  void check_drift(const tune::Workload& w, double max_mean_seconds);
+  [[nodiscard]] double window_score(const tune::Workload& w) const;
+  void check_drift(const tune::Workload& w, double max_score_seconds);
 
   // The decision for `w` and its sources, candidates and times (local: no communication).
   [[nodiscard]] std::string explain(const tune::Workload& w, bool online_call, int rank);

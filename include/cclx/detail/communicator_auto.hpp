@@ -72,7 +72,7 @@ void Communicator<Backend>::run_auto(const CollectiveCall& c, const A& policy) {
   if (timing == Timing::tune) {
     auto_.observe(*w, policy.online, max_over_ranks(local));
   } else if (auto_.add_sample(*w, local)) {
-    auto_.check_drift(*w, max_over_ranks(auto_.window_mean(*w)));
+    auto_.check_drift(*w, max_over_ranks(auto_.window_score(*w)));
   }
 }
 

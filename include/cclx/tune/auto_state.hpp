@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "cclx/tune/online.hpp"
 #include "cclx/tune/selector.hpp"
@@ -26,8 +27,8 @@ class AutoState {
   enum class Timing : std::uint8_t {
     none,    // nothing
     tune,    // time it, reduce the time to its max over ranks, observe()
-    sample,  // time it locally and add_sample(); when that returns true, reduce window_mean()
-             // to its max over ranks and check_drift()
+    sample,  // time it locally and add_sample(); when that returns true, reduce window_score()
+             // (the window's robust_score) to its max over ranks and check_drift()
   };
 
   explicit AutoState(Selector::Config cfg, OnlineOptions o = {});
@@ -36,8 +37,8 @@ class AutoState {
   const Candidate& choose(const Workload& w, bool online, Timing& timing);
   void observe(const Workload& w, double max_seconds);
   bool add_sample(const Workload& w, double local_seconds);
-  [[nodiscard]] double window_mean(const Workload& w) const;
-  void check_drift(const Workload& w, double max_mean_seconds);
+  [[nodiscard]] double window_score(const Workload& w) const;
+  void check_drift(const Workload& w, double max_score_seconds);
 
   // The decision for `w` and where it came from; with online tuning, what was measured.
   [[nodiscard]] std::string explain(const Workload& w, bool online);
@@ -58,8 +59,7 @@ class AutoState {
   struct Online {
     std::unique_ptr<OnlineTuner> tuner;
     int calls_since_sample = 0;
-    int samples = 0;
-    double sum = 0;
+    std::vector<double> samples;  // the drift window's local times
   };
   Online& online_entry(const Workload& w);
 

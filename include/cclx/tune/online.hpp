@@ -34,6 +34,10 @@ struct OnlineOptions {
   int drift_windows = 2;      // ... in this many consecutive check windows
 };
 
+// AutoCCL's robust statistic: the mean of the fastest 75% of `samples` (0 when empty). Scores
+// candidates and, once converged, the drift check's windows.
+[[nodiscard]] double robust_score(std::vector<double> samples);
+
 // A resource parameter and the values coordinate descent walks (in order).
 struct Axis {
   std::string param;
