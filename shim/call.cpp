@@ -437,7 +437,9 @@ std::optional<int> Call::serve(const PassRef& pass) {
   if (!d.fallback.empty())
     count(name, Path::cclx, d.algorithm, "fallback from " + d.fallback);
   else
-    count(name, Path::cclx, d.algorithm, d.rule.empty() ? "no CCLX_ALGO rule" : d.rule);
+    count(
+        name, Path::cclx, d.algorithm,
+        d.rule.empty() ? "no CCLX_ALGO rule (alltoallv: Auto has no size all ranks know)" : d.rule);
   return MPI_SUCCESS;
 }
 

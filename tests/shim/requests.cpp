@@ -14,11 +14,12 @@
 //   - persistent (MPI 4): MPI_Allreduce_init started 3 times with changing data, MPI_Test of an
 //     inactive request, MPI_Startall with a persistent send and receive, MPI_Request_free
 //
-// Usage: mpiexec -n N shim-requests
+// Usage: mpiexec -n N shim-requests [--timeout]
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -287,6 +288,34 @@ void free_active() {
          "a collective after MPI_Request_free");
 }
 
+// --timeout (CCLX_TIMEOUT=1, a scheduled allreduce): the last rank never starts a collective the
+// others wait for; their MPI_Wait returns an error naming CCLX_TIMEOUT after about a second
+// instead of hanging, through the communicator's handler.
+void timeout_case() {
+  MPI_Comm d;
+  MPI_Comm_dup(MPI_COMM_WORLD, &d);
+  MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
+  std::vector<int> a = input(50);
+  MPI_Allreduce(MPI_IN_PLACE, a.data(), count, MPI_INT, MPI_SUM, d);  // all ranks: d is set up
+  expect(is_sum(a, 50), "timeout: the collective before");
+  if (rank != size - 1) {
+    MPI_Request r;
+    const double t0 = MPI_Wtime();
+    MPI_Iallreduce(MPI_IN_PLACE, a.data(), count, MPI_INT, MPI_SUM, d, &r);
+    const int rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+    const double waited = MPI_Wtime() - t0;
+    char text[MPI_MAX_ERROR_STRING] = {};
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    expect(rc != MPI_SUCCESS && std::string(text).find("CCLX_TIMEOUT") != std::string::npos,
+           std::string("timeout: MPI_Wait returned '") + text + "'");
+    expect(r == MPI_REQUEST_NULL, "timeout: the request is not freed");
+    expect(waited > 0.9 && waited < 30, "timeout: waited " + std::to_string(waited) + " s");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Comm_free(&d);
+}
+
 #if MPI_VERSION >= 4
 void persistent() {
   std::vector<int> in(count), out(count, -1);
@@ -337,12 +366,7 @@ void persistent() {
 }
 #endif
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+void run_all() {
   mixed_waitall();
   test_loops();
   any_and_some();
@@ -354,6 +378,21 @@ int main(int argc, char** argv) {
 #if MPI_VERSION >= 4
   persistent();
 #endif
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool timeout = argc > 1 && std::string(argv[1]) == "--timeout";
+  if (timeout) setenv("CCLX_TIMEOUT", "1", 1);
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (timeout) {
+    timeout_case();
+  } else {
+    run_all();
+  }
   long long totals[2] = {checks, failures}, sums[2] = {0, 0};
   PMPI_Allreduce(totals, sums, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (failures) std::printf("%s", failure_log.str().c_str());
