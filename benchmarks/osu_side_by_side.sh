@@ -48,7 +48,10 @@ mpiexec=${MPIEXEC:-${configured:-mpiexec}}
 launch=()
 if "$mpiexec" --version 2>&1 | grep -qi "open mpi\|open-mpi\|openrte"; then
   env_flag=-x
-  launch=(--oversubscribe)  # more ranks than free cores on a shared machine
+  # As the tests run it: more ranks than free cores on a shared machine, no binding; as root
+  # Open MPI refuses to start without being told.
+  launch=(--oversubscribe --bind-to none)
+  ((EUID != 0)) || launch+=(--allow-run-as-root)
 else
   env_flag=-genv
 fi

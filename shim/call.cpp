@@ -57,7 +57,7 @@ void convert(const void* from, MPI_Datatype ftype, int fcount, void* to, MPI_Dat
 
 // Runs `f`, turning whatever it throws into an MPI error code raised on `comm`.
 template <class F>
-std::optional<int> guarded(MPI_Comm comm, std::string_view name, const std::string& algorithm,
+std::optional<int> guarded(MPI_Comm comm, std::string_view name, const std::string_view& algorithm,
                            F&& f) {
   try {
     return f();
@@ -371,7 +371,7 @@ void Call::serve_with(const P& policy, Decision& d, const PassRef& pass,
     run(policy);
   } else if constexpr (algo::AdaptiveAlgorithm<P>) {
     if (form_ != Form::blocking) {
-      d.fallback = d.algorithm + ": adaptive policies serve blocking calls only";
+      d.fallback = std::string(d.algorithm) + ": adaptive policies serve blocking calls only";
       d.algorithm = "native";
       return serve_with(algo::Native{}, d, pass, passed);
     }
@@ -421,10 +421,10 @@ std::optional<int> Call::serve(const PassRef& pass) {
     Communicator<>& comm = communicator(comm_, v_);
     comm.with_auto_choice(c_, algo::Auto{}, form_ == Form::blocking,
                           [&](const tune::Candidate* chosen, const auto& policy) {
-                            d.algorithm = chosen ? tune::to_string(*chosen) : "native";
+                            d.algorithm = algorithm_name(chosen);
                             serve_with(policy, d, pass, passed);
                           });
-    if (d.fallback.empty()) d.rule = auto_reason(w, d.algorithm);
+    if (d.fallback.empty()) set_auto_reason(w, d);
     return MPI_SUCCESS;
   });
   if (rc != MPI_SUCCESS) return rc;

@@ -55,14 +55,33 @@ const tune::SizeRule* rule_for(const tune::Workload& w) {
   return config().overrides.find(w.collective, w.bytes);
 }
 
-std::string auto_reason(const tune::Workload& w, std::string_view algorithm) {
+std::string_view algorithm_name(const tune::Candidate* c) {
+  if (!c) return "native";
+  // One entry: a program repeats its calls, and to_string() allocates.
+  thread_local tune::Candidate last;
+  thread_local std::string text = "native";
+  if (!(*c == last)) {
+    last = *c;
+    text = tune::to_string(*c);
+  }
+  return text;
+}
+
+void set_auto_reason(const tune::Workload& w, Decision& d) {
   const Config& cfg = config();
   const tune::SizeRule* r = rule_for(w);
-  if (!r) return cfg.auto_reason;
+  if (!r) {
+    d.rule = cfg.auto_reason;
+    return;
+  }
   const auto i = static_cast<std::size_t>(r - cfg.overrides.rules().data());
-  if (cfg.rule_algorithms[i] == algorithm) return r->text;
+  if (cfg.rule_algorithms[i] == d.algorithm) {
+    d.rule = r->text;
+    return;
+  }
   // Auto skips a rule whose algorithm cannot serve the call (docs/tuning.md).
-  return cfg.auto_reason + " (" + r->text + " cannot serve the call)";
+  d.owned = cfg.auto_reason + " (" + r->text + " cannot serve the call)";
+  d.rule = d.owned;
 }
 
 }  // namespace cclx::shim

@@ -36,18 +36,22 @@ const Config& config();
 
 // How a call was decided, for the report.
 struct Decision {
-  std::string algorithm = "native";  // the candidate as CCLX_ALGO writes it
-  std::string rule;                  // the CCLX_ALGO rule (or Auto's source); empty: none
-  std::string fallback;              // why the rule's algorithm could not serve (then native)
+  std::string_view algorithm = "native";  // the candidate as CCLX_ALGO writes it
+  std::string_view rule;  // the CCLX_ALGO rule or Auto's source (config() or `owned`); empty: none
+  std::string owned;      // a reason made for this call
+  std::string fallback;   // why the rule's algorithm could not serve (then native)
 };
+
+// `c` as CCLX_ALGO writes it ("native" for null); valid until this thread's next call.
+[[nodiscard]] std::string_view algorithm_name(const tune::Candidate* c);
 
 // The CCLX_ALGO rule for `w`, or null (view into config()).
 [[nodiscard]] const tune::SizeRule* rule_for(const tune::Workload& w);
 
-// The report's reason for a call algo::Auto decided as `algorithm` (size `w`): the CCLX_ALGO rule
-// when one matches and names that algorithm, else config().auto_reason (saying so when a rule
-// matched but Auto skipped it).
-[[nodiscard]] std::string auto_reason(const tune::Workload& w, std::string_view algorithm);
+// Sets d.rule to the report's reason for a call algo::Auto decided as d.algorithm (size `w`): the
+// CCLX_ALGO rule when one matches and names that algorithm, else config().auto_reason (saying so
+// when a rule matched but Auto skipped it).
+void set_auto_reason(const tune::Workload& w, Decision& d);
 
 // alltoallv's decision: calls run(policy) with the policy of CCLX_ALGO's rule for `w` on this
 // rank (`rank`), or algo::Native when none matches or the rule's algorithm cannot serve the call
@@ -57,7 +61,7 @@ void with_rule_policy(const tune::Workload& w, int rank, Decision& d, Run&& run)
   const tune::SizeRule* r = rule_for(w);
   if (!r) return run(algo::Native{});
   d.rule = r->text;
-  d.algorithm = tune::to_string(r->choice);
+  d.algorithm = algorithm_name(&r->choice);
   const auto fall_back = [&](std::string_view why) {
     d.fallback = d.algorithm;
     d.fallback += ": ";
