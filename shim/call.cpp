@@ -340,7 +340,7 @@ void Call::run(const P& policy) {
     if constexpr (!algo::AdaptiveAlgorithm<P> && !std::is_same_v<P, algo::Native>) {
       if (requests_running()) {
         Request r = comm.start_call(c_, policy, nullptr);
-        complete_progressing(r);
+        complete_progressing(r, label(collective_, Form::blocking));
         started = true;
       }
     }

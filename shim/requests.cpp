@@ -433,7 +433,7 @@ bool requests_running() {
   return any_running();
 }
 
-void complete_progressing(Request& r) {
+void complete_progressing(Request& r, std::string_view name) {
   Deadline deadline;
   for (Backoff b;; b.pause()) {
     {
@@ -444,7 +444,8 @@ void complete_progressing(Request& r) {
     if (deadline.passed()) {
       const double waited = deadline.waited();
       abandon(r);
-      throw Error(timeout_message("a blocking collective", "it", waited));
+      throw Error(
+          timeout_message("a blocking collective started while requests run", name, waited));
     }
   }
 }
