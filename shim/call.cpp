@@ -340,7 +340,7 @@ void Call::run(const P& policy) {
     if constexpr (!algo::AdaptiveAlgorithm<P> && !std::is_same_v<P, algo::Native>) {
       if (requests_running()) {
         Request r = comm.start_call(c_, policy, nullptr);
-        complete_progressing(r);
+        complete_progressing(r, label(collective_, Form::blocking));
         started = true;
       }
     }
@@ -359,7 +359,31 @@ void Call::run(const P& policy) {
   }
 }
 
-std::optional<int> Call::serve() {
+// Runs the call with `policy` (a decision made): stages, starts or runs it. A user-defined op on
+// the native path goes to MPI with the application's op (`passed`: its return code), which
+// applies it faster than cclx's trampoline would.
+template <class P>
+void Call::serve_with(const P& policy, Decision& d, const PassRef& pass,
+                      std::optional<int>& passed) {
+  if constexpr (std::is_same_v<P, algo::Native>) {
+    if (user_op_) return void(passed = pass());
+    stage(true);
+    run(policy);
+  } else if constexpr (algo::AdaptiveAlgorithm<P>) {
+    if (form_ != Form::blocking) {
+      d.fallback = std::string(d.algorithm) + ": adaptive policies serve blocking calls only";
+      d.algorithm = "native";
+      return serve_with(algo::Native{}, d, pass, passed);
+    }
+    stage(false);
+    run(policy);
+  } else {
+    stage(false);
+    run(policy);
+  }
+}
+
+std::optional<int> Call::serve(const PassRef& pass) {
   const std::string_view name = label(collective_, form_);
   if (!ok()) {
     count(name, Path::passthrough, "-", reason_);
@@ -372,11 +396,11 @@ std::optional<int> Call::serve() {
     else
       return d.count(c_.in_size, c_.out_size, c_.in_place, n, is_root());
   });
+  // The workload as algo::Auto states it (detail::auto_workload): the same on every rank.
   tune::Workload w;
   w.collective = collective_;
   w.nranks = n;
   w.root = c_.root;
-  w.in_place = c_.in_place;
   w.elem_size = c_.kernel.elem_size;
   // alltoallv's total differs from rank to rank: its decision cannot depend on it (size 0).
   if (collective_ != sched::Collective::alltoallv)
@@ -384,43 +408,38 @@ std::optional<int> Call::serve() {
   w.commutative = !c_.has_op || c_.kernel.commutative;
 
   Decision d;
-  bool native_user_op = false;
+  std::optional<int> passed;  // set: the call went to MPI as the application made it
   const std::optional<int> rc = guarded(comm_, name, d.algorithm, [&]() -> std::optional<int> {
-    with_chosen_policy(w, v_.rank, d, [&](const auto& policy) {
-      using P = std::decay_t<decltype(policy)>;
-      if constexpr (std::is_same_v<P, algo::Native>) {
-        // MPI applies a user-defined op itself faster than through cclx's trampoline.
-        if (user_op_) return void(native_user_op = true);
-        stage(true);
-        run(policy);
-      } else if constexpr (algo::AdaptiveAlgorithm<P>) {
-        if (form_ != Form::blocking) {
-          d.fallback = std::string(d.algorithm) + ": adaptive policies serve blocking calls only";
-          d.algorithm = "native";
-          if (user_op_) return void(native_user_op = true);
-          stage(true);
-          return run(algo::Native{});
-        }
-        stage(false);
-        run(policy);
-      } else {
-        stage(false);
-        run(policy);
-      }
-    });
+    if (collective_ == sched::Collective::alltoallv) {
+      w.in_place = c_.in_place;  // can_serve's question
+      with_rule_policy(w, v_.rank, d,
+                       [&](const auto& policy) { serve_with(policy, d, pass, passed); });
+      return MPI_SUCCESS;
+    }
+    // c_.blocks is still unset: the library packs displaced blocks itself (stage()), so Auto
+    // decides on the sizes alone.
+    Communicator<>& comm = communicator(comm_, v_);
+    comm.with_auto_choice(c_, algo::Auto{}, form_ == Form::blocking,
+                          [&](const tune::Candidate* chosen, const auto& policy) {
+                            d.algorithm = algorithm_name(chosen);
+                            serve_with(policy, d, pass, passed);
+                          });
+    if (d.fallback.empty()) set_auto_reason(w, d);
     return MPI_SUCCESS;
   });
   if (rc != MPI_SUCCESS) return rc;
-  if (native_user_op) {
+  if (passed) {
     count(name, Path::passthrough, "-",
           d.fallback.empty() ? "user-defined op on the native path (MPI applies it)"
                              : "user-defined op, fallback from " + d.fallback);
-    return std::nullopt;
+    return passed;
   }
   if (!d.fallback.empty())
     count(name, Path::cclx, d.algorithm, "fallback from " + d.fallback);
   else
-    count(name, Path::cclx, d.algorithm, d.rule.empty() ? "no CCLX_ALGO rule" : d.rule);
+    count(
+        name, Path::cclx, d.algorithm,
+        d.rule.empty() ? "no CCLX_ALGO rule (alltoallv: Auto has no size all ranks know)" : d.rule);
   return MPI_SUCCESS;
 }
 

@@ -2,7 +2,7 @@
 // MPI_* wrapper (intercept.cpp) describes the call in
 // MPI's terms, step by step; a step that finds something cclx cannot serve exactly records why,
 // and finish() then hands the call to the MPI library unchanged. Otherwise finish() runs it on
-// the communicator's cached cclx::Communicator with the policy of with_chosen_policy().
+// the communicator's cached cclx::Communicator with the policy policy.hpp chooses (algo::Auto).
 //
 //   shim::Call c(sched::Collective::allreduce, comm);
 //   c.reduction(datatype, count, op);
@@ -30,11 +30,13 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "cclx/collective_call.hpp"
 #include "comm_cache.hpp"
 #include "guard.hpp"
+#include "policy.hpp"
 #include "requests.hpp"
 #include "user_ops.hpp"
 
@@ -90,13 +92,25 @@ class Call {
 
   template <class Pass>
   int finish(Pass&& pass) {
-    if (const std::optional<int> rc = serve()) return *rc;
+    using P = std::remove_reference_t<Pass>;
+    const PassRef ref{&pass, [](void* f) { return (*static_cast<P*>(f))(); }};
+    if (const std::optional<int> rc = serve(ref)) return *rc;
     return pass();
   }
 
  private:
-  // The MPI return code, or nullopt to pass the call through (counted either way).
-  std::optional<int> serve();
+  // The call handed to MPI unchanged, as finish() got it.
+  struct PassRef {
+    void* f;
+    int (*call)(void*);
+    int operator()() const { return call(f); }
+  };
+  // The MPI return code, or nullopt to pass the call through (counted either way). A call that
+  // Auto decides to run natively with a user-defined op is passed through inside the decision
+  // (`pass`), so that a tuning call times what ran.
+  std::optional<int> serve(const PassRef& pass);
+  template <class P>
+  void serve_with(const P& policy, Decision& d, const PassRef& pass, std::optional<int>& passed);
   void pass_because(const char* why) {
     if (!reason_) reason_ = why;
   }

@@ -1,10 +1,10 @@
 // What the library did with each call, for CCLX_SHIM_REPORT and CCLX_LOG.
 //
 // Every intercepted call is counted once, under (collective, path, algorithm, reason):
-//   path cclx         served by cclx; algorithm: the candidate that ran ("ring", "native", ...);
-//                     reason: the CCLX_ALGO rule that chose it, "no CCLX_ALGO rule", or
-//                     "fallback from <algorithm>: <why>" when the rule's algorithm could not
-//                     serve the call
+//   path cclx         served by cclx; algorithm: the candidate algo::Auto chose and ran ("ring",
+//                     "native", ...); reason: the CCLX_ALGO rule that chose it, "algo::Auto: "
+//                     and the sources Auto consulted, or for alltoallv "no CCLX_ALGO rule (...)"
+//                     or "fallback from <algorithm>: <why>" (policy.hpp)
 //   path passthrough  handed to the MPI library unchanged; reason: why
 //   path error        cclx raised an error, returned as an MPI error code
 // At MPI_Finalize the counts of all ranks of MPI_COMM_WORLD are summed, and rank 0 writes them to

@@ -4,7 +4,9 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <string>
@@ -14,6 +16,8 @@
 #include <vector>
 
 #include "cclx/collectives/collectives.hpp"
+#include "cclx/engine/execution_options.hpp"
+#include "cclx/error.hpp"
 #include "errors.hpp"
 #include "guard.hpp"
 #include "report.hpp"
@@ -160,9 +164,64 @@ int complete(MPI_Request* h, MPI_Status* s) {
   return rc;
 }
 
-// Backs off between rounds of tests: other ranks may share the cores.
-void pause(int& round) {
-  if (++round > 64) std::this_thread::yield();
+// CCLX_TIMEOUT, as cclx's own wait() reads it (0: none). A bad value makes the first
+// Communicator fail already; here it only means no deadline.
+double timeout_s() {
+  static const double t = [] {
+    try {
+      return engine::timeout_from_env();
+    } catch (const Error&) {
+      return 0.0;
+    }
+  }();
+  return t;
+}
+
+// A wait's deadline: CCLX_TIMEOUT from the wait's start, as for cclx's own wait().
+class Deadline {
+ public:
+  // True once CCLX_TIMEOUT has passed (the clock is read every 128th call).
+  bool passed() {
+    if (timeout_s() <= 0 || (++polls_ & 127u) != 0) return false;
+    return waited() >= timeout_s();
+  }
+  [[nodiscard]] double waited() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  unsigned polls_ = 0;
+};
+
+std::string timeout_message(std::string_view call, std::string_view name, double waited) {
+  return "libcclx-mpi: " + std::string(call) + ": " + std::string(name) +
+         " did not complete within CCLX_TIMEOUT (" + engine::format_seconds(timeout_s()) +
+         ", waited " + engine::format_seconds(waited) +
+         "): a rank did not start it, or waits in a call that does not keep it moving "
+         "(docs/preload.md, \"Progress\"); abandoned";
+}
+
+// Drops a cclx request without waiting for it: its destructor waits unless an exception is
+// unwinding, and abandons (cancels what is posted) then, as cclx does after its own timeout.
+template <class R>
+void abandon(R& r) noexcept {
+  try {
+    const R dropped = std::move(r);
+    throw 0;
+  } catch (int) {
+  }
+}
+
+// Fails `e` (running) after its wait's deadline passed: completing it raises the error.
+void time_out(Entry& e, std::string_view call, double waited) {
+  if (!e.active || e.done) return;
+  e.error = timeout_message(call, e.name, waited);
+  e.done = true;
+  if (e.persistent)
+    abandon(*e.persistent);
+  else
+    abandon(e.request);
 }
 
 // The application's requests with ours replaced by MPI_REQUEST_NULL, for one PMPI call.
@@ -178,10 +237,13 @@ MPI_Status* at(MPI_Status* statuses, int i) {
 }
 
 int wait_one(MPI_Request* h, MPI_Status* s) {
-  for (int round = 0;; pause(round)) {
+  Deadline deadline;
+  for (Backoff b;; b.pause()) {
     const std::lock_guard lock(table_mutex);
     progress();
-    if (ready(*find(*h))) return complete(h, s);
+    Entry& e = *find(*h);
+    if (!ready(e) && deadline.passed()) time_out(e, "MPI_Wait", deadline.waited());
+    if (ready(e)) return complete(h, s);
   }
 }
 
@@ -202,13 +264,19 @@ int wait_all(int n, MPI_Request* reqs, MPI_Status* statuses) {
   }
   bool others_done = false;
   int rc = MPI_SUCCESS;
-  for (int round = 0;; pause(round)) {
+  Deadline deadline;
+  for (Backoff b;; b.pause()) {
     bool ours_ready = true, running = false;
     {
       const std::lock_guard lock(table_mutex);
       progress();
       for (int i = 0; i < n && ours_ready; ++i)
         if (const Entry* e = find(reqs[i])) ours_ready = ready(*e);
+      if (!ours_ready && deadline.passed()) {
+        for (int i = 0; i < n; ++i)
+          if (Entry* e = find(reqs[i])) time_out(*e, "MPI_Waitall", deadline.waited());
+        ours_ready = true;
+      }
       running = any_running();
     }
     if (!others_done && ours_ready && !running) {
@@ -233,15 +301,15 @@ int wait_all(int n, MPI_Request* reqs, MPI_Status* statuses) {
   return rc;
 }
 
-// Tests ours once, where there are any (the MPI_Test* calls on MPI's requests).
-void poke() {
-  if (table_size.load(std::memory_order_acquire) == 0) return;
-  const std::lock_guard lock(table_mutex);
-  progress();
-}
-
 bool none() {
   return table_size.load(std::memory_order_acquire) == 0;
+}
+
+// Fails ours among `reqs` that still run (a Waitany/Waitsome whose deadline passed).
+void time_out_all(int n, const MPI_Request* reqs, std::string_view call, double waited) {
+  const std::lock_guard lock(table_mutex);
+  for (int i = 0; i < n; ++i)
+    if (Entry* e = find(reqs[i])) time_out(*e, call, waited);
 }
 
 // One round of MPI_Testany/MPI_Waitany: ours that are ready, then MPI's. False: none yet.
@@ -365,14 +433,31 @@ bool requests_running() {
   return any_running();
 }
 
-void complete_progressing(Request& r) {
-  for (int round = 0;; pause(round)) {
+void complete_progressing(Request& r, std::string_view name) {
+  Deadline deadline;
+  for (Backoff b;; b.pause()) {
     {
       const std::lock_guard lock(table_mutex);
       progress();
     }
     if (r.test()) return;
+    if (deadline.passed()) {
+      const double waited = deadline.waited();
+      abandon(r);
+      throw Error(
+          timeout_message("a blocking collective started while requests run", name, waited));
+    }
   }
+}
+
+void progress_requests() {
+  if (table_size.load(std::memory_order_acquire) == 0) return;
+  const std::lock_guard lock(table_mutex);
+  progress();
+}
+
+void Backoff::pause() {
+  if (++round_ > 64) std::this_thread::yield();
 }
 
 MPI_Request add_nonblocking(MPI_Comm comm, sched::Collective c, Request r,
@@ -401,12 +486,20 @@ MPI_Request add_persistent(MPI_Comm comm, sched::Collective c, PersistentRequest
 }
 
 void release_requests() {
-  for (int round = 0;; pause(round)) {
+  Deadline deadline;
+  for (Backoff b;; b.pause()) {
     const std::lock_guard lock(table_mutex);
     progress();
     bool pending = false;
     for (const auto& [h, e] : table) pending = pending || (e->active && !e->done);
     if (!pending) break;
+    if (deadline.passed()) {  // nobody is left to report it to but stderr
+      for (const auto& [h, e] : table) {
+        time_out(*e, "MPI_Finalize", deadline.waited());
+        if (!e->error.empty()) std::fprintf(stderr, "%s\n", e->error.c_str());
+      }
+      break;
+    }
   }
   const std::lock_guard lock(table_mutex);
   while (!table.empty()) erase(table.begin());
@@ -432,7 +525,7 @@ int MPI_Test(MPI_Request* r, int* flag, MPI_Status* s) {
   if (inside()) return PMPI_Test(r, flag, s);
   if (r == nullptr || !cclx::shim::any_ours(1, r)) {
     const Inside in;
-    cclx::shim::poke();
+    cclx::shim::progress_requests();
     return PMPI_Test(r, flag, s);
   }
   const Inside in;
@@ -446,7 +539,7 @@ int MPI_Request_get_status(MPI_Request r, int* flag, MPI_Status* s) {
   if (inside()) return PMPI_Request_get_status(r, flag, s);
   const Inside in;
   if (!cclx::shim::any_ours(1, &r)) {
-    cclx::shim::poke();
+    cclx::shim::progress_requests();
     return PMPI_Request_get_status(r, flag, s);
   }
   const std::lock_guard lock(cclx::shim::table_mutex);
@@ -466,7 +559,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
   if (inside()) return PMPI_Testall(n, reqs, flag, statuses);
   const Inside in;
   if (!cclx::shim::any_ours(n, reqs)) {
-    cclx::shim::poke();
+    cclx::shim::progress_requests();
     return PMPI_Testall(n, reqs, flag, statuses);
   }
   {
@@ -503,8 +596,9 @@ int MPI_Waitany(int n, MPI_Request reqs[], int* index, MPI_Status* s) {
   if (inside() || cclx::shim::none()) return PMPI_Waitany(n, reqs, index, s);
   const Inside in;
   int rc = MPI_SUCCESS;
-  for (int round = 0; !cclx::shim::any_round(n, reqs, index, s, &rc); cclx::shim::pause(round)) {
-  }
+  cclx::shim::Deadline deadline;
+  for (cclx::shim::Backoff b; !cclx::shim::any_round(n, reqs, index, s, &rc); b.pause())
+    if (deadline.passed()) cclx::shim::time_out_all(n, reqs, "MPI_Waitany", deadline.waited());
   return rc;
 }
 
@@ -512,7 +606,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* s)
   if (inside()) return PMPI_Testany(n, reqs, index, flag, s);
   const Inside in;
   if (!cclx::shim::any_ours(n, reqs)) {
-    cclx::shim::poke();
+    cclx::shim::progress_requests();
     return PMPI_Testany(n, reqs, index, flag, s);
   }
   int rc = MPI_SUCCESS;
@@ -525,9 +619,10 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_St
   if (inside() || cclx::shim::none()) return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
   const Inside in;
   int rc = MPI_SUCCESS;
-  for (int round = 0; !cclx::shim::some_round(n, reqs, outcount, indices, statuses, &rc);
-       cclx::shim::pause(round)) {
-  }
+  cclx::shim::Deadline deadline;
+  for (cclx::shim::Backoff b; !cclx::shim::some_round(n, reqs, outcount, indices, statuses, &rc);
+       b.pause())
+    if (deadline.passed()) cclx::shim::time_out_all(n, reqs, "MPI_Waitsome", deadline.waited());
   return rc;
 }
 
@@ -535,7 +630,7 @@ int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_St
   if (inside()) return PMPI_Testsome(n, reqs, outcount, indices, statuses);
   const Inside in;
   if (!cclx::shim::any_ours(n, reqs)) {
-    cclx::shim::poke();
+    cclx::shim::progress_requests();
     return PMPI_Testsome(n, reqs, outcount, indices, statuses);
   }
   int rc = MPI_SUCCESS;

@@ -43,9 +43,22 @@ enum class Form : std::uint8_t { blocking, nonblocking, persistent };
 // Whether a served nonblocking or persistent request is running: a blocking call made now must
 // keep it moving while it waits (another rank may wait for it before reaching the blocking call).
 [[nodiscard]] bool requests_running();
-// Completes `r` (a blocking call started as a nonblocking one) while testing every running
-// request. Throws what r.test() throws.
-void complete_progressing(Request& r);
+// Completes `r` (a blocking call `name` started as a nonblocking one) while testing every running
+// request. Throws what r.test() throws, or a cclx::Error once CCLX_TIMEOUT has passed.
+void complete_progressing(Request& r, std::string_view name);
+
+// Tests every running request of the library once (a call that waits for something else keeps
+// them moving: blocking.cpp).
+void progress_requests();
+
+// Backs off between rounds of tests: other ranks may share the cores.
+class Backoff {
+ public:
+  void pause();
+
+ private:
+  int round_ = 0;
+};
 
 // At MPI_Finalize, before the Communicators go: completes what is still pending (requests the
 // application freed while active) and frees the handles the application did not free.

@@ -712,6 +712,13 @@ class Communicator {
       return init_erased(c, algorithm, std::move(keepalive));
   }
 
+  // algo::Auto's decision for `c`, for a caller that runs the call itself (libcclx-mpi, shim/):
+  // calls run(candidate, policy) with the candidate chosen and its policy (null and algo::Native
+  // where only native serves), deciding and, for a blocking call, timing as run_call(c, policy).
+  template <class Run>
+  void with_auto_choice(const CollectiveCall& c, const algo::Auto& policy, bool blocking,
+                        Run&& run);
+
   // What algo::Auto runs for a call of `count` elements of T (counted as that call states it, e.g.
   // one block for allgather) and why: the source, and the candidates with their measured or
   // predicted times. Local: no communication (CCLX_LOG=tune prints the same at each new decision).

@@ -8,16 +8,18 @@
 //   - MPI_Waitany and MPI_Waitsome over a mix until MPI_UNDEFINED
 //   - two collectives completed in opposite orders on even and odd ranks
 //   - a wait for a receive that another rank's collective must complete first
+//   - the same in blocking MPI_Recv, MPI_Probe, MPI_Mprobe, MPI_Sendrecv and MPI_Ssend
 //   - a blocking collective on some ranks while the others wait for an earlier nonblocking one
 //   - MPI_Request_free of an active nonblocking request
 //   - persistent (MPI 4): MPI_Allreduce_init started 3 times with changing data, MPI_Test of an
 //     inactive request, MPI_Startall with a persistent send and receive, MPI_Request_free
 //
-// Usage: mpiexec -n N shim-requests
+// Usage: mpiexec -n N shim-requests [--timeout]
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -195,6 +197,61 @@ void progress_in_other_waits() {
   }
 }
 
+// A rank blocked in a blocking point-to-point call keeps the collective moving (MPI's progress
+// rule): rank 0 receives (or probes, or sends synchronously, or exchanges) a message that rank 1
+// sends only once its collective completed, and waits for the collective afterwards:
+//   rank 0: MPI_Iallreduce; MPI_Recv from 1; MPI_Wait      rank 1: MPI_Iallreduce; MPI_Wait;
+//                                                          MPI_Send to 0
+// Each form once: MPI_Recv, MPI_Probe + MPI_Recv, MPI_Mprobe + MPI_Mrecv, MPI_Sendrecv, MPI_Ssend.
+void progress_in_blocking_p2p() {
+  enum Form { recv, probe, mprobe, sendrecv, ssend, forms };
+  const char* names[forms] = {"MPI_Recv", "MPI_Probe", "MPI_Mprobe", "MPI_Sendrecv", "MPI_Ssend"};
+  for (int f = 0; f < forms; ++f) {
+    const std::string what = std::string("progress in a blocking ") + names[f];
+    std::vector<int> a = input(30 + f);
+    MPI_Request coll;
+    MPI_Iallreduce(MPI_IN_PLACE, a.data(), count, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &coll);
+    int token = -1, back = -1;
+    const int tag = 40 + f;
+    MPI_Status st;
+    if (rank == 0 && size > 1) {
+      bool ok = true;
+      if (f == recv) {
+        ok = MPI_Recv(&token, 1, MPI_INT, 1, tag, MPI_COMM_WORLD, &st) == MPI_SUCCESS;
+      } else if (f == probe) {
+        ok = MPI_Probe(1, tag, MPI_COMM_WORLD, &st) == MPI_SUCCESS && st.MPI_SOURCE == 1 &&
+             MPI_Recv(&token, 1, MPI_INT, 1, tag, MPI_COMM_WORLD, &st) == MPI_SUCCESS;
+      } else if (f == mprobe) {
+        MPI_Message m;
+        ok = MPI_Mprobe(1, tag, MPI_COMM_WORLD, &m, &st) == MPI_SUCCESS &&
+             MPI_Mrecv(&token, 1, MPI_INT, &m, &st) == MPI_SUCCESS;
+      } else if (f == sendrecv) {
+        const int zero = 0;
+        ok = MPI_Sendrecv(&zero, 1, MPI_INT, 1, tag + 100, &token, 1, MPI_INT, 1, tag,
+                          MPI_COMM_WORLD, &st) == MPI_SUCCESS;
+      } else {
+        token = 1;  // rank 1 posts the receive only once its collective completed
+        ok = MPI_Ssend(&token, 1, MPI_INT, 1, tag, MPI_COMM_WORLD) == MPI_SUCCESS;
+      }
+      expect(ok && token == 1, what);
+      if (f != ssend) expect(st.MPI_SOURCE == 1 && st.MPI_TAG == tag, what + ": status");
+    }
+    expect(MPI_Wait(&coll, MPI_STATUS_IGNORE) == MPI_SUCCESS && is_sum(a, 30 + f),
+           what + ": the collective");
+    if (rank == 1) {
+      token = 1;
+      if (f == ssend) {
+        MPI_Recv(&back, 1, MPI_INT, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        expect(back == 1, what + ": message");
+      } else {
+        MPI_Send(&token, 1, MPI_INT, 0, tag, MPI_COMM_WORLD);
+      }
+      if (f == sendrecv)
+        MPI_Recv(&back, 1, MPI_INT, 0, tag + 100, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  }
+}
+
 // Even ranks run a blocking collective before they wait for a nonblocking one started earlier;
 // odd ranks wait first. The blocking one must keep the nonblocking one moving (MPI's progress
 // rule: both were started in the same order everywhere).
@@ -229,6 +286,34 @@ void free_active() {
                  MPI_SUCCESS &&
              is_sum(out, 7),
          "a collective after MPI_Request_free");
+}
+
+// --timeout (CCLX_TIMEOUT=1, a scheduled allreduce): the last rank never starts a collective the
+// others wait for; their MPI_Wait returns an error naming CCLX_TIMEOUT after about a second
+// instead of hanging, through the communicator's handler.
+void timeout_case() {
+  MPI_Comm d;
+  MPI_Comm_dup(MPI_COMM_WORLD, &d);
+  MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
+  std::vector<int> a = input(50);
+  MPI_Allreduce(MPI_IN_PLACE, a.data(), count, MPI_INT, MPI_SUM, d);  // all ranks: d is set up
+  expect(is_sum(a, 50), "timeout: the collective before");
+  if (rank != size - 1) {
+    MPI_Request r;
+    const double t0 = MPI_Wtime();
+    MPI_Iallreduce(MPI_IN_PLACE, a.data(), count, MPI_INT, MPI_SUM, d, &r);
+    const int rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+    const double waited = MPI_Wtime() - t0;
+    char text[MPI_MAX_ERROR_STRING] = {};
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    expect(rc != MPI_SUCCESS && std::string(text).find("CCLX_TIMEOUT") != std::string::npos,
+           std::string("timeout: MPI_Wait returned '") + text + "'");
+    expect(r == MPI_REQUEST_NULL, "timeout: the request is not freed");
+    expect(waited > 0.9 && waited < 30, "timeout: waited " + std::to_string(waited) + " s");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Comm_free(&d);
 }
 
 #if MPI_VERSION >= 4
@@ -281,22 +366,33 @@ void persistent() {
 }
 #endif
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+void run_all() {
   mixed_waitall();
   test_loops();
   any_and_some();
   opposite_orders();
   progress_in_other_waits();
+  progress_in_blocking_p2p();
   blocking_while_pending();
   free_active();
 #if MPI_VERSION >= 4
   persistent();
 #endif
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool timeout = argc > 1 && std::string(argv[1]) == "--timeout";
+  if (timeout) setenv("CCLX_TIMEOUT", "1", 1);
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (timeout) {
+    timeout_case();
+  } else {
+    run_all();
+  }
   long long totals[2] = {checks, failures}, sums[2] = {0, 0};
   PMPI_Allreduce(totals, sums, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (failures) std::printf("%s", failure_log.str().c_str());

@@ -4,8 +4,8 @@
 #   run.sh [--algo ring|tree|native] [--expect REGEX]... -- COMMAND...
 #
 # --algo   sets CCLX_ALGO to one of the configurations below (kept here, since ctest cannot carry
-#          the ';' that separates CCLX_ALGO's sections); native: unset, every call takes cclx's
-#          native path.
+#          the ';' that separates CCLX_ALGO's sections); native: every call takes cclx's native
+#          path; auto: unset, algo::Auto's model decides.
 # --expect an extended regular expression that some line of the report must match, fields
 #          separated by single spaces: '^allreduce cclx ring [1-9]' (docs/preload.md, "Report").
 set -euo pipefail
@@ -17,7 +17,8 @@ declare -A algos=(
   # The others: size ranges, recursive halving/doubling, pipelined trees with small segments;
   # the barrier native.
   [tree]='allreduce:0-64=binomial_tree,64-inf=rhd;reduce:*=pipelined_tree(segment_bytes=256);bcast:*=pipelined_tree(segment_bytes=256,fanout=1);reduce_scatter:*=rhd;allgather:*=rhd;alltoall:*=ring;gather:*=binomial_tree;scatter:*=binomial_tree;allgatherv:0-64=native,64-inf=rhd;reduce_scatterv:*=rhd;alltoallv:*=ring'
-  [native]=''
+  [native]='*:*=native'
+  [auto]=''
 )
 
 expects=()

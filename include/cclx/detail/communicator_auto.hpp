@@ -60,14 +60,25 @@ double Communicator<Backend>::max_over_ranks(double seconds) {
 template <class Backend>
 template <algo::AutoAlgorithm A>
 void Communicator<Backend>::run_auto(const CollectiveCall& c, const A& policy) {
+  with_auto_choice(c, policy, true, [&](const tune::Candidate*, const auto& p) { run(c, p); });
+}
+
+template <class Backend>
+template <class Run>
+void Communicator<Backend>::with_auto_choice(const CollectiveCall& c, const algo::Auto& policy,
+                                             bool blocking, Run&& run) {
   using Timing = detail::AutoContext::Timing;
   const std::optional<tune::Workload> w = auto_workload(c);
-  if (!w) return run(c, algo::Native{});
+  if (!w) return run(static_cast<const tune::Candidate*>(nullptr), algo::Native{});
+  const auto run_choice = [&](const tune::Candidate& choice) {
+    algo::with_policy(choice, [&](const auto& p) { run(choice.native() ? nullptr : &choice, p); });
+  };
+  if (!blocking) return run_choice(untimed_choice(c, *w, policy));
   Timing timing = Timing::none;
   const tune::Candidate& choice = auto_choice(*w, policy, timing);
-  if (timing == Timing::none) return algo::with_policy(choice, [&](const auto& p) { run(c, p); });
+  if (timing == Timing::none) return run_choice(choice);
   const double t0 = MPI_Wtime();
-  algo::with_policy(choice, [&](const auto& p) { run(c, p); });
+  run_choice(choice);
   const double local = MPI_Wtime() - t0;
   if (timing == Timing::tune) {
     auto_.observe(*w, policy.online, max_over_ranks(local));
