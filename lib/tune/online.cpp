@@ -199,9 +199,9 @@ void OnlineTuner::converge() {
   if (!have_best_) best_ = spaces_.empty() ? Candidate{} : spaces_.front().start;
 }
 
-bool OnlineTuner::check_drift(double window_mean_seconds) {
+bool OnlineTuner::check_drift(double window_score_seconds) {
   if (!converged_ || !have_best_) return false;
-  if (window_mean_seconds <= o_.drift_ratio * best_score_) {
+  if (window_score_seconds <= o_.drift_ratio * best_score_) {
     drift_count_ = 0;
     return false;
   }

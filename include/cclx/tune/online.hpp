@@ -65,9 +65,9 @@ class OnlineTuner {
   [[nodiscard]] const Candidate& best() const { return best_; }
   [[nodiscard]] double best_score() const { return best_score_; }
   [[nodiscard]] int calls() const { return calls_; }
-  // Periodic drift check once converged: the mean max-over-ranks time of the chosen candidate over
-  // a window. Returns true when it restarted tuning.
-  bool check_drift(double window_mean_seconds);
+  // Periodic drift check once converged: the chosen candidate's time over a window (its
+  // robust_score, max over ranks). Returns true when it restarted tuning.
+  bool check_drift(double window_score_seconds);
   // The candidates measured so far with their scores (seconds; skipped ones left out).
   [[nodiscard]] std::vector<std::pair<Candidate, double>> measured() const;
   // One line per candidate tried: "ring(segment_bytes=64K) 12.3 us (3 samples)".
