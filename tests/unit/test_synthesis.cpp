@@ -3,7 +3,7 @@
 // sizes; synthesis is deterministic and never worse in simulation than its par-trees start.
 #include <doctest/doctest.h>
 
-#include <chrono>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -99,12 +99,12 @@ TEST_CASE("synthesis: deterministic, and the search never loses to its par-trees
 
 TEST_CASE("synthesis: the search stays within its budget (n = 16, 64 MiB)") {
   const auto t = make(2, 16);
-  const auto t0 = std::chrono::steady_clock::now();
+  // Processor time, not wall time: CI machines are shared.
+  const std::clock_t t0 = std::clock();
   (void)sched::synthesize_trees(t, Collective::allreduce, std::size_t{64} << 20, 0);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  MESSAGE("synthesis n=16 allreduce 64 MiB: " << ms << " ms");
-  CHECK(ms < 2000);  // generous for loaded CI machines; the doc reports the measured time
+  const double ms = 1000.0 * static_cast<double>(std::clock() - t0) / CLOCKS_PER_SEC;
+  MESSAGE("synthesis n=16 allreduce 64 MiB: " << ms << " ms of processor time");
+  CHECK(ms < 500);  // about 22 ms measured; generous for sanitizer builds
 }
 
 TEST_CASE("synthesis: bad requests throw cclx::Error") {

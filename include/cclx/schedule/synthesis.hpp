@@ -15,9 +15,11 @@ struct SynthesisOptions {
   int max_trees = 0;            // 0 = min(hosts, 4)
   std::size_t chunk_bytes = 0;  // 0 = chosen by the search (4 MiB without search)
   bool search = true;           // false: par-trees only
-  // Simulator runs the search may spend (each run simulates the all-active schedule once).
-  // Deterministic by construction (a count, not a clock), so every rank computes the same trees.
-  int max_evaluations = 48;
+  // Work the search may spend, in simulated transfers (a run of the all-active schedule costs
+  // about (n - 1) * nblocks transfers, twice that for allreduce). A count, not a clock, so every
+  // rank computes the same trees; 150000 took about 50 ms on the development machine
+  // (docs/algorithms/adaptive.md).
+  std::size_t max_transfers = 150000;
 };
 
 // Trees for `c` in {allreduce, reduce, bcast} with `bytes` of data; reduce and bcast trees are
