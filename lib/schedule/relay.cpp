@@ -9,11 +9,15 @@
 // finishes in Out), so an inactive node with one child with data forwards the chunk unchanged.
 // A pass down from the root (bcast) sends chunk j from a node at depth d at step D0 + d + j,
 // where D0 is the first step at which the root's chunk 0 is final (up[root] after a pass up).
+// Allreduce with some ranks late: phase 1 = pass up + pass down among the active ranks (P), phase
+// 2 = pass up of the late data to a late rank on a tree rooted there, pass down of it into
+// Scratch copy 0, and Out = P (+) L on each rank in the step its chunk lands.
 // With in-place buffers the own data is Out: every read of it on a node happens at a step <=
 // up[v] + j, and the pass down writes it at D0 + d - 1 + j >= up[v] + 2d - 1 + j, later for d >= 1.
 #include "cclx/schedule/relay.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "cclx/collectives/collectives.hpp"
@@ -94,6 +98,70 @@ struct TreeView {
   }
 };
 
+// The same undirected tree rooted at `root`: a node serves its old children first, then its old
+// parent.
+Tree re_root(const Tree& t, int root) {
+  const auto n = t.parent.size();
+  std::vector<std::vector<int>> adj(n);
+  for (std::size_t v = 0; v < n; ++v) {
+    adj[v] = t.children[v];
+    if (t.parent[v] >= 0) adj[v].push_back(t.parent[v]);
+  }
+  Tree r;
+  r.root = root;
+  r.parent.assign(n, -1);
+  r.children.assign(n, {});
+  std::vector<int> queue{root};
+  std::vector<char> seen(n, 0);
+  seen[static_cast<std::size_t>(root)] = 1;
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    const auto v = static_cast<std::size_t>(queue[i]);
+    for (int c : adj[v])
+      if (!seen[static_cast<std::size_t>(c)]) {
+        seen[static_cast<std::size_t>(c)] = 1;
+        r.parent[static_cast<std::size_t>(c)] = static_cast<int>(v);
+        r.children[v].push_back(c);
+        queue.push_back(c);
+      }
+  }
+  return r;
+}
+
+// The tree with ranks `a` and `b` trading places.
+Tree swap_ranks(const Tree& t, int a, int b) {
+  auto pi = [&](int v) { return v == a ? b : v == b ? a : v; };
+  Tree r;
+  r.root = pi(t.root);
+  r.parent.assign(t.parent.size(), -1);
+  r.children.assign(t.parent.size(), {});
+  for (std::size_t v = 0; v < t.parent.size(); ++v) {
+    const auto w = static_cast<std::size_t>(pi(static_cast<int>(v)));
+    r.parent[w] = t.parent[v] < 0 ? -1 : pi(t.parent[v]);
+    for (int c : t.children[v]) r.children[w].push_back(pi(c));
+  }
+  return r;
+}
+
+// A tree rooted at `root` for the second stage of an allreduce relay: `root` sends everything it
+// broadcasts to each of its children, so of the tree re-rooted there and the tree with `root` and
+// the old root trading places, the one where it has fewer children (ties: re-rooted, which keeps
+// every link of the tree).
+Tree rooted_at(const Tree& t, int root) {
+  Tree a = re_root(t, root), b = swap_ranks(t, t.root, root);
+  const auto r = static_cast<std::size_t>(root);
+  return b.children[r].size() < a.children[r].size() ? b : a;
+}
+
+// Most neighbours (children and parent) of a node in any tree: the landing copies a pass up a
+// re-rooted tree may need.
+std::uint32_t max_degree(const TreeSet& ts) {
+  std::size_t d = 0;
+  for (const auto& t : ts.trees)
+    for (std::size_t v = 0; v < t.children.size(); ++v)
+      d = std::max(d, t.children[v].size() + (t.parent[v] >= 0 ? 1 : 0));
+  return static_cast<std::uint32_t>(d);
+}
+
 struct Layout {
   std::uint32_t nb = 1;          // blocks of the whole partition
   std::uint32_t first = 0;       // the tree's first block
@@ -108,12 +176,15 @@ struct Layout {
   [[nodiscard]] Region landing(int child_slot, std::uint32_t j) const {
     return scratch(static_cast<std::uint32_t>(1 + child_slot) * nb + block(j));
   }
+  // Allreduce relay plans: the active ranks' result P (phase 1) on a rank that may not write Out.
+  std::uint32_t p_copy = 0;
+  [[nodiscard]] Region partial(std::uint32_t j) const { return scratch(p_copy * nb + block(j)); }
 };
 
 struct UpSpec {
   std::vector<char> contrib;  // per rank: adds its own data in this pass
   bool root_partial = false;  // the root's Scratch copy 0 holds a partial result (phase 2)
-  bool root_to_out = false;   // the root's result goes to Out (else Scratch copy 0)
+  std::function<Region(std::uint32_t)> root_dst;  // where the root's result of chunk j goes
 };
 
 // A pass up the tree; returns D0 (the first step a pass down may send chunk 0 from the root), or
@@ -143,7 +214,7 @@ long long up_pass(Emitter& e, const TreeView& tv, const Layout& L, const UpSpec&
     const bool is_root = v == t.root;
     const auto& kids = t.children[vi];
     for (std::uint32_t j = 0; j < L.K; ++j) {
-      const Region dst = is_root && u.root_to_out ? out(L.block(j)) : L.acc(j);
+      const Region dst = is_root ? u.root_dst(j) : L.acc(j);
       Region cur{};
       bool have = false;
       long long last = -1;  // step of the op that produced `cur` (-1: there from the start)
@@ -186,7 +257,7 @@ long long up_pass(Emitter& e, const TreeView& tv, const Layout& L, const UpSpec&
   if (kids_with) return up[r];
   const int operands = (u.root_partial ? 1 : 0) + (u.contrib[r] ? 1 : 0);
   const Region first_operand = u.root_partial ? L.acc(0) : L.own(t.root, 0);
-  const Region dst = u.root_to_out ? out(L.block(0)) : L.acc(0);
+  const Region dst = u.root_dst(0);
   return operands >= 2 || !(first_operand == dst) ? 1 : 0;
 }
 
@@ -232,7 +303,7 @@ void validate(const TreeSet& ts, const ScheduleRequest& req, const std::vector<b
 }
 
 Schedule empty_schedule(const TreeSet& ts, const ScheduleRequest& req, int phase,
-                        std::size_t nactive) {
+                        std::size_t nactive, std::uint32_t scratch_copies) {
   const auto K = ts.chunks_per_tree(req.bytes);
   Schedule s;
   s.algorithm = "adaptive";
@@ -245,7 +316,7 @@ Schedule empty_schedule(const TreeSet& ts, const ScheduleRequest& req, int phase
   s.in_place = req.in_place;
   s.nblocks = ts.nblocks(req.bytes);
   s.preserves_order = req.nranks == 1;
-  s.scratch_copies = ts.scratch_copies();
+  s.scratch_copies = scratch_copies;
   s.programs.resize(static_cast<std::size_t>(req.nranks));
   return s;
 }
@@ -259,10 +330,18 @@ RelayPlan relay_schedules(const TreeSet& ts, const ScheduleRequest& req,
   const auto N = static_cast<std::size_t>(n);
   const std::size_t nactive =
       static_cast<std::size_t>(std::count(active.begin(), active.end(), true));
-  RelayPlan plan{empty_schedule(ts, req, 1, nactive), empty_schedule(ts, req, 2, nactive)};
+  const bool all = nactive == N, none = nactive == 0;
+  // Allreduce with both active and inactive ranks re-roots trees in phase 2 and keeps P in its
+  // own copy: 2 + the most neighbours of a node; otherwise the accumulator and a landing copy
+  // per child.
+  const bool two_stage = req.collective == C::allreduce && !all && !none;
+  const std::uint32_t copies = two_stage ? 2 + max_degree(ts) : ts.scratch_copies();
+  RelayPlan plan{empty_schedule(ts, req, 1, nactive, copies),
+                 empty_schedule(ts, req, 2, nactive, copies)};
   Emitter e1(n, req.only_rank), e2(n, req.only_rank);
 
   Layout L;
+  L.p_copy = copies - 1;
   L.nb = ts.nblocks(req.bytes);
   L.K = ts.chunks_per_tree(req.bytes);
   L.own_is_out.assign(N, 0);
@@ -270,18 +349,22 @@ RelayPlan relay_schedules(const TreeSet& ts, const ScheduleRequest& req,
     for (int r = 0; r < n; ++r)
       L.own_is_out[static_cast<std::size_t>(r)] = req.in_place && d.in_place(r, req.root).aliased;
   });
-  const bool all = nactive == N, none = nactive == 0;
   std::vector<char> yes(N, 1), early(N, 0), late(N, 0);
-  for (std::size_t r = 0; r < N; ++r) (active[r] ? early : late)[r] = 1;
+  std::vector<int> late_ranks;
+  for (std::size_t r = 0; r < N; ++r) {
+    (active[r] ? early : late)[r] = 1;
+    if (!active[r]) late_ranks.push_back(static_cast<int>(r));
+  }
+  auto to_out = [&](std::uint32_t j) { return out(L.block(j)); };
+  auto to_acc = [&](std::uint32_t j) { return L.acc(j); };
 
   for (std::size_t k = 0; k < ts.trees.size(); ++k) {
     const TreeView tv(ts.trees[k]);
     L.first = static_cast<std::uint32_t>(k) * L.K;
     const int root = ts.trees[k].root;
     if (req.collective == C::bcast) {
-      auto to_out = [&](int, std::uint32_t j) { return out(L.block(j)); };
       if (!active[static_cast<std::size_t>(root)]) {
-        down_pass(e2, tv, L, 0, to_out);
+        down_pass(e2, tv, L, 0, [&](int, std::uint32_t j) { return to_out(j); });
         continue;
       }
       down_pass(e1, tv, L, 0, [&](int v, std::uint32_t j) {
@@ -292,15 +375,37 @@ RelayPlan relay_schedules(const TreeSet& ts, const ScheduleRequest& req,
     // allreduce / reduce: the whole collective in one phase, or active ranks first.
     Emitter& whole = none ? e2 : e1;
     if (all || none) {
-      const long long d0 = up_pass(whole, tv, L, UpSpec{yes, false, true});
+      const long long d0 = up_pass(whole, tv, L, UpSpec{yes, false, to_out});
       if (req.collective == C::allreduce)
-        down_pass(whole, tv, L, d0, [&](int, std::uint32_t j) { return out(L.block(j)); });
+        down_pass(whole, tv, L, d0, [&](int, std::uint32_t j) { return to_out(j); });
       continue;
     }
-    up_pass(e1, tv, L, UpSpec{early, false, false});
-    const long long d0 = up_pass(e2, tv, L, UpSpec{late, true, true});
-    if (req.collective == C::allreduce)
-      down_pass(e2, tv, L, d0, [&](int, std::uint32_t j) { return out(L.block(j)); });
+    if (req.collective == C::reduce) {
+      up_pass(e1, tv, L, UpSpec{early, false, to_acc});
+      up_pass(e2, tv, L, UpSpec{late, true, to_out});
+      continue;
+    }
+    // allreduce. Phase 1: the active ranks' allreduce P, relayed; P lands in Out on active
+    // ranks and in its Scratch copy on inactive ones.
+    auto p_at = [&](int v, std::uint32_t j) {
+      return active[static_cast<std::size_t>(v)] ? to_out(j) : L.partial(j);
+    };
+    const long long d1 =
+        up_pass(e1, tv, L, UpSpec{early, false, [&](std::uint32_t j) { return p_at(root, j); }});
+    down_pass(e1, tv, L, d1, p_at);
+    // Phase 2: the inactive ranks' data L, reduced to one of them (tree k: the (k mod m)-th of
+    // the m inactive ranks) on tree k rooted there (rooted_at), broadcast from it; every rank
+    // computes P (+) L itself (same operands, same order: bitwise identical everywhere).
+    const Tree rt = rooted_at(ts.trees[k], late_ranks[k % late_ranks.size()]);
+    const TreeView tv2(rt);
+    const long long d2 = up_pass(e2, tv2, L, UpSpec{late, false, to_acc});
+    down_pass(e2, tv2, L, d2, [&](int, std::uint32_t j) { return L.acc(j); });
+    for (int v = 0; v < n; ++v) {
+      if (!e2.wants(v)) continue;
+      const long long at = v == rt.root ? d2 : d2 + tv2.depth[static_cast<std::size_t>(v)] - 1;
+      for (std::uint32_t j = 0; j < L.K; ++j)
+        e2.add(v, at + j, reduce_op(to_out(j), p_at(v, j), L.acc(j)));
+    }
   }
   // bcast with the root active: the inactive ranks hold the data in Scratch after phase 1.
   if (req.collective == C::bcast && active[static_cast<std::size_t>(req.root)] && !all)
