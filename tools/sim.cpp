@@ -305,8 +305,10 @@ nlohmann::json run_one(const Args& a, const Machine& m, const std::string& algo,
       else if (key == "relay")
         so.relay = value != 0;
       else
-        throw Error(algo + " has no parameter '" + key +
-                    "' (max_trees, chunk_bytes, max_transfers, relay)");
+        throw Error(std::string(algo)
+                        .append(" has no parameter '")
+                        .append(key)
+                        .append("' (max_trees, chunk_bytes, max_transfers, relay)"));
     }
     ts = sched::synthesize_trees(*m.t, a.collective, a.bytes, a.root, so);
     s = sched::tree_schedule(ts, req);

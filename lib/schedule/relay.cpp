@@ -233,7 +233,7 @@ long long up_pass(Emitter& e, const TreeView& tv, const Layout& L, const UpSpec&
       std::vector<std::pair<long long, int>> arrivals;
       for (std::size_t i = 0; i < kids.size(); ++i)
         if (has[static_cast<std::size_t>(kids[i])])
-          arrivals.push_back({up[static_cast<std::size_t>(kids[i])] + j, static_cast<int>(i)});
+          arrivals.emplace_back(up[static_cast<std::size_t>(kids[i])] + j, static_cast<int>(i));
       std::stable_sort(arrivals.begin(), arrivals.end(),
                        [](const auto& a, const auto& b) { return a.first < b.first; });
       for (const auto& [step, i] : arrivals) {

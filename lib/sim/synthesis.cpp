@@ -65,7 +65,7 @@ TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t byte
       const auto there = routes.route(a, b), back = routes.route(b, a);
       sum += there.alpha + back.alpha + ref * (there.beta + back.beta);
     }
-    cost.push_back({sum, h});
+    cost.emplace_back(sum, h);
   }
   std::stable_sort(cost.begin(), cost.end());
   Shape best;
