@@ -33,6 +33,7 @@
 #include "cclx/error.hpp"
 #include "cclx/schedule/format.hpp"
 #include "cclx/schedule/partition.hpp"
+#include "cclx/schedule/relay.hpp"
 
 namespace cclx::sched {
 
@@ -188,6 +189,9 @@ class Verifier {
         sizes_(sizes),
         pool_(static_cast<std::size_t>(s.nranks > 0 ? s.nranks + 63 : 64) / 64),
         sync_(coll::synchronizes(s.collective)) {}
+
+  // Per rank: steps before user_from[r] must not touch In or Out (verify_phases).
+  void forbid_user_buffers(const std::vector<std::size_t>& user_from) { user_from_ = &user_from; }
 
   VerifyReport run() {
     if (!check_structure() || !setup_block_sizes()) return finish();
@@ -408,6 +412,13 @@ class Verifier {
       return w.present && g.first >= w.first && end <= std::uint64_t{w.first} + w.count;
     };
     std::string problem;
+    if (user_from_ && g.buf != Buf::scratch && st < (*user_from_)[static_cast<std::size_t>(r)]) {
+      error(where(r, st, i, op) + role + " " + to_string(g) +
+            " touches a user buffer before step " +
+            std::to_string((*user_from_)[static_cast<std::size_t>(r)]) +
+            " (the rank has not started: Scratch only)");
+      return false;
+    }
     switch (g.buf) {
       case Buf::in:
         if (!L.win.in.present)
@@ -769,6 +780,7 @@ class Verifier {
   Partition part_;
   std::size_t elem_;
   const BlockSizes* sizes_;
+  const std::vector<std::size_t>* user_from_ = nullptr;
   std::vector<std::size_t> offsets_;  // per rank: Out's, then In's prefix offsets
   SetPool pool_;
   VerifyReport report_;
@@ -802,6 +814,32 @@ VerifyReport verify(const Schedule& schedule, const BlockSizes& sizes, std::size
   if (!sizes.out.empty())
     for (std::size_t c : sizes.out.front()) count += c;
   return Verifier(schedule, count, elem_size, &sizes).run();
+}
+
+VerifyReport verify_phases(const Schedule& phase1, const Schedule& phase2,
+                           const std::vector<bool>& started, std::size_t count,
+                           std::size_t elem_size) {
+  VerifyReport bad;
+  bad.ok = false;
+  if (started.size() != static_cast<std::size_t>(phase1.nranks)) {
+    bad.errors.push_back("started has " + std::to_string(started.size()) + " entries for " +
+                         std::to_string(phase1.nranks) + " ranks");
+    return bad;
+  }
+  Schedule both;
+  try {
+    both = concat_phases(phase1, phase2);
+  } catch (const Error& e) {
+    bad.errors.emplace_back(e.what());
+    return bad;
+  }
+  // Phase 1 is the first L1 steps of every rank's program.
+  const std::size_t l1 = phase1.num_rounds();
+  std::vector<std::size_t> user_from(started.size(), 0);
+  for (std::size_t r = 0; r < started.size(); ++r) user_from[r] = started[r] ? 0 : l1;
+  Verifier v(both, count, elem_size);
+  v.forbid_user_buffers(user_from);
+  return v.run();
 }
 
 void verify_or_throw(const Schedule& schedule, std::size_t count, std::size_t elem_size) {
