@@ -15,7 +15,10 @@
 
 #include "cclx/algo/policies.hpp"
 #include "cclx/error.hpp"
+#include "cclx/schedule/relay.hpp"
+#include "cclx/schedule/synthesis.hpp"
 #include "cclx/sim/prologue.hpp"
+#include "cclx/sim/relay.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"
 #include "cclx/topology/topology_json.hpp"
@@ -30,7 +33,9 @@ namespace topo = cclx::topo;
 constexpr const char* kUsage =
     R"(usage: cclx-sim --algo NAME[,NAME...] --n N[,N...] --bytes SIZE [options]
 
-  --algo NAMES          generators (sched::generators()), comma-separated
+  --algo NAMES          generators (sched::generators()), comma-separated; also `synth` (trees
+                        synthesized on the topology, schedule/synthesis.hpp) and `par_trees`
+                        (the same without the simulator-driven search)
   --n COUNTS            rank counts, comma-separated (ignored with --topology: its rank count)
   --bytes SIZE          message size; K, M, G suffixes are binary (1G = 2^30), plain numbers may
                         use exponents (1e9)
@@ -51,6 +56,9 @@ model:
   --ports P             messages a rank may send (and receive) at once; 0 = unlimited
   --sharing maxmin|equal   bandwidth sharing on shared links (default maxmin)
   --start R:S[,R:S...]  rank R starts at time S (a straggler)
+  --late R:S[,R:S...]   rank R's data is ready at time S: synth / par_trees run as relay
+                        collectives (phase 1 without R, phase 2 folds it in; sim/relay.hpp),
+                        the other algorithms wait for it (as --start)
   --hide-prologue       ranks idle in the prologue (StragglAR's straggler) arrive exactly when it
                         ends; report the time after it
 output:
@@ -112,6 +120,7 @@ struct Args {
   int ports = -1;
   sim::Sharing sharing = sim::Sharing::max_min;
   std::vector<std::pair<int, double>> starts;
+  std::vector<std::pair<int, double>> late;
   bool hide_prologue = false;
   bool json = false;
   int critical = 3;
@@ -176,12 +185,13 @@ Args parse(int argc, char** argv) {
         a.sharing = sim::Sharing::equal;
       else
         throw Error("--sharing wants maxmin or equal");
-    } else if (k == "--start") {
+    } else if (k == "--start" || k == "--late") {
       for (const auto& item : split(val(), ',')) {
         const auto c = item.find(':');
-        if (c == std::string::npos) throw Error("--start wants RANK:SECONDS");
-        a.starts.emplace_back(std::stoi(item.substr(0, c)),
-                              parse_double(item.substr(c + 1), "--start"));
+        if (c == std::string::npos) throw Error(k + " wants RANK:SECONDS");
+        (k == "--start" ? a.starts : a.late)
+            .emplace_back(std::stoi(item.substr(0, c)),
+                          parse_double(item.substr(c + 1), k.c_str()));
       }
     } else if (k == "--hide-prologue") {
       a.hide_prologue = true;
@@ -276,7 +286,19 @@ nlohmann::json run_one(const Args& a, const Machine& m, const std::string& algo,
   req.root = a.root;
   req.bytes = a.bytes;
   const auto t0 = std::chrono::steady_clock::now();
-  const sched::Schedule s = sched::generate_by_name(algo, req, a.params);
+  const bool trees = algo == "synth" || algo == "par_trees";
+  sched::TreeSet ts;
+  sched::Schedule s;
+  if (trees) {
+    if (!a.params.empty()) throw Error(algo + " takes no --param");
+    sched::SynthesisOptions so;
+    so.search = algo == "synth";
+    ts = sched::synthesize_trees(*m.t, a.collective, a.bytes, a.root, so);
+    s = sched::tree_schedule(ts, req);
+    j["trees"] = ts.describe();
+  } else {
+    s = sched::generate_by_name(algo, req, a.params);
+  }
   const auto t1 = std::chrono::steady_clock::now();
 
   sim::SimOptions o;
@@ -287,15 +309,27 @@ nlohmann::json run_one(const Args& a, const Machine& m, const std::string& algo,
   o.ports = a.ports;
   o.sharing = a.sharing;
   o.critical_path = a.critical_path;
-  if (!a.starts.empty()) {
+  if (!a.starts.empty() || !a.late.empty()) {
     o.start_time.assign(static_cast<std::size_t>(n), 0.0);
-    for (const auto& [r, t] : a.starts) {
-      if (r < 0 || r >= n) throw Error("--start: rank " + std::to_string(r) + " out of range");
-      o.start_time[static_cast<std::size_t>(r)] = t;
-    }
+    for (const auto* list : {&a.starts, &a.late})
+      for (const auto& [r, t] : *list) {
+        if (r < 0 || r >= n)
+          throw Error("--start/--late: rank " + std::to_string(r) + " out of range");
+        o.start_time[static_cast<std::size_t>(r)] = t;
+      }
   }
   sim::HiddenPrologue h;
-  if (a.hide_prologue) {
+  if (trees && !a.late.empty()) {
+    std::vector<bool> active(static_cast<std::size_t>(n), true);
+    for (const auto& [r, t] : a.late) active[static_cast<std::size_t>(r)] = false;
+    const auto rt = sim::simulate_relay(*m.sim, sched::relay_schedules(ts, req, active), active, o);
+    h.result = rt.phase2;
+    h.result.time = rt.time;
+    h.result.rounds += rt.phase1.rounds;
+    h.result.transfers += rt.phase1.transfers;
+    h.after_prologue = rt.time;
+    j["phase1_s"] = rt.phase1_end;
+  } else if (a.hide_prologue) {
     h = sim::simulate_hidden_prologue(*m.sim, s, o);
   } else {
     h.result = m.sim->run(s, o);
@@ -344,6 +378,8 @@ void print_text(const Args& a, const nlohmann::json& j) {
     std::printf("  prologue=%d steps, ends %.6g ms, after it %.6g ms",
                 j["prologue_steps"].get<int>(), j["prologue_end_s"].get<double>() * 1e3,
                 j["after_prologue_s"].get<double>() * 1e3);
+  if (j.contains("phase1_s"))
+    std::printf("  relay: phase 1 ends %.6g ms", j["phase1_s"].get<double>() * 1e3);
   std::printf("  (%llu transfers, simulated in %.3f s)\n",
               static_cast<unsigned long long>(j["transfers"].get<std::uint64_t>()),
               j["simulate_wall_s"].get<double>());

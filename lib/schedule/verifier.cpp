@@ -189,6 +189,9 @@ class Verifier {
         pool_(static_cast<std::size_t>(s.nranks > 0 ? s.nranks + 63 : 64) / 64),
         sync_(coll::synchronizes(s.collective)) {}
 
+  // Per rank: steps before user_from[r] must not touch In or Out (verify_phases).
+  void forbid_user_buffers(const std::vector<std::size_t>& user_from) { user_from_ = &user_from; }
+
   VerifyReport run() {
     if (!check_structure() || !setup_block_sizes()) return finish();
     setup();
@@ -408,6 +411,13 @@ class Verifier {
       return w.present && g.first >= w.first && end <= std::uint64_t{w.first} + w.count;
     };
     std::string problem;
+    if (user_from_ && g.buf != Buf::scratch && st < (*user_from_)[static_cast<std::size_t>(r)]) {
+      error(where(r, st, i, op) + role + " " + to_string(g) +
+            " touches a user buffer before step " +
+            std::to_string((*user_from_)[static_cast<std::size_t>(r)]) +
+            " (the rank has not started: Scratch only)");
+      return false;
+    }
     switch (g.buf) {
       case Buf::in:
         if (!L.win.in.present)
@@ -769,6 +779,7 @@ class Verifier {
   Partition part_;
   std::size_t elem_;
   const BlockSizes* sizes_;
+  const std::vector<std::size_t>* user_from_ = nullptr;
   std::vector<std::size_t> offsets_;  // per rank: Out's, then In's prefix offsets
   SetPool pool_;
   VerifyReport report_;
@@ -802,6 +813,46 @@ VerifyReport verify(const Schedule& schedule, const BlockSizes& sizes, std::size
   if (!sizes.out.empty())
     for (std::size_t c : sizes.out.front()) count += c;
   return Verifier(schedule, count, elem_size, &sizes).run();
+}
+
+VerifyReport verify_phases(const Schedule& phase1, const Schedule& phase2,
+                           const std::vector<bool>& started, std::size_t count,
+                           std::size_t elem_size) {
+  VerifyReport bad;
+  auto fail = [&](const std::string& msg) {
+    bad.ok = false;
+    bad.errors.push_back(msg);
+    return bad;
+  };
+  if (phase1.collective != phase2.collective || phase1.nranks != phase2.nranks ||
+      phase1.root != phase2.root || phase1.in_place != phase2.in_place ||
+      phase1.nblocks != phase2.nblocks || phase1.scratch_copies != phase2.scratch_copies)
+    return fail("phases differ in collective, nranks, root, in_place, nblocks or scratch_copies");
+  if (started.size() != static_cast<std::size_t>(phase1.nranks))
+    return fail("started has " + std::to_string(started.size()) + " entries for " +
+                std::to_string(phase1.nranks) + " ranks");
+  if (phase1.programs.size() != phase2.programs.size() ||
+      phase1.programs.size() != static_cast<std::size_t>(phase1.nranks))
+    return fail("both phases need a program per rank");
+  // Phase 2's step s becomes step L1 + s on every rank, so no message crosses the phases.
+  Schedule both = phase1;
+  both.preserves_order = phase1.preserves_order && phase2.preserves_order;
+  both.one_sender_per_receiver = false;
+  const std::size_t l1 = phase1.num_rounds();
+  for (std::size_t r = 0; r < both.programs.size(); ++r) {
+    Program& p = both.programs[r];
+    while (p.num_steps() < l1) p.step_begin.push_back(static_cast<std::uint32_t>(p.ops.size()));
+    const Program& q = phase2.programs[r];
+    const auto base = static_cast<std::uint32_t>(p.ops.size());
+    p.ops.insert(p.ops.end(), q.ops.begin(), q.ops.end());
+    for (std::size_t k = 1; k < q.step_begin.size(); ++k)
+      p.step_begin.push_back(base + q.step_begin[k]);
+  }
+  std::vector<std::size_t> user_from(started.size(), 0);
+  for (std::size_t r = 0; r < started.size(); ++r) user_from[r] = started[r] ? 0 : l1;
+  Verifier v(both, count, elem_size);
+  v.forbid_user_buffers(user_from);
+  return v.run();
 }
 
 void verify_or_throw(const Schedule& schedule, std::size_t count, std::size_t elem_size) {

@@ -52,6 +52,15 @@ struct BlockSizes {
 // With nranks rows of nblocks entries in both tables (else the report says what is wrong).
 VerifyReport verify(const Schedule& schedule, const BlockSizes& sizes, std::size_t elem_size = 1);
 
+// Two phases run one after the other on the same Scratch (relay.hpp): verifies phase 1 followed by
+// phase 2 as one schedule (phase 2's step s is checked as step L1 + s, L1 = phase 1's rounds, so
+// no message matches across the phases) against the collective's postcondition, and that in
+// phase 1 no rank with started[r] == false reads or writes In or Out (Scratch only). Both phases
+// must agree on collective, nranks, root, in_place, nblocks and scratch_copies.
+VerifyReport verify_phases(const Schedule& phase1, const Schedule& phase2,
+                           const std::vector<bool>& started, std::size_t count,
+                           std::size_t elem_size = 1);
+
 // Throws cclx::Error listing the problems when verification fails.
 void verify_or_throw(const Schedule& schedule, std::size_t count, std::size_t elem_size = 1);
 

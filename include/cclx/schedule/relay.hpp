@@ -1,0 +1,57 @@
+// Relay schedules over a TreeSet (AdapCC's relay control, made exact): ranks whose data is not
+// ready yet ("inactive") forward the others' data in phase 1 without adding their own; phase 2
+// folds their data in, so phase 1 followed by phase 2 is the whole collective over all ranks.
+// docs/algorithms/adaptive.md explains the design; trees.hpp the partition into blocks.
+#pragma once
+
+#include <vector>
+
+#include "cclx/schedule/generate.hpp"
+#include "cclx/schedule/schedule.hpp"
+#include "cclx/schedule/trees.hpp"
+
+namespace cclx::sched {
+
+// Both phases are ordinary Schedules (same nblocks and scratch_copies; Scratch carries over from
+// phase 1 to phase 2 on every rank). Per rank behaviour on each tree (AdapCC's rules):
+//   has data   the rank is active, or some rank below it in the tree is;
+//   receive    from each child whose subtree has data (inactive children's slots are never read);
+//   aggregate  whenever two or more operands meet (own In, children's chunks); an inactive rank
+//              with exactly one child with data forwards that chunk unchanged;
+//   send       up to the parent unless it is the tree root or has no data.
+// allreduce / reduce, all active or none active: one phase is the whole collective (reduce up
+//   the trees, allreduce then broadcasts each tree root's result down the same tree, pipelined),
+//   the other phase is empty (all active: phase 2; none active: phase 1).
+// reduce, some active: phase 1 reduces the active ranks' data to the root's Scratch (copy 0 of
+//   each tree's blocks); phase 2 reduces the inactive ranks' data up the same trees and the root
+//   writes partial (+) late into Out.
+// allreduce, some active: phase 1 is the active ranks' allreduce P (relayed by the inactive
+//   ranks), landing in Out on active ranks and in a Scratch copy of its own on inactive ones;
+//   phase 2 reduces the inactive ranks' data L to one inactive rank per tree (tree k: the
+//   (k mod m)-th of the m inactive ranks, the tree re-rooted there or with it and the old root
+//   trading places, whichever gives it fewer children), broadcasts L down that tree, and every
+//   rank computes Out = P (+) L itself (same operands in the same order everywhere). Phase 2 is
+//   then one broadcast when one rank is late. These plans need 2 + (most neighbours of a node in
+//   any tree) Scratch copies; all the others TreeSet::scratch_copies().
+// bcast (every tree rooted at the root)
+//   root active   phase 1 broadcasts down the trees; inactive ranks land and forward the chunks
+//                 in Scratch; phase 2 copies Scratch to Out on the inactive ranks (no messages).
+//   root inactive phase 1 is empty, phase 2 is the whole broadcast.
+// In phase 1 an inactive rank neither reads In nor touches Out (Scratch only); the verifier's
+// verify_phases() proves it together with the result. Every reduction is computed once and
+// broadcast (P at a tree root, L at its inactive root, P (+) L from the same bits on every rank),
+// so float results are bitwise identical on all ranks. Reductions combine in
+// tree order, not rank order (no non-commutative ops).
+// Requirements: trees.nranks == req.nranks; for reduce and bcast every tree is rooted at req.root;
+// active.size() == nranks. req.only_rank >= 0 builds that rank's programs only (the timing of the
+// trees is computed in O(nranks) per tree). Throws cclx::Error otherwise.
+struct RelayPlan {
+  Schedule phase1, phase2;
+};
+[[nodiscard]] RelayPlan relay_schedules(const TreeSet& trees, const ScheduleRequest& req,
+                                        const std::vector<bool>& active);
+
+// The all-active schedule (relay_schedules' phase 1 with every rank active).
+[[nodiscard]] Schedule tree_schedule(const TreeSet& trees, const ScheduleRequest& req);
+
+}  // namespace cclx::sched

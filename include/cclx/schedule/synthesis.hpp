@@ -1,0 +1,31 @@
+// Tree synthesis on a Topology: par-trees (trees.hpp) from the topology's hosts and link costs,
+// then a bounded search that uses the α-β simulator (sim/simulator.hpp) as its cost model.
+// Compiled into cclx::topology (lib/sim/synthesis.cpp): it needs the simulator.
+#pragma once
+
+#include <cstddef>
+
+#include "cclx/schedule/schedule.hpp"
+#include "cclx/schedule/trees.hpp"
+#include "cclx/topology/topology.hpp"
+
+namespace cclx::sched {
+
+struct SynthesisOptions {
+  int max_trees = 0;            // 0 = min(hosts, 4)
+  std::size_t chunk_bytes = 0;  // 0 = chosen by the search (4 MiB without search)
+  bool search = true;           // false: par-trees only
+  // Work the search may spend, in simulated transfers (a run of the all-active schedule costs
+  // about (n - 1) * nblocks transfers, twice that for allreduce). A count, not a clock, so every
+  // rank computes the same trees; 150000 took about 50 ms on the development machine
+  // (docs/algorithms/adaptive.md).
+  std::size_t max_transfers = 150000;
+};
+
+// Trees for `c` in {allreduce, reduce, bcast} with `bytes` of data; reduce and bcast trees are
+// rooted at `root`. Deterministic: the same inputs give the same trees on every rank. Ranks with
+// host -1 count as hosts of their own.
+[[nodiscard]] TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t bytes,
+                                       int root, const SynthesisOptions& o = {});
+
+}  // namespace cclx::sched

@@ -1,0 +1,173 @@
+// Tree synthesis (synthesis.hpp). par-trees first: hosts sorted by the cost of reaching the other
+// hosts (α + chunk·β summed over both directions from the host's first rank), binary heap over
+// hosts, chains inside hosts. Then a coordinate search scored by the simulator on the all-active
+// schedule: number of trees, host fan-out and rotation, swaps of two hosts in the order (compared
+// at up to 4 chunks per tree, which keeps the runs cheap), then the chunk count on the chosen
+// shape; a candidate is kept only when strictly faster. The budget counts simulated transfers,
+// so the result is the same on every rank.
+#include "cclx/schedule/synthesis.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "cclx/error.hpp"
+#include "cclx/schedule/relay.hpp"
+#include "cclx/sim/simulator.hpp"
+#include "cclx/topology/routes.hpp"
+
+namespace cclx::sched {
+
+namespace {
+
+struct Shape {
+  int trees = 1;
+  int fanout = 2;
+  bool rotate = true;
+  std::vector<int> order;    // host labels, fastest first
+  std::uint32_t chunks = 1;  // per tree
+};
+
+}  // namespace
+
+TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t bytes, int root,
+                         const SynthesisOptions& o) {
+  if (c != Collective::allreduce && c != Collective::reduce && c != Collective::bcast)
+    throw Error("tree synthesis serves allreduce, reduce and bcast, not " +
+                std::string(to_string(c)));
+  const int n = t.nranks();
+  if (n < 1) throw Error("tree synthesis: the topology has no ranks");
+  const bool rooted = c != Collective::allreduce;
+  if (rooted && (root < 0 || root >= n))
+    throw Error("tree synthesis: invalid root " + std::to_string(root) + " for " +
+                std::to_string(n) + " ranks");
+  if (o.max_trees < 0) throw Error("tree synthesis: max_trees must be >= 0");
+
+  // Host labels: the topology's hosts; a rank without one is a host of its own.
+  std::vector<int> label(static_cast<std::size_t>(n));
+  std::map<int, int> leader;  // label -> first rank
+  for (int r = 0; r < n; ++r) {
+    const int h = t.host_of(r);
+    label[static_cast<std::size_t>(r)] = h >= 0 ? h : t.nhosts() + r;
+    leader.emplace(label[static_cast<std::size_t>(r)], r);
+  }
+  const int H = static_cast<int>(leader.size());
+  const int max_trees = o.max_trees ? o.max_trees : std::min(H, 4);
+  const std::size_t chunk0 = o.chunk_bytes ? o.chunk_bytes : std::size_t{4} << 20;
+
+  // par-trees' host order: cheapest to reach the others first.
+  const topo::RouteTable routes(t);
+  const double ref = static_cast<double>(std::min<std::size_t>(chunk0, bytes ? bytes : 1));
+  std::vector<std::pair<double, int>> cost;
+  for (const auto& [h, a] : leader) {
+    double sum = 0;
+    for (const auto& [g, b] : leader) {
+      if (g == h) continue;
+      const auto there = routes.route(a, b), back = routes.route(b, a);
+      sum += there.alpha + back.alpha + ref * (there.beta + back.beta);
+    }
+    cost.push_back({sum, h});
+  }
+  std::stable_sort(cost.begin(), cost.end());
+  Shape best;
+  best.trees = max_trees;
+  for (const auto& [sum, h] : cost) best.order.push_back(h);
+  const std::size_t bytes1 = bytes ? bytes : 1;
+  auto chunk_of = [&](const Shape& s) {
+    const auto m = static_cast<std::size_t>(s.trees);
+    return std::max<std::size_t>(1, ((bytes1 + m - 1) / m + s.chunks - 1) / s.chunks);
+  };
+  auto chunks_at = [&](int trees, std::size_t chunk) {
+    TreeSet probe;
+    probe.trees.resize(static_cast<std::size_t>(trees));
+    probe.chunk_bytes = chunk;
+    return probe.chunks_per_tree(bytes);
+  };
+  best.chunks = chunks_at(best.trees, chunk0);
+
+  const int rroot = rooted ? root : -1;
+  auto build = [&](const Shape& s) {
+    return par_trees(label, s.order, s.trees, s.fanout, s.rotate, rroot,
+                     o.chunk_bytes ? o.chunk_bytes : chunk_of(s));
+  };
+  if (!o.search || n == 1) {
+    TreeSet ts = build(best);
+    ts.chunk_bytes = chunk0;
+    return ts;
+  }
+
+  // The budget counts simulated transfers (what a simulator run costs), so it bounds the time
+  // whatever n and the chunk count, and stays deterministic.
+  const sim::Simulator simulator(t);
+  ScheduleRequest req;
+  req.collective = c;
+  req.nranks = n;
+  req.root = rooted ? root : 0;
+  req.bytes = bytes;
+  sim::SimOptions so;
+  so.bytes = bytes;
+  so.critical_path = false;
+  const std::size_t per_block = static_cast<std::size_t>(n - 1) * (rooted ? 1 : 2);
+  std::size_t spent = 0;
+  auto cost_of = [&](const Shape& s) {
+    const std::uint32_t k = o.chunk_bytes ? chunks_at(s.trees, o.chunk_bytes) : s.chunks;
+    return per_block * static_cast<std::size_t>(s.trees) * k;
+  };
+  auto score = [&](const Shape& s) {
+    spent += cost_of(s);
+    return simulator.run(tree_schedule(build(s), req), so).time;
+  };
+  // Shapes are compared at a few chunks per tree (cheap runs); the chunk count is chosen last.
+  const std::uint32_t full_chunks = best.chunks;
+  if (!o.chunk_bytes) best.chunks = std::min<std::uint32_t>(best.chunks, 4);
+  if (cost_of(best) > o.max_transfers) {
+    best.chunks = full_chunks;
+    return build(best);
+  }
+  double best_time = score(best);
+  // Keeps `s` when strictly faster; false when it does not fit in the budget.
+  auto attempt = [&](const Shape& s) {
+    if (spent + cost_of(s) > o.max_transfers) return false;
+    const double time = score(s);
+    if (time < best_time * (1 - 1e-9)) best = s, best_time = time;
+    return true;
+  };
+  for (int m = 1; m <= max_trees; ++m) {
+    if (m == best.trees) continue;
+    Shape s = best;
+    s.trees = m;
+    attempt(s);
+  }
+  for (const int f : {1, 2, 3, 4})
+    for (const bool rot : {true, false}) {
+      if (f > std::max(1, H - 1) || (f == best.fanout && rot == best.rotate)) continue;
+      Shape s = best;
+      s.fanout = f;
+      s.rotate = rot;
+      attempt(s);
+    }
+  // Reserve for the chunk pass: every power of two up to kMaxChunks once.
+  const std::size_t reserve =
+      o.chunk_bytes ? 0 : per_block * static_cast<std::size_t>(best.trees) * 2 * kMaxChunks;
+  for (int i = 0; i < H; ++i)
+    for (int j = i + 1; j < H; ++j) {
+      Shape s = best;
+      std::swap(s.order[static_cast<std::size_t>(i)], s.order[static_cast<std::size_t>(j)]);
+      if (spent + reserve + cost_of(s) > o.max_transfers) break;
+      attempt(s);
+    }
+  if (!o.chunk_bytes) {
+    // The chunk count on the chosen shape: powers of two, and the default 4 MiB chunks.
+    const Shape shape = best;
+    best.chunks = full_chunks;
+    best_time = score(best);
+    for (std::uint32_t k = 1; k <= kMaxChunks; k *= 2) {
+      if (k == full_chunks) continue;
+      Shape s = shape;
+      s.chunks = k;
+      if (!attempt(s)) break;
+    }
+  }
+  return build(best);
+}
+
+}  // namespace cclx::sched
