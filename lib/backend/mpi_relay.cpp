@@ -65,10 +65,14 @@ std::string rank_list(const std::vector<int>& ranks) {
 
 std::string thread_level_name(int level) {
   switch (level) {
-    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-    default: return "MPI_THREAD_MULTIPLE";
+    case MPI_THREAD_SINGLE:
+      return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:
+      return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED:
+      return "MPI_THREAD_SERIALIZED";
+    default:
+      return "MPI_THREAD_MULTIPLE";
   }
 }
 
@@ -99,7 +103,10 @@ class RelayHub {
   // Sends a control message (nonblocking; the hub keeps the buffer). Caller holds mu.
   void post(int dest, Msg kind, int request, int epoch, const std::vector<std::uint8_t>& flags = {},
             const std::string& text = {});
-  void mark_abandoned() { abandoned_ = true; }  // a late peer may still send: keep the comm
+  void mark_abandoned() { abandoned_ = true; }
+  [[nodiscard]] bool running() const {
+    return !stop_.load();
+  }  // a late peer may still send: keep the comm
   [[nodiscard]] double now() const {
     return std::chrono::duration<double>(Clock::now() - t0_).count();
   }
@@ -197,6 +204,19 @@ class RelayOp final : public PersistentOp {
   }
 
   ~RelayOp() override {
+    // Rank 0: the ready notices of late ranks may still be in flight (every rank has sent its
+    // own for every call it started; phase 2 does not wait for them): take them before the
+    // request goes, so that no control message stays unreceived. Bounded: an open call is
+    // declared failed after the fault time-out.
+    while (rank_ == 0 && !abandoned_ && hub_->running()) {
+      {
+        const std::lock_guard lock(hub_->mu);
+        if (std::all_of(rounds_.begin(), rounds_.end(),
+                        [](const auto& r) { return r.second.faulted; }))
+          break;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
     const std::lock_guard lock(hub_->mu);
     hub_->remove(id_);
     cases_.clear();  // cancels what an abandoned run still has posted
@@ -334,7 +354,7 @@ class RelayOp final : public PersistentOp {
     std::unique_ptr<engine::Execution> exec1, exec2;
     std::size_t scratch_bytes = 0;
   };
-  struct Round {  // rank 0: one call being coordinated
+  struct Round {                   // rank 0: one call being coordinated
     std::vector<double> ready_at;  // hub time of each rank's ready notice; < 0: not yet
     double first = 0, last = 0;
     int nready = 0;
@@ -418,7 +438,8 @@ class RelayOp final : public PersistentOp {
         stage_ = Stage::idle;
         return true;
       }
-      case Stage::idle: break;
+      case Stage::idle:
+        break;
     }
     return true;
   }
@@ -437,8 +458,10 @@ class RelayOp final : public PersistentOp {
         return name_ + ": no decision from the coordinator (rank 0)" + after;
       case Stage::relaying:
         return name_ + ": this rank's relay of phase 1 did not finish" + after;
-      case Stage::phase1: return "phase 1: " + case_->exec1->timeout_message(waited);
-      default: return "phase 2: " + case_->exec2->timeout_message(waited);
+      case Stage::phase1:
+        return "phase 1: " + case_->exec1->timeout_message(waited);
+      default:
+        return "phase 2: " + case_->exec2->timeout_message(waited);
     }
   }
 
@@ -541,8 +564,7 @@ void RelayHub::post(int dest, Msg kind, int request, int epoch,
   o->buf.resize(sizeof h + flags.size() + text.size());
   std::memcpy(o->buf.data(), &h, sizeof h);
   if (!flags.empty()) std::memcpy(o->buf.data() + sizeof h, flags.data(), flags.size());
-  if (!text.empty())
-    std::memcpy(o->buf.data() + sizeof h + flags.size(), text.data(), text.size());
+  if (!text.empty()) std::memcpy(o->buf.data() + sizeof h + flags.size(), text.data(), text.size());
   mpi_check(MPI_Isend(o->buf.data(), static_cast<int>(o->buf.size()), MPI_BYTE, dest, kControlTag,
                       ctrl_, &o->req),
             s_.rank, "adaptive: control message");
@@ -557,7 +579,9 @@ void RelayHub::handle(const std::vector<std::byte>& m) {
   const auto n = static_cast<std::size_t>(s_.size);
   const auto* flags = reinterpret_cast<const std::uint8_t*>(m.data() + sizeof h);
   switch (static_cast<Msg>(h.kind)) {
-    case Msg::ready: op->second->on_ready(h.epoch, h.rank, now()); break;
+    case Msg::ready:
+      op->second->on_ready(h.epoch, h.rank, now());
+      break;
     case Msg::decision: {
       std::vector<bool> active(n);
       for (std::size_t q = 0; q < n; ++q) active[q] = flags[q] != 0;
@@ -623,8 +647,8 @@ void RelayHub::loop() noexcept {
       progress = reap_sends() || progress;
     } catch (const std::exception& e) {
       // An MPI error of the control traffic: the calls waiting on it run into their deadline.
-      if (!reported) std::fprintf(stderr, "cclx: rank %d: adaptive progress thread: %s\n",
-                                  s_.rank, e.what());
+      if (!reported)
+        std::fprintf(stderr, "cclx: rank %d: adaptive progress thread: %s\n", s_.rank, e.what());
       reported = true;
     }
     if (progress)

@@ -10,6 +10,7 @@
 #include "cclx/error.hpp"
 #include "cclx/schedule/relay.hpp"
 #include "cclx/schedule/synthesis.hpp"
+#include "cclx/sim/relay.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"
 #include "cclx/tune/model.hpp"
@@ -37,9 +38,10 @@ class TreeRelayModel final : public detail::RelayModel {
             std::make_shared<const sched::Schedule>(std::move(p.phase2))};
   }
 
+  // Both phases from now with every rank's data ready now: what proceeding costs at the least.
   [[nodiscard]] double cost(const std::vector<bool>& active) const override {
     const sched::RelayPlan p = sched::relay_schedules(trees_, req_, active);
-    return sim_.run(p.phase1, sim_options_).time + sim_.run(p.phase2, sim_options_).time;
+    return sim::simulate_relay(sim_, p, active, sim_options_).time;
   }
 
  private:

@@ -226,8 +226,7 @@ int main(int argc, char** argv) {
     if (algo == "padaptive") {
       comm.set_timeout(deadline + 3.0);
       persistent = comm.allreduce_init(
-          buf, cclx::sum,
-          cclx::algo::Adaptive{.fault_floor_s = deadline, .fault_cap_s = deadline});
+          buf, cclx::sum, cclx::algo::Adaptive{.fault_floor_s = deadline, .fault_cap_s = deadline});
     }
     // Everyone ready (and the communicator's setup done) before the clock starts.
     MPI_Barrier(MPI_COMM_WORLD);

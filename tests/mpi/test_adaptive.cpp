@@ -49,9 +49,8 @@ void start_late(cclx::PersistentRequest& p, const std::set<int>& late, int rank)
 }
 
 std::int64_t ivalue(int rank, int call, std::size_t i) {
-  return static_cast<std::int64_t>(mix(static_cast<std::uint64_t>(rank) * 1000003u + call * 7919u +
-                                       i) %
-                                   100000) -
+  return static_cast<std::int64_t>(
+             mix(static_cast<std::uint64_t>(rank) * 1000003u + call * 7919u + i) % 100000) -
          50000;
 }
 float fvalue(int rank, int call, std::size_t i) {

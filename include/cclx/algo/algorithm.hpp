@@ -71,7 +71,7 @@ concept RelayAlgorithm = requires {
 
 template <class A>
 concept Algorithm = std::same_as<A, Native> || ScheduledAlgorithm<A> || AdaptiveAlgorithm<A> ||
-                    AutoAlgorithm<A> || RelayAlgorithm<A>;
+    AutoAlgorithm<A> || RelayAlgorithm<A>;
 
 // What must match across ranks for `a` to run `req` (CCLX_VALIDATE compares it): the schedule's
 // parameters, which cache_params() already names completely (anything it left out would make the

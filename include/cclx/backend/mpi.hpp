@@ -93,9 +93,10 @@ class MpiBackend {
   struct RelayOptions {
     double fault_factor = 5, fault_floor_s = 10, fault_cap_s = 300;  // algo::Adaptive's
   };
-  std::unique_ptr<detail::PersistentOp> relay_init(
-      const CollectiveCall& call, std::shared_ptr<const detail::RelayModel> model,
-      const RelayOptions& options, std::shared_ptr<void> keepalive);
+  std::unique_ptr<detail::PersistentOp> relay_init(const CollectiveCall& call,
+                                                   std::shared_ptr<const detail::RelayModel> model,
+                                                   const RelayOptions& options,
+                                                   std::shared_ptr<void> keepalive);
   // Keeps the backend's communicators, transport and scratch alive while a Request holds it, so
   // that a request may outlive its Communicator (it still completes normally).
   [[nodiscard]] std::shared_ptr<void> keepalive() const;

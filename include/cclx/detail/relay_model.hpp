@@ -20,8 +20,8 @@ class RelayModel {
   // The two phases for the active set (active[r]: rank r contributes in phase 1); only_rank >= 0
   // generates that rank's programs only, -1 every rank's.
   [[nodiscard]] virtual Phases phases(const std::vector<bool>& active, int only_rank) const = 0;
-  // Predicted seconds of proceeding now with `active`: phase 1 then phase 2, each simulated with
-  // every rank present (the buying cost of the ski-rental rule).
+  // Predicted seconds of proceeding now with `active`: phase 1, then phase 2 as if the late
+  // ranks' data were ready now (sim::simulate_relay; the buying cost of the ski-rental rule).
   [[nodiscard]] virtual double cost(const std::vector<bool>& active) const = 0;
 };
 
