@@ -507,7 +507,7 @@ class RelayOp final : public PersistentOp {
   std::string name_;
   engine::Buffers buffers_;
   int id_ = -1, tag1_ = -1, tag2_ = -1;
-  bool abandoned_ = false;
+  std::atomic<bool> abandoned_{false};  // set by the user's thread, read by the progress thread
 
   // Guarded by the hub's mutex.
   int started_ = 0, completed_ = 0;
