@@ -19,9 +19,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -468,7 +470,17 @@ class RelayOp final : public PersistentOp {
   // ---- rank 0 ----
   double cost(const std::vector<bool>& ready) {
     auto it = costs_.find(ready);
-    if (it == costs_.end()) it = costs_.emplace(ready, model_->cost(ready)).first;
+    if (it == costs_.end()) {
+      // A set the model cannot serve is never chosen: the call then waits for every rank.
+      double c = std::numeric_limits<double>::infinity();
+      try {
+        c = model_->cost(ready);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "cclx: rank 0: %s: no relay for this set of ready ranks: %s\n",
+                     name_.c_str(), e.what());
+      }
+      it = costs_.emplace(ready, c).first;
+    }
     return it->second;
   }
   double fault_limit(double spread) const {
