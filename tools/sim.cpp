@@ -35,7 +35,9 @@ constexpr const char* kUsage =
 
   --algo NAMES          generators (sched::generators()), comma-separated; also `synth` (trees
                         synthesized on the topology, schedule/synthesis.hpp) and `par_trees`
-                        (the same without the simulator-driven search)
+                        (the same without the simulator-driven search); their --param keys:
+                        max_trees, chunk_bytes, max_transfers, relay (schedule/synthesis.hpp;
+                        relay is on by default with --late)
   --n COUNTS            rank counts, comma-separated (ignored with --topology: its rank count)
   --bytes SIZE          message size; K, M, G suffixes are binary (1G = 2^30), plain numbers may
                         use exponents (1e9)
@@ -290,9 +292,24 @@ nlohmann::json run_one(const Args& a, const Machine& m, const std::string& algo,
   sched::TreeSet ts;
   sched::Schedule s;
   if (trees) {
-    if (!a.params.empty()) throw Error(algo + " takes no --param");
     sched::SynthesisOptions so;
     so.search = algo == "synth";
+    so.relay = !a.late.empty();  // --late: trees scored for relays (--param relay=0 overrides)
+    for (const auto& [key, value] : a.params) {
+      if (key == "max_trees")
+        so.max_trees = static_cast<int>(value);
+      else if (key == "chunk_bytes")
+        so.chunk_bytes = static_cast<std::size_t>(value);
+      else if (key == "max_transfers")
+        so.max_transfers = static_cast<std::size_t>(value);
+      else if (key == "relay")
+        so.relay = value != 0;
+      else
+        throw Error(std::string(algo)
+                        .append(" has no parameter '")
+                        .append(key)
+                        .append("' (max_trees, chunk_bytes, max_transfers, relay)"));
+    }
     ts = sched::synthesize_trees(*m.t, a.collective, a.bytes, a.root, so);
     s = sched::tree_schedule(ts, req);
     j["trees"] = ts.describe();
@@ -383,6 +400,7 @@ void print_text(const Args& a, const nlohmann::json& j) {
   std::printf("  (%llu transfers, simulated in %.3f s)\n",
               static_cast<unsigned long long>(j["transfers"].get<std::uint64_t>()),
               j["simulate_wall_s"].get<double>());
+  if (j.contains("trees")) std::printf("  trees: %s\n", j["trees"].get<std::string>().c_str());
   const auto& path = j["critical_path"];
   if (path.empty() || a.critical <= 0) return;
   std::size_t transfers = 0, locals = 0;

@@ -233,7 +233,7 @@ long long up_pass(Emitter& e, const TreeView& tv, const Layout& L, const UpSpec&
       std::vector<std::pair<long long, int>> arrivals;
       for (std::size_t i = 0; i < kids.size(); ++i)
         if (has[static_cast<std::size_t>(kids[i])])
-          arrivals.push_back({up[static_cast<std::size_t>(kids[i])] + j, static_cast<int>(i)});
+          arrivals.emplace_back(up[static_cast<std::size_t>(kids[i])] + j, static_cast<int>(i));
       std::stable_sort(arrivals.begin(), arrivals.end(),
                        [](const auto& a, const auto& b) { return a.first < b.first; });
       for (const auto& [step, i] : arrivals) {
@@ -415,6 +415,30 @@ RelayPlan relay_schedules(const TreeSet& ts, const ScheduleRequest& req,
   e1.finish(plan.phase1);
   e2.finish(plan.phase2);
   return plan;
+}
+
+Schedule concat_phases(const Schedule& phase1, const Schedule& phase2) {
+  if (phase1.collective != phase2.collective || phase1.nranks != phase2.nranks ||
+      phase1.root != phase2.root || phase1.in_place != phase2.in_place ||
+      phase1.nblocks != phase2.nblocks || phase1.scratch_copies != phase2.scratch_copies)
+    throw Error("phases differ in collective, nranks, root, in_place, nblocks or scratch_copies");
+  if (phase1.programs.size() != phase2.programs.size() ||
+      phase1.programs.size() != static_cast<std::size_t>(phase1.nranks))
+    throw Error("both phases need a program per rank");
+  Schedule both = phase1;
+  both.preserves_order = phase1.preserves_order && phase2.preserves_order;
+  both.one_sender_per_receiver = false;
+  const std::size_t l1 = phase1.num_rounds();
+  for (std::size_t r = 0; r < both.programs.size(); ++r) {
+    Program& p = both.programs[r];
+    while (p.num_steps() < l1) p.step_begin.push_back(static_cast<std::uint32_t>(p.ops.size()));
+    const Program& q = phase2.programs[r];
+    const auto base = static_cast<std::uint32_t>(p.ops.size());
+    p.ops.insert(p.ops.end(), q.ops.begin(), q.ops.end());
+    for (std::size_t k = 1; k < q.step_begin.size(); ++k)
+      p.step_begin.push_back(base + q.step_begin[k]);
+  }
+  return both;
 }
 
 Schedule tree_schedule(const TreeSet& ts, const ScheduleRequest& req) {

@@ -33,6 +33,7 @@
 #include "cclx/error.hpp"
 #include "cclx/schedule/format.hpp"
 #include "cclx/schedule/partition.hpp"
+#include "cclx/schedule/relay.hpp"
 
 namespace cclx::sched {
 
@@ -819,35 +820,21 @@ VerifyReport verify_phases(const Schedule& phase1, const Schedule& phase2,
                            const std::vector<bool>& started, std::size_t count,
                            std::size_t elem_size) {
   VerifyReport bad;
-  auto fail = [&](const std::string& msg) {
-    bad.ok = false;
-    bad.errors.push_back(msg);
+  bad.ok = false;
+  if (started.size() != static_cast<std::size_t>(phase1.nranks)) {
+    bad.errors.push_back("started has " + std::to_string(started.size()) + " entries for " +
+                         std::to_string(phase1.nranks) + " ranks");
     return bad;
-  };
-  if (phase1.collective != phase2.collective || phase1.nranks != phase2.nranks ||
-      phase1.root != phase2.root || phase1.in_place != phase2.in_place ||
-      phase1.nblocks != phase2.nblocks || phase1.scratch_copies != phase2.scratch_copies)
-    return fail("phases differ in collective, nranks, root, in_place, nblocks or scratch_copies");
-  if (started.size() != static_cast<std::size_t>(phase1.nranks))
-    return fail("started has " + std::to_string(started.size()) + " entries for " +
-                std::to_string(phase1.nranks) + " ranks");
-  if (phase1.programs.size() != phase2.programs.size() ||
-      phase1.programs.size() != static_cast<std::size_t>(phase1.nranks))
-    return fail("both phases need a program per rank");
-  // Phase 2's step s becomes step L1 + s on every rank, so no message crosses the phases.
-  Schedule both = phase1;
-  both.preserves_order = phase1.preserves_order && phase2.preserves_order;
-  both.one_sender_per_receiver = false;
-  const std::size_t l1 = phase1.num_rounds();
-  for (std::size_t r = 0; r < both.programs.size(); ++r) {
-    Program& p = both.programs[r];
-    while (p.num_steps() < l1) p.step_begin.push_back(static_cast<std::uint32_t>(p.ops.size()));
-    const Program& q = phase2.programs[r];
-    const auto base = static_cast<std::uint32_t>(p.ops.size());
-    p.ops.insert(p.ops.end(), q.ops.begin(), q.ops.end());
-    for (std::size_t k = 1; k < q.step_begin.size(); ++k)
-      p.step_begin.push_back(base + q.step_begin[k]);
   }
+  Schedule both;
+  try {
+    both = concat_phases(phase1, phase2);
+  } catch (const Error& e) {
+    bad.errors.emplace_back(e.what());
+    return bad;
+  }
+  // Phase 1 is the first L1 steps of every rank's program.
+  const std::size_t l1 = phase1.num_rounds();
   std::vector<std::size_t> user_from(started.size(), 0);
   for (std::size_t r = 0; r < started.size(); ++r) user_from[r] = started[r] ? 0 : l1;
   Verifier v(both, count, elem_size);

@@ -65,7 +65,7 @@ TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t byte
       const auto there = routes.route(a, b), back = routes.route(b, a);
       sum += there.alpha + back.alpha + ref * (there.beta + back.beta);
     }
-    cost.push_back({sum, h});
+    cost.emplace_back(sum, h);
   }
   std::stable_sort(cost.begin(), cost.end());
   Shape best;
@@ -110,11 +110,28 @@ TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t byte
   std::size_t spent = 0;
   auto cost_of = [&](const Shape& s) {
     const std::uint32_t k = o.chunk_bytes ? chunks_at(s.trees, o.chunk_bytes) : s.chunks;
-    return per_block * static_cast<std::size_t>(s.trees) * k;
+    return per_block * static_cast<std::size_t>(s.trees) * k * (o.relay ? 3 : 1);
   };
+  // Relay-aware: plus the mean phase-2 time with one rank late, over up to four ranks spread
+  // over the rank range (not the root of a rooted collective).
+  std::vector<std::vector<bool>> late_sets;
+  for (const int q : {n - 1, n / 2, n / 4, (3 * n) / 4}) {
+    std::vector<bool> a(static_cast<std::size_t>(n), true);
+    if ((rooted && q == root) || q < 0) continue;
+    a[static_cast<std::size_t>(q)] = false;
+    if (std::find(late_sets.begin(), late_sets.end(), a) == late_sets.end()) late_sets.push_back(a);
+  }
   auto score = [&](const Shape& s) {
     spent += cost_of(s);
-    return simulator.run(tree_schedule(build(s), req), so).time;
+    const TreeSet ts = build(s);
+    double time = simulator.run(tree_schedule(ts, req), so).time;
+    if (o.relay && !late_sets.empty()) {
+      double sum = 0;
+      for (const auto& a : late_sets)
+        sum += simulator.run(relay_schedules(ts, req, a).phase2, so).time;
+      time += sum / static_cast<double>(late_sets.size());
+    }
+    return time;
   };
   // Shapes are compared at a few chunks per tree (cheap runs); the chunk count is chosen last.
   const std::uint32_t full_chunks = best.chunks;
@@ -146,8 +163,12 @@ TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t byte
       attempt(s);
     }
   // Reserve for the chunk pass: every power of two up to kMaxChunks once.
+  // Without an explicit max_trees, one tree per host is tried last: rotated chains of hosts
+  // with one or two chunks each move what a ring moves, which wins on uniform links.
+  const bool ring_like = !o.max_trees && H > max_trees;
   const std::size_t reserve =
-      o.chunk_bytes ? 0 : per_block * static_cast<std::size_t>(best.trees) * 2 * kMaxChunks;
+      (o.chunk_bytes ? 0 : per_block * static_cast<std::size_t>(best.trees) * 2 * kMaxChunks) +
+      (ring_like ? per_block * static_cast<std::size_t>(H) * 3 : 0);
   for (int i = 0; i < H; ++i)
     for (int j = i + 1; j < H; ++j) {
       Shape s = best;
@@ -167,6 +188,15 @@ TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t byte
       if (!attempt(s)) break;
     }
   }
+  if (ring_like)
+    for (const std::uint32_t k : {1u, 2u}) {
+      Shape s = best;
+      s.trees = H;
+      s.fanout = 1;
+      s.rotate = true;
+      s.chunks = k;
+      attempt(s);
+    }
   return build(best);
 }
 

@@ -176,3 +176,23 @@ TEST_CASE("relay: bad requests throw cclx::Error") {
   broken.trees[0].parent[1] = 1;
   CHECK_THROWS_AS(check_trees(broken), cclx::Error);
 }
+
+TEST_CASE("relay: fewer elements than blocks (empty blocks) and one-element counts") {
+  // bytes decides the chunk count; a count of wide elements leaves blocks empty.
+  const TreeSet ts = par_trees(hosts(6, 2), {}, 3, 2, true, -1, 8);
+  for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{5}})
+    for (Collective c : {Collective::allreduce, Collective::reduce, Collective::bcast}) {
+      const TreeSet t =
+          c == Collective::allreduce ? ts : par_trees(hosts(6, 2), {}, 3, 2, true, 4, 8);
+      ScheduleRequest req{c, 6, 4, false, 200};
+      for (std::uint64_t mask : {0u, 0b101101u, 0b111111u, 0b010000u}) {
+        const auto active = subset(6, mask);
+        const auto plan = relay_schedules(t, req, active);
+        REQUIRE(plan.phase1.nblocks > count);
+        const auto rep = verify_phases(plan.phase1, plan.phase2, active, count, 8);
+        INFO(to_string(c), " count=", count, " active=", show(active));
+        INFO((rep.errors.empty() ? std::string() : rep.errors.front()));
+        CHECK(rep.ok);
+      }
+    }
+}

@@ -51,6 +51,13 @@ struct RelayPlan {
 [[nodiscard]] RelayPlan relay_schedules(const TreeSet& trees, const ScheduleRequest& req,
                                         const std::vector<bool>& active);
 
+// Phase 1 followed by phase 2 as one schedule: every rank's phase-1 program is padded to phase 1's
+// round count, so phase 2's step s is step L1 + s everywhere and no message matches across the
+// phases. What verify_phases() checks, and one execution when every rank is ready anyway.
+// Throws cclx::Error when the phases disagree on collective, nranks, root, in_place, nblocks or
+// scratch_copies, or lack a program per rank.
+[[nodiscard]] Schedule concat_phases(const Schedule& phase1, const Schedule& phase2);
+
 // The all-active schedule (relay_schedules' phase 1 with every rank active).
 [[nodiscard]] Schedule tree_schedule(const TreeSet& trees, const ScheduleRequest& req);
 

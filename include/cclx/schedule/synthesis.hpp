@@ -12,9 +12,15 @@
 namespace cclx::sched {
 
 struct SynthesisOptions {
-  int max_trees = 0;            // 0 = min(hosts, 4)
+  // Trees the search tries: 1..max_trees; 0 = par-trees' min(hosts, 4), and the search also
+  // tries one tree per host.
+  int max_trees = 0;
   std::size_t chunk_bytes = 0;  // 0 = chosen by the search (4 MiB without search)
   bool search = true;           // false: par-trees only
+  // Score = all-active time + the mean phase-2 time of relay plans with one rank late (up to four
+  // ranks spread over the range, never the root), instead of the all-active time alone: trees
+  // for relay collectives (docs/algorithms/adaptive.md). A run then counts three times.
+  bool relay = false;
   // Work the search may spend, in simulated transfers (a run of the all-active schedule costs
   // about (n - 1) * nblocks transfers, twice that for allreduce). A count, not a clock, so every
   // rank computes the same trees; 150000 took about 50 ms on the development machine
