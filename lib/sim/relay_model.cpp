@@ -70,6 +70,7 @@ std::shared_ptr<const detail::RelayModel> relay_model(const Adaptive& a,
   sched::SynthesisOptions o;
   o.max_trees = a.max_trees;
   o.chunk_bytes = a.chunk_bytes;
+  o.relay = true;  // score the trees with phase 2 of one late rank too
   sched::TreeSet trees = sched::synthesize_trees(t, req.collective, req.bytes, req.root, o);
   return std::make_shared<TreeRelayModel>(std::move(t), std::move(trees), req, elem_size);
 }
