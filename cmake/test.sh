@@ -2,8 +2,8 @@
 # The whole test suite (CI runs exactly this, .ci/run): install what is missing and build, then
 #   1. MPICH (the default MPI), release preset: every test - unit, MPI at N = 1..9, tools,
 #      installed-tree consumer (CMake and pkg-config), clang-format on the tree;
-#   2. Open MPI 4.1, release-openmpi preset: build, then the MPI tests at N = 1..4 (grid + api),
-#      the fault tests (a stalled rank, a count mismatch; dead-rank tests need hydra) and
+#   2. Open MPI 4.1, release-openmpi preset: build, then the MPI tests at N = 1..4 (grid, api,
+#      adaptive), the fault tests (a stalled rank, a count mismatch; dead-rank tests need hydra) and
 #      libcclx-mpi's tests (shim-*);
 #   3. ASan + UBSan (MPICH), asan preset: the unit tests and the MPI tests at N = 2, 3 (libcclx-mpi's
 #      linked-in tests too);

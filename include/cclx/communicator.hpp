@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "cclx/algo/adaptive.hpp"
 #include "cclx/algo/algorithm.hpp"
 #include "cclx/algo/auto.hpp"
 #include "cclx/backend/mpi.hpp"
@@ -125,7 +126,8 @@ class Communicator {
   // Nonblocking and persistent calls keep using the buffers after they return: they must stay
   // valid and untouched until completion (a persistent request binds them for its whole life).
   // A Request or PersistentRequest may outlive the Communicator. Adaptive policies
-  // (StragglerAware) serve blocking calls only.
+  // (StragglerAware) serve blocking calls only; algo::Adaptive (relay collectives) persistent
+  // requests only.
 
   // ---- allreduce ----
   template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
@@ -708,6 +710,8 @@ class Communicator {
     check_runtime_policy<A>(c);
     if constexpr (algo::AdaptiveAlgorithm<A>)
       throw Error(rank(), "adaptive policies cannot be persistent");
+    else if constexpr (algo::RelayAlgorithm<A>)
+      return init_relay(c, algorithm, std::move(keepalive));
     else
       return init_erased(c, algorithm, std::move(keepalive));
   }
@@ -965,19 +969,31 @@ class Communicator {
                   "`collectives` and the README's algorithm table)");
   }
 
+  template <class D, class A>
+  static constexpr void check_one_shot() {
+    static_assert(!algo::RelayAlgorithm<A>,
+                  "cclx: algo::Adaptive is persistent only: a rank's start() is its ready notice "
+                  "and the request keeps the progress thread's relay state; use "
+                  "comm.allreduce_init(buf, op, algo::Adaptive{}) (or reduce_init, bcast_init)");
+  }
   template <class D, algo::Algorithm A>
   void run(const CollectiveCall& c, const A& algorithm) {
     check_policy<D, A>();
-    run(c, algorithm);
+    check_one_shot<D, A>();
+    if constexpr (!algo::RelayAlgorithm<A>) run(c, algorithm);
   }
   template <class D, algo::Algorithm A>
   Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
     check_policy<D, A>();
+    check_one_shot<D, A>();
     static_assert(!algo::AdaptiveAlgorithm<A>,
                   "cclx: adaptive policies (StragglerAware) serve blocking calls only: they "
                   "choose from the arrival times of the previous blocking calls and learn from "
                   "each call's completion; use its fallback or StragglAR for nonblocking calls");
-    return start(c, algorithm, std::move(keepalive));
+    if constexpr (algo::RelayAlgorithm<A>)
+      return {};  // refused above
+    else
+      return start(c, algorithm, std::move(keepalive));
   }
   template <class D, algo::Algorithm A>
   PersistentRequest init(const CollectiveCall& c, const A& algorithm,
@@ -989,8 +1005,30 @@ class Communicator {
                   "request fixes its algorithm at init; use its fallback or StragglAR");
     if constexpr (algo::AdaptiveAlgorithm<A>)
       return {};  // refused above; nothing more to report
+    else if constexpr (algo::RelayAlgorithm<A>)
+      return init_relay(c, algorithm, std::move(keepalive));
     else
       return init_erased(c, algorithm, std::move(keepalive));
+  }
+  // algo::Adaptive: the trees are synthesized once here (collective, like every init); the relay
+  // runtime (lib/backend/mpi_relay.cpp) makes the schedules of each active set when it occurs.
+  template <algo::RelayAlgorithm A>
+  PersistentRequest init_relay(const CollectiveCall& c, const A& algorithm,
+                               std::shared_ptr<void> keepalive) {
+    prepare(c, algorithm, true);
+    sched::ScheduleRequest req = detail::schedule_request(c, rank(), size());
+    req.only_rank = -1;
+    std::shared_ptr<const detail::RelayModel> model;
+    try {
+      model = algo::relay_model(algorithm, req, c.kernel.elem_size);
+    } catch (const Error& e) {
+      throw e.on_rank(rank());
+    }
+    MpiBackend::RelayOptions o;
+    o.fault_factor = algorithm.fault_factor;
+    o.fault_floor_s = algorithm.fault_floor_s;
+    o.fault_cap_s = algorithm.fault_cap_s;
+    return PersistentRequest(b_.relay_init(c, std::move(model), o, std::move(keepalive)));
   }
   template <algo::Algorithm A>
   PersistentRequest init_erased(const CollectiveCall& c, const A& algorithm,
@@ -1056,6 +1094,17 @@ class Communicator {
       last_done = std::max(last_done, all[2 * r + 1]);
     }
     algorithm.detector->observe(arrivals, last_done - last_arrival, fallback);
+  }
+
+  // algo::Adaptive through run_call() / start_call() (the typed overloads refuse it at compile
+  // time).
+  template <algo::RelayAlgorithm A>
+  void run(const CollectiveCall&, const A&) {
+    throw Error(rank(), "algo::Adaptive is persistent only (use the *_init call)");
+  }
+  template <algo::RelayAlgorithm A>
+  Request start(const CollectiveCall&, const A&, std::shared_ptr<void>) {
+    throw Error(rank(), "algo::Adaptive is persistent only (use the *_init call)");
   }
 
   // algo::Auto (detail/communicator_auto.hpp): chooses a candidate, then comes back to run() or

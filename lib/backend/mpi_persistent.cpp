@@ -136,6 +136,15 @@ class ScheduledPersistent final : public detail::PersistentOp {
 
 }  // namespace
 
+int detail::reserve_persistent_tag(MpiBackend::State& s) {
+  return reserve_tag(s);
+}
+
+void detail::release_persistent_tag(MpiBackend::State& s, int tag) noexcept {
+  const std::lock_guard lock(s.persistent_mu);
+  s.persistent_live.erase(tag);
+}
+
 std::unique_ptr<detail::PersistentOp> MpiBackend::persistent_execution(
     std::shared_ptr<const engine::Plan> plan, const engine::Buffers& buffers,
     const ReduceKernel& kernel, std::shared_ptr<void> keepalive) {

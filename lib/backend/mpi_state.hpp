@@ -19,6 +19,10 @@
 
 namespace cclx {
 
+namespace detail {
+class RelayHub;  // mpi_relay.cpp
+}
+
 struct MpiBackend::State {
   MPI_Comm user = MPI_COMM_NULL;
   bool owns_user = false;
@@ -46,6 +50,9 @@ struct MpiBackend::State {
   std::mutex persistent_mu;       // guards persistent_live (requests may die on any thread)
   std::set<int> persistent_live;  // tags of this rank's live requests (and abandoned ones)
   bool persistent_abandoned = false;
+  // Relay collectives (algo::Adaptive, mpi_relay.cpp): the control communicator and the progress
+  // thread, made at the first adaptive init; stopped first when the state dies.
+  std::shared_ptr<detail::RelayHub> relay;
 
   MPI_Op user_op(bool commutative) {
     MPI_Op& op = user_ops[commutative ? 1 : 0];
@@ -55,6 +62,7 @@ struct MpiBackend::State {
     return op;
   }
   ~State() {
+    relay.reset();  // joins the progress thread before the communicators go
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) return;             // too late to free anything; MPI has released it
@@ -115,5 +123,12 @@ struct MpiBackend::State {
     return p;
   }
 };
+
+namespace detail {
+// A tag of the persistent requests' communicator that no live request holds on any rank, now
+// held by this rank (collective; makes the communicator at the first call), and its release.
+int reserve_persistent_tag(MpiBackend::State& s);
+void release_persistent_tag(MpiBackend::State& s, int tag) noexcept;
+}  // namespace detail
 
 }  // namespace cclx

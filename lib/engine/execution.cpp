@@ -42,12 +42,13 @@ std::string Execution::name() const {
 void Execution::start(const Buffers& buffers, const ReduceKernel& kernel, unsigned channel,
                       const ExecOptions& options) {
   if (!done_) throw Error(rank_, name() + ": started while still running");
-  if (plan_->scratch_bytes && !scratch_lease_.data())
+  if (plan_->scratch_bytes && !buffers.scratch && !scratch_lease_.data())
     scratch_lease_ = scratch_pool_->acquire(plan_->scratch_bytes);
   base_[static_cast<int>(sched::Buf::in)] =
       const_cast<std::byte*>(static_cast<const std::byte*>(buffers.in));
   base_[static_cast<int>(sched::Buf::out)] = static_cast<std::byte*>(buffers.out);
-  base_[static_cast<int>(sched::Buf::scratch)] = scratch_lease_.data();
+  base_[static_cast<int>(sched::Buf::scratch)] =
+      buffers.scratch ? static_cast<std::byte*>(buffers.scratch) : scratch_lease_.data();
   kernel_ = kernel;
   options_ = options;
   if (!channel_) {

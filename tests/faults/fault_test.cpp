@@ -22,7 +22,9 @@
 // ALGO: ring, native, iring (iallreduce with Ring, then Request::wait()), inative, barrier
 //       (MPI_Barrier), dissemination (the scheduled barrier), validate (ring allreduce with
 //       CCLX_VALIDATE's agreement first), pring, pnative (a persistent allreduce made before the
-//       scenario starts; the call is start() + wait()).
+//       scenario starts; the call is start() + wait()), padaptive (the same with algo::Adaptive,
+//       whose fault time-out is set to the deadline and the communicator's timeout to 3 s more,
+//       so the waiters must throw the fault time-out naming the victim; MPI_THREAD_MULTIPLE).
 //
 // Prints "cclx-fault-test: rank R: PASS ..." or "... FAIL ..." per rank. Where all ranks live to
 // the end, the verdict is combined and the exit code is 0 only if every rank passed; in `exit`
@@ -58,7 +60,7 @@ struct Outcome {
 cclx::PersistentRequest persistent;
 
 bool is_persistent(const std::string& algo) {
-  return algo == "pring" || algo == "pnative";
+  return algo == "pring" || algo == "pnative" || algo == "padaptive";
 }
 
 Outcome call(cclx::Communicator<>& comm, const std::string& algo, std::vector<float>& buf) {
@@ -124,7 +126,11 @@ std::string check_waiter(const Outcome& o, const std::string& algo, int rank, in
   if (timeout && o.elapsed < deadline * 0.9) return "timed out before the deadline";
   const bool scheduled =
       algo == "ring" || algo == "iring" || algo == "pring" || algo == "dissemination";
-  if (scheduled) {
+  if (algo == "padaptive") {
+    if (!contains(o.message, "allreduce (adaptive): rank " + std::to_string(victim) +
+                                 " did not start within the fault time-out"))
+      return "message does not name the missing rank and the fault time-out";
+  } else if (scheduled) {
     const std::string name = algo == "dissemination" ? "dissemination" : "ring";
     if (!contains(o.message, "(" + name + ") step "))
       return "message does not name algorithm and step";
@@ -152,7 +158,12 @@ int main(int argc, char** argv) {
   }
   const std::string scenario = argv[1];
   const std::string algo = argc > 2 ? argv[2] : "ring";
-  MPI_Init(&argc, &argv);
+  if (algo == "padaptive") {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   int rank = 0, n = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -212,6 +223,11 @@ int main(int argc, char** argv) {
     auto& buf = *new std::vector<float>(3000, 1.0f);
     if (algo == "pring") persistent = comm.allreduce_init(buf, cclx::sum, cclx::algo::Ring{});
     if (algo == "pnative") persistent = comm.allreduce_init(buf, cclx::sum);
+    if (algo == "padaptive") {
+      comm.set_timeout(deadline + 3.0);
+      persistent = comm.allreduce_init(
+          buf, cclx::sum, cclx::algo::Adaptive{.fault_floor_s = deadline, .fault_cap_s = deadline});
+    }
     // Everyone ready (and the communicator's setup done) before the clock starts.
     MPI_Barrier(MPI_COMM_WORLD);
 

@@ -11,6 +11,8 @@
 //   CCLX_TEST_STALL_S   seconds without progress (see progress()) after which a rank prints where
 //                       it is stuck and exits, so that a deadlock fails fast and says where
 //                       (default 120; 0 disables)
+//   CCLX_TEST_THREAD_LEVEL=multiple   initialize MPI with MPI_THREAD_MULTIPLE (the "adaptive"
+//                       group: algo::Adaptive's progress thread needs it); default FUNNELED
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 #include <mpi.h>
@@ -127,7 +129,9 @@ int env_int(const char* name, int fallback) {
 
 int main(int argc, char** argv) {
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  const char* level = std::getenv("CCLX_TEST_THREAD_LEVEL");
+  const bool multiple = level && std::string(level) == "multiple";
+  MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

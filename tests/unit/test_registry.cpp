@@ -31,6 +31,7 @@ void for_each_policy(F&& f) {
   f("StragglerAware", algo::StragglerAware<>{});
   f("Dissemination", algo::Dissemination{});
   f("Auto", algo::Auto{});
+  f("Adaptive", algo::Adaptive{});
 }
 
 std::string trim(std::string s) {

@@ -63,9 +63,15 @@ concept AutoAlgorithm = requires {
   requires A::automatic;
 };
 
+// A policy run by the relay runtime on persistent requests only (algo::Adaptive, adaptive.hpp).
 template <class A>
-concept Algorithm =
-    std::same_as<A, Native> || ScheduledAlgorithm<A> || AdaptiveAlgorithm<A> || AutoAlgorithm<A>;
+concept RelayAlgorithm = requires {
+  requires A::relay;
+};
+
+template <class A>
+concept Algorithm = std::same_as<A, Native> || ScheduledAlgorithm<A> || AdaptiveAlgorithm<A> ||
+    AutoAlgorithm<A> || RelayAlgorithm<A>;
 
 // What must match across ranks for `a` to run `req` (CCLX_VALIDATE compares it): the schedule's
 // parameters, which cache_params() already names completely (anything it left out would make the

@@ -1,6 +1,7 @@
 // Every algorithm policy with its generator (one header each).
 #pragma once
 
+#include "cclx/algo/adaptive.hpp"
 #include "cclx/algo/auto.hpp"
 #include "cclx/algo/binomial_tree.hpp"
 #include "cclx/algo/dissemination.hpp"

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "cclx/collective_call.hpp"
+#include "cclx/detail/relay_model.hpp"
 #include "cclx/engine/plan.hpp"
 #include "cclx/engine/scratch_pool.hpp"
 #include "cclx/engine/transport.hpp"
@@ -85,6 +86,17 @@ class MpiBackend {
   std::unique_ptr<detail::PersistentOp> persistent_execution(
       std::shared_ptr<const engine::Plan> plan, const engine::Buffers& buffers,
       const ReduceKernel& kernel, std::shared_ptr<void> keepalive);
+  // Relay collectives (algo::Adaptive, lib/backend/mpi_relay.cpp): a persistent request whose
+  // every start() is a ready notice to the coordinator (rank 0's progress thread), which decides
+  // when to proceed and with which ranks; ranks not started yet relay on their progress thread.
+  // Collective. Throws cclx::Error unless MPI provides MPI_THREAD_MULTIPLE.
+  struct RelayOptions {
+    double fault_factor = 5, fault_floor_s = 10, fault_cap_s = 300;  // algo::Adaptive's
+  };
+  std::unique_ptr<detail::PersistentOp> relay_init(const CollectiveCall& call,
+                                                   std::shared_ptr<const detail::RelayModel> model,
+                                                   const RelayOptions& options,
+                                                   std::shared_ptr<void> keepalive);
   // Keeps the backend's communicators, transport and scratch alive while a Request holds it, so
   // that a request may outlive its Communicator (it still completes normally).
   [[nodiscard]] std::shared_ptr<void> keepalive() const;

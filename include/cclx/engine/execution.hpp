@@ -49,6 +49,9 @@ class Execution {
   void release_scratch() { scratch_lease_ = {}; }
   // "allreduce (ring)"
   [[nodiscard]] std::string name() const;
+  // What wait() says when its deadline passes after `waited` seconds: the step and the peers
+  // whose transfers are outstanding (for callers that poll test() against their own deadline).
+  [[nodiscard]] std::string timeout_message(double waited) const;
 
  private:
   struct Pending;  // a posted segment or token
@@ -63,7 +66,6 @@ class Execution {
   inline void track(std::size_t id, const Pending& p);  // records a transfer under its id
   bool advance(bool block);  // block: wait in the transport for the first completion
   [[nodiscard]] std::string context() const;  // "allreduce (ring) step 3"
-  [[nodiscard]] std::string timeout_message(double waited) const;
 
   std::shared_ptr<const Plan> plan_;
   Transport* transport_;

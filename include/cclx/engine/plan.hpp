@@ -33,6 +33,9 @@ struct Buffers {
   // the byte ranges they give). Null: the even split of `count` (sched::Partition).
   const detail::IntArray* out_counts = nullptr;
   const detail::IntArray* in_counts = nullptr;
+  // Non-null: Scratch is this memory (at least the plan's scratch_bytes, 64-byte aligned), e.g.
+  // one that the two phases of a relay collective share; null: the execution's own, from the pool.
+  void* scratch = nullptr;
 };
 
 struct Plan {

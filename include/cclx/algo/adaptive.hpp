@@ -1,0 +1,60 @@
+// Adaptive: relay collectives after AdapCC (docs/algorithms/adaptive.md). Persistent only:
+//
+//   auto ar = comm.allreduce_init(grad, cclx::sum, cclx::algo::Adaptive{});
+//   for (...) { compute(grad); ar.start(); ar.wait(); }
+//
+// Each start() is a "ready" notice. A coordinator (rank 0's progress thread) decides per call when
+// to proceed and with which ranks (the ski-rental rule with costs from the α-β simulator on the
+// topology); ranks that have not started yet relay the others' data on their progress thread
+// (phase 1, scratch only), and phase 2 folds their data in once they start, so the result is the
+// full collective. A rank that does not start within the fault time-out makes every other rank's
+// wait() throw, naming it. Serves allreduce, reduce and bcast with commutative ops; needs
+// MPI_THREAD_MULTIPLE and linking cclx::topology (tree synthesis and the simulator).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "cclx/algo/algorithm.hpp"
+#include "cclx/detail/relay_model.hpp"
+#include "cclx/schedule/generate.hpp"
+#include "cclx/schedule/schedule.hpp"
+
+namespace cclx::topo {
+class Topology;
+}
+
+namespace cclx::algo {
+
+struct Adaptive {
+  static constexpr std::string_view name = "adaptive";
+  static constexpr bool relay = true;
+  static constexpr std::array collectives = {sched::Collective::allreduce,
+                                             sched::Collective::reduce, sched::Collective::bcast};
+  static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
+
+  // The machine the trees are synthesized on and the costs are simulated on, one rank vertex per
+  // rank of the communicator (e.g. topo::topology_from_profile of the profiler). Null: a full mesh
+  // with the cost model's measured α and β (tune::ModelParams), i.e. a homogeneous machine.
+  std::shared_ptr<const topo::Topology> topology;
+  int max_trees = 0;            // sched::SynthesisOptions; 0: the synthesis default
+  std::size_t chunk_bytes = 0;  // 0: chosen by the synthesis
+  // Fault time-out: a rank that has not started T = clamp(fault_factor × S, fault_floor_s,
+  // fault_cap_s) seconds after the first rank of the call was ready is declared failed; S is the
+  // largest arrival spread (first to last ready notice) seen on this request, the current call
+  // included. CCLX_ADAPTIVE_FAULT="factor,floor,cap" overrides all three (read at init).
+  double fault_factor = 5;
+  double fault_floor_s = 10;
+  double fault_cap_s = 300;
+};
+
+// The model of `a` for `req` (every rank's request, only_rank = -1) with elements of `elem_size`
+// bytes: trees synthesized once, schedules and costs per active set on demand (memoized).
+// Defined in cclx::topology.
+[[nodiscard]] std::shared_ptr<const detail::RelayModel> relay_model(
+    const Adaptive& a, const sched::ScheduleRequest& req, std::size_t elem_size);
+
+}  // namespace cclx::algo

@@ -1,0 +1,35 @@
+// What the relay runtime (lib/backend/mpi_relay.cpp) asks of one adaptive call shape: the
+// schedules of both phases for an active set and the predicted cost of proceeding with it.
+// algo::relay_model() (lib/sim/relay_model.cpp) makes it from the synthesized trees.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cclx/schedule/schedule.hpp"
+
+namespace cclx::detail {
+// What the adaptive runtime asks of one call shape (lib/sim/relay_model.cpp builds it).
+class RelayModel {
+ public:
+  struct Phases {
+    std::shared_ptr<const sched::Schedule> phase1, phase2;
+  };
+  virtual ~RelayModel() = default;
+  // The two phases for the active set (active[r]: rank r contributes in phase 1); only_rank >= 0
+  // generates that rank's programs only, -1 every rank's.
+  [[nodiscard]] virtual Phases phases(const std::vector<bool>& active, int only_rank) const = 0;
+  // Predicted seconds of proceeding now with `active`: phase 1, then phase 2 as if the late
+  // ranks' data were ready now (sim::simulate_relay; the buying cost of the ski-rental rule).
+  [[nodiscard]] virtual double cost(const std::vector<bool>& active) const = 0;
+};
+
+// This process's relay activity (tests and benchmarks read it): the calls that rank 0 decided to
+// run with some ranks inactive, and the phase-1 relays this rank ran (lib/backend/mpi_relay.cpp).
+struct RelayCounters {
+  std::uint64_t partial_decisions = 0;
+  std::uint64_t relays = 0;
+};
+[[nodiscard]] RelayCounters relay_counters();
+}  // namespace cclx::detail

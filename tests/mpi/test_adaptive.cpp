@@ -1,0 +1,163 @@
+// algo::Adaptive (relay collectives, docs/algorithms/adaptive.md): persistent requests started
+// with injected late ranks (a sleep before start()), every rank as the late one, several at once,
+// none; allreduce, reduce and bcast at several roots. Integers must equal a locally computed
+// reference, floats be bitwise identical across ranks. Needs MPI_THREAD_MULTIPLE: the ctest
+// group "adaptive" runs these with CCLX_TEST_THREAD_LEVEL=multiple (main.cpp); the check that a
+// lower level is refused runs in the "api" group.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "support.hpp"
+
+namespace cclx_test {
+namespace {
+
+using Comm = cclx::Communicator<>;
+
+bool thread_multiple() {
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  return provided >= MPI_THREAD_MULTIPLE;
+}
+
+// Late sets of one test: none, each rank alone, and (n >= 3) two ranks at once.
+std::vector<std::set<int>> late_sets(int n) {
+  std::vector<std::set<int>> v{{}};
+  for (int r = 0; r < n; ++r) v.push_back({r});
+  if (n >= 3) v.push_back({0, n - 1});
+  if (n >= 4) v.push_back({1, n / 2, n - 1});
+  return v;
+}
+
+std::string describe(const std::set<int>& late) {
+  std::string s = "late {";
+  for (int r : late) s += std::to_string(r) + (r == *late.rbegin() ? "" : ",");
+  return s + "}";
+}
+
+// The late ranks sleep this long before start(): well beyond the predicted cost of proceeding
+// (microseconds), so the others proceed without them and they join in phase 2.
+constexpr auto kLate = std::chrono::milliseconds(15);
+
+void start_late(cclx::PersistentRequest& p, const std::set<int>& late, int rank) {
+  if (late.count(rank)) std::this_thread::sleep_for(kLate);
+  p.start();
+}
+
+std::int64_t ivalue(int rank, int call, std::size_t i) {
+  return static_cast<std::int64_t>(
+             mix(static_cast<std::uint64_t>(rank) * 1000003u + call * 7919u + i) % 100000) -
+         50000;
+}
+float fvalue(int rank, int call, std::size_t i) {
+  return static_cast<float>(ivalue(rank, call, i)) / 977.0f;
+}
+
+constexpr std::size_t kCount = 1000;
+
+TEST_CASE("adaptive: allreduce with late ranks (int exact, float identical)") {
+  if (!thread_multiple()) return;
+  Comm comm(MPI_COMM_WORLD);
+  comm.set_timeout(60);
+  const int n = comm.size(), rank = comm.rank();
+  std::vector<std::int64_t> ibuf(kCount);
+  std::vector<float> fin(kCount), fout(kCount);
+  auto ireq = comm.allreduce_init(ibuf, cclx::sum, cclx::algo::Adaptive{});
+  auto freq = comm.allreduce_init(fin, fout, cclx::sum, cclx::algo::Adaptive{});
+  Consistency same(MPI_COMM_WORLD);
+  int call = 0;
+  for (const auto& late : late_sets(n)) {
+    progress("adaptive allreduce " + describe(late));
+    for (int rep = 0; rep < 2; ++rep, ++call) {  // the same request again: a new decision
+      for (std::size_t i = 0; i < kCount; ++i) {
+        ibuf[i] = ivalue(rank, call, i);
+        fin[i] = fvalue(rank, call, i);
+      }
+      const bool ok = no_throw(describe(late), [&] {
+        start_late(ireq, late, rank);
+        start_late(freq, late, rank);
+        ireq.wait();
+        freq.wait();
+      });
+      if (!ok) return;
+      std::vector<std::int64_t> want(kCount, 0);
+      for (int r = 0; r < n; ++r)
+        for (std::size_t i = 0; i < kCount; ++i) want[i] += ivalue(r, call, i);
+      compare<std::int64_t>("allreduce int64 " + describe(late), ibuf, want, true);
+      same.add<float>("allreduce float " + describe(late), fout);
+    }
+  }
+}
+
+TEST_CASE("adaptive: reduce and bcast at several roots with late ranks") {
+  if (!thread_multiple()) return;
+  Comm comm(MPI_COMM_WORLD);
+  comm.set_timeout(60);
+  const int n = comm.size(), rank = comm.rank();
+  const std::set<int> roots{0, n / 2, n - 1};
+  int call = 100;
+  for (int root : roots) {
+    std::vector<std::int32_t> rbuf(kCount), bbuf(kCount);
+    auto reduce = comm.reduce_init(rbuf, cclx::sum, root, cclx::algo::Adaptive{});
+    auto bcast = comm.bcast_init(bbuf, root, cclx::algo::Adaptive{});
+    for (const auto& late : late_sets(n)) {
+      ++call;
+      const std::string what = "root " + std::to_string(root) + " " + describe(late);
+      progress("adaptive reduce/bcast " + what);
+      for (std::size_t i = 0; i < kCount; ++i) {
+        rbuf[i] = static_cast<std::int32_t>(ivalue(rank, call, i));
+        bbuf[i] = rank == root ? static_cast<std::int32_t>(ivalue(root, -call, i)) : -1;
+      }
+      const bool ok = no_throw(what, [&] {
+        start_late(reduce, late, rank);
+        reduce.wait();
+        start_late(bcast, late, rank);
+        bcast.wait();
+      });
+      if (!ok) return;
+      if (rank == root) {
+        std::vector<std::int32_t> want(kCount, 0);
+        for (int r = 0; r < n; ++r)
+          for (std::size_t i = 0; i < kCount; ++i)
+            want[i] += static_cast<std::int32_t>(ivalue(r, call, i));
+        compare<std::int32_t>("reduce " + what, rbuf, want, true);
+      }
+      std::vector<std::int32_t> bwant(kCount);
+      for (std::size_t i = 0; i < kCount; ++i)
+        bwant[i] = static_cast<std::int32_t>(ivalue(root, -call, i));
+      compare<std::int32_t>("bcast " + what, bbuf, bwant, true);
+    }
+  }
+}
+
+TEST_CASE("adaptive: late ranks relayed") {
+  // Over the two tests above, some call must have proceeded without a late rank (rank 0 decides)
+  // and some late rank must have relayed phase 1 on its progress thread.
+  if (!thread_multiple() || world_size() < 2) return;
+  const cclx::detail::RelayCounters c = cclx::detail::relay_counters();
+  std::uint64_t mine[2] = {c.partial_decisions, c.relays}, sum[2] = {0, 0};
+  MPI_Allreduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  CHECK_MESSAGE(sum[0] > 0, "no call proceeded without its late ranks");
+  CHECK_MESSAGE(sum[1] > 0, "no late rank relayed phase 1");
+}
+
+// In the "api" group (MPI_THREAD_FUNNELED): every rank is refused before any communication, the
+// message naming the level MPI provides.
+TEST_CASE("thread level: algo::Adaptive needs MPI_THREAD_MULTIPLE") {
+  if (thread_multiple()) return;
+  Comm comm(MPI_COMM_WORLD);
+  std::vector<int> v(8, 1);
+  expect_error("allreduce_init", comm.rank(),
+               [&] { auto p = comm.allreduce_init(v, cclx::sum, cclx::algo::Adaptive{}); },
+               {"allreduce (adaptive)", "needs MPI_THREAD_MULTIPLE", "MPI_THREAD_FUNNELED"});
+  // The communicator stays usable.
+  comm.allreduce(v, cclx::sum, cclx::algo::Ring{});
+  CHECK(v[0] == comm.size());
+}
+
+}  // namespace
+}  // namespace cclx_test
