@@ -4,6 +4,7 @@
 // line each.
 #pragma once
 
+#include <cclx/algo/adaptive.hpp>
 #include <cclx/algo/by_name.hpp>
 #include <cclx/cclx.hpp>
 #include <cclx/tune/candidate.hpp>
@@ -27,6 +28,7 @@ decltype(auto) with_algorithm(std::string_view name, F&& f) {
   };
   if (name == "straggler_aware") return call(cclx::algo::StragglerAware<>{});
   if (name == "auto") return call(cclx::algo::Auto{});
+  if (name == "adaptive") return call(cclx::algo::Adaptive{});  // needs MPI_THREAD_MULTIPLE
   return cclx::algo::with_policy(cclx::tune::parse_candidate(name), call);
 }
 

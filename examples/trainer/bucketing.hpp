@@ -43,7 +43,9 @@ inline std::vector<Bucket> make_buckets(const std::vector<Mlp::Layer>& layers,
 
 // How the buckets are all-reduced: blocking (one allreduce per bucket after the backward pass, no
 // overlap), nonblocking (comm.iallreduce per bucket and iteration) or persistent (one
-// comm.allreduce_init per bucket, made once; start() per iteration).
+// comm.allreduce_init per bucket, made once; start() per iteration). Adaptive policies that choose
+// per call (StragglerAware) run blocking; relay collectives (algo::Adaptive) run persistent: a
+// bucket's start() is the rank's "ready" notice.
 enum class Mode { blocking, nonblocking, persistent };
 
 inline const char* to_string(Mode m) {
@@ -77,7 +79,9 @@ class BucketReducer final : public Reducer {
   BucketReducer(cclx::Communicator<>& comm, std::span<float> grads, std::vector<Bucket> buckets,
                 Mode mode, const A& algorithm)
       : comm_(comm), grads_(grads), buckets_(std::move(buckets)), mode_(mode) {
-    if constexpr (cclx::algo::AdaptiveAlgorithm<A>)
+    if constexpr (kRelay)
+      mode_ = Mode::persistent;
+    else if constexpr (cclx::algo::AdaptiveAlgorithm<A>)
       mode_ = Mode::blocking;  // they choose per call from the previous calls; blocking only
     // One policy object per bucket: an adaptive policy learns per call site (a straggler makes
     // only the first bucket's allreduce late; the later ones would tell a shared detector that
@@ -96,10 +100,14 @@ class BucketReducer final : public Reducer {
       if (mode_ == Mode::blocking) return;
       for (std::size_t i = 0; i < buckets_.size(); ++i) {
         if (buckets_[i].lowest_layer == l) {
-          if (mode_ == Mode::persistent)
+          if constexpr (kRelay) {
             persistent_[i].start();
-          else
-            requests_[i] = comm_.iallreduce(span(i), cclx::sum, policies_[i]);
+          } else {
+            if (mode_ == Mode::persistent)
+              persistent_[i].start();
+            else
+              requests_[i] = comm_.iallreduce(span(i), cclx::sum, policies_[i]);
+          }
         }
       }
       for (auto& p : persistent_) (void)p.test();
@@ -117,8 +125,9 @@ class BucketReducer final : public Reducer {
         return;
       }
     }
-    for (std::size_t i = 0; i < buckets_.size(); ++i)
-      comm_.allreduce(span(i), cclx::sum, policies_[i]);
+    if constexpr (!kRelay)
+      for (std::size_t i = 0; i < buckets_.size(); ++i)
+        comm_.allreduce(span(i), cclx::sum, policies_[i]);
   }
 
   [[nodiscard]] Mode mode() const override { return mode_; }
@@ -137,6 +146,8 @@ class BucketReducer final : public Reducer {
   }
 
  private:
+  static constexpr bool kRelay = cclx::algo::RelayAlgorithm<A>;  // persistent only
+
   std::span<float> span(std::size_t i) {
     return grads_.subspan(buckets_[i].begin, buckets_[i].end - buckets_[i].begin);
   }

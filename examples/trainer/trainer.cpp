@@ -47,9 +47,10 @@ struct Options {
 
 constexpr const char* usage = R"usage(usage: cclx-trainer [options]   (under mpiexec)
   --algo NAME          allreduce algorithm: auto, native, ring, rhd, pipelined_tree,
-                       straggler_aware, or any registry candidate, e.g. "ring(segment_bytes=64K)" [native]
-  --mode M             nonblocking | persistent | blocking [persistent]; adaptive algorithms
-                       (straggler_aware) run blocking
+                       straggler_aware, adaptive (AdapCC relays), or any registry candidate,
+                       e.g. "ring(segment_bytes=64K)" [native]
+  --mode M             nonblocking | persistent | blocking [persistent]; straggler_aware runs
+                       blocking, adaptive persistent
   --buckets SIZE       gradient bucket size in bytes (K, M suffixes) [64K]
   --iters N            iterations [100]
   --batch B            samples per rank and iteration [64]
@@ -230,11 +231,13 @@ int train(const Options& o, cclx::Communicator<>& comm) {
     std::printf("cclx-trainer: %d ranks, algo %s, mode %s", n, o.algo.c_str(),
                 to_string(reducer->mode()));
     if (reducer->mode() != o.mode)
-      std::printf(
-          " (asked for %s: adaptive algorithms choose per call from the previous calls, "
-          "so they serve blocking calls only: one blocking allreduce per bucket after the "
-          "backward pass)",
-          to_string(o.mode));
+      std::printf(reducer->mode() == trainer::Mode::persistent
+                      ? " (asked for %s: relay collectives are persistent only; a bucket's "
+                        "start() tells the others this rank is ready)"
+                      : " (asked for %s: adaptive algorithms choose per call from the previous "
+                        "calls, so they serve blocking calls only: one blocking allreduce per "
+                        "bucket after the backward pass)",
+                  to_string(o.mode));
     std::printf("\n  model");
     for (int w : widths) std::printf(" %d", w);
     std::printf(" (%zu parameters), %zu buckets of >= %zu bytes:", model.params().size(),
@@ -325,7 +328,16 @@ int train(const Options& o, cclx::Communicator<>& comm) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // algo::Adaptive relays on a progress thread: it needs MPI_THREAD_MULTIPLE (and says so when
+  // MPI provides less); the others run at MPI_Init's level, so their timings are not taxed.
+  bool relay = false;
+  for (int i = 1; i + 1 < argc; ++i)
+    relay |= std::string_view(argv[i]) == "--algo" && std::string_view(argv[i + 1]) == "adaptive";
+  int provided = 0;
+  if (relay)
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  else
+    MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int rc = 0;

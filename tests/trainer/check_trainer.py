@@ -5,7 +5,7 @@ trainer checks it and prints the hash), the loss must decrease, ring must give b
 losses and parameters in both modes (same algorithm, same reduction order), and native and ring
 must agree to reduction-order tolerance. Also: a rank made to diverge is caught by the hash
 check; straggler_aware asked for persistent runs blocking
-and says so; a bad option fails with exit code 2.
+and says so; adaptive (relay collectives) with a late rank agrees with native and runs persistent; a bad option fails with exit code 2.
 
 usage: check_trainer.py MPIEXEC N TRAINER [MPIEXEC_FLAGS...]"""
 import csv
@@ -30,9 +30,9 @@ def run(*args, expect_rc=0):
     return p
 
 
-def train(algo, mode, tmp):
+def train(algo, mode, tmp, *extra):
     path = os.path.join(tmp, f"{algo}-{mode}.csv")
-    p = run("--algo", algo, "--mode", mode, "--csv", path, "--check-every", "5")
+    p = run("--algo", algo, "--mode", mode, "--csv", path, "--check-every", "5", *extra)
     m = re.search(r"parameters identical on all (\d+) ranks: hash ([0-9a-f]{16})", p.stdout)
     if not m or m.group(1) != N:
         sys.exit(f"FAIL: {algo} {mode}: no parameter-hash line for {N} ranks\n{p.stdout}")
@@ -62,6 +62,19 @@ with tempfile.TemporaryDirectory() as tmp:
         if abs(x - y) > TOLERANCE * abs(x):
             failures.append(f"native and auto losses differ at iteration {i + 1}: {x} vs {y}")
             break
+
+    # algo::Adaptive (relay collectives, persistent only) with a late rank: the result is still
+    # the full sum (same losses as native within the tolerance, parameters identical).
+    p = run("--algo", "adaptive", "--mode", "nonblocking", "--iters", "3")
+    if "mode persistent (asked for nonblocking: relay collectives" not in p.stdout:
+        failures.append("adaptive --mode nonblocking did not say it runs persistent:\n" + p.stdout)
+    if int(N) > 1:
+        adaptive_losses, _ = train("adaptive", "persistent", tmp, "--straggler-rank",
+                                   str(int(N) - 1), "--straggler-ms", "3")
+        for i, (x, y) in enumerate(zip(runs["native", "persistent"][0], adaptive_losses)):
+            if abs(x - y) > TOLERANCE * abs(x):
+                failures.append(f"native and adaptive losses differ at iteration {i + 1}: {x} vs {y}")
+                break
 
     p = run("--algo", "straggler_aware", "--mode", "persistent", "--iters", "3")
     if "mode blocking (asked for persistent" not in p.stdout:
