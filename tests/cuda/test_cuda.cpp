@@ -13,7 +13,6 @@
 #include "../../lib/cuda/reduce_kernels.hpp"
 #include "../mpi/support.hpp"
 #include "cclx/cuda.hpp"
-#include "cclx/device/cuda_aware.hpp"
 
 namespace {
 
@@ -167,16 +166,6 @@ TEST_CASE("cuda: without a GPU the backend refuses on every rank, naming the ran
         std::string(e.what()).find("no usable CUDA device on rank(s) 0") != std::string::npos,
         e.what());
   }
-}
-
-TEST_CASE("cuda: Debian's MPIs are not CUDA-aware, so device data is staged") {
-  const char* mpi = std::getenv("CCLX_TEST_MPI");
-  if (!mpi) {
-    MESSAGE("CCLX_TEST_MPI unset (not run by ctest): which MPI this is is unknown, not checked");
-    return;
-  }
-  CHECK_FALSE(cclx::device::decide_cuda_aware(cclx::device::mpi_reports_cuda_support(), nullptr,
-                                              world_rank()));
 }
 
 TEST_CASE("cuda grid: allreduce on device buffers" * doctest::skip(!have_gpu())) {
