@@ -11,5 +11,11 @@ tidy=${2:-clang-tidy}
 shift $(( $# >= 2 ? 2 : 1 ))
 [[ -f "$build/compile_commands.json" ]] || { echo "no $build/compile_commands.json" >&2; exit 1; }
 if (($#)); then files=("$@"); else mapfile -t files < <(find lib shim -name '*.cpp' | sort); fi
+# Files the build does not compile (lib/cuda/ without CCLX_WITH_CUDA) have no flags to check with.
+kept=()
+for f in "${files[@]}"; do
+  if grep -q "\"file\": \".*/${f}\"" "$build/compile_commands.json"; then kept+=("$f"); else echo "skipped (not built): $f"; fi
+done
+files=("${kept[@]}")
 echo "$("$tidy" --version | grep -i version) on ${#files[@]} files"
 printf '%s\0' "${files[@]}" | xargs -0 -n 1 -P 2 "$tidy" -p "$build" --quiet

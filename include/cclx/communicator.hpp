@@ -67,6 +67,13 @@ struct ExecutionPending final : PendingOp {
 // The op argument of data-movement collectives.
 struct NoOp {};
 
+// A backend whose buffers live in device memory (CudaBackend, cclx/cuda.hpp); it has hooks
+// begin_call(call) and end_call() around each call.
+template <class B>
+concept DeviceBackend = requires {
+  requires B::device_memory;
+};
+
 template <class T, class Op>
 ReduceKernel kernel_for(const Op& op) {
   static_assert(op_supported<T, Op::id>,
@@ -879,6 +886,7 @@ class Communicator {
   template <algo::Algorithm A>
   void prepare(const CollectiveCall& c, [[maybe_unused]] const A& algorithm,
                bool persistent = false) {
+    if constexpr (detail::DeviceBackend<Backend>) b_.begin_call(c);
     if (!b_.validation()) {
       if (!detail::plainly_valid(c))
         if (const std::string err = detail::check_call(c, rank(), size()); !err.empty())
@@ -986,6 +994,9 @@ class Communicator {
   Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
     check_policy<D, A>();
     check_one_shot<D, A>();
+    static_assert(!detail::DeviceBackend<Backend>,
+                  "cclx: nonblocking collectives on device buffers are not supported "
+                  "(CudaBackend serves blocking calls; docs/cuda.md)");
     static_assert(!algo::AdaptiveAlgorithm<A>,
                   "cclx: adaptive policies (StragglerAware) serve blocking calls only: they "
                   "choose from the arrival times of the previous blocking calls and learn from "
@@ -999,6 +1010,9 @@ class Communicator {
   PersistentRequest init(const CollectiveCall& c, const A& algorithm,
                          std::shared_ptr<void> keepalive) {
     check_policy<D, A>();
+    static_assert(!detail::DeviceBackend<Backend>,
+                  "cclx: persistent collectives on device buffers are not supported "
+                  "(CudaBackend serves blocking calls; docs/cuda.md)");
     static_assert(!algo::AdaptiveAlgorithm<A>,
                   "cclx: adaptive policies (StragglerAware) cannot be persistent: they choose an "
                   "algorithm per call from the arrival times of earlier calls, while a persistent "
@@ -1062,6 +1076,7 @@ class Communicator {
       if (!ex) ex = std::make_unique<engine::Execution>(e.plan, b_.transport(), b_.scratch());
       ex->start(buffers, c.kernel, b_.next_channel(), run_options());
       ex->wait();
+      if constexpr (detail::DeviceBackend<Backend>) b_.end_call();
       if (e.plan->scratch_bytes > detail::PlanCache::keep_scratch_bytes) ex->release_scratch();
       e.idle = std::move(ex);
     }
@@ -1120,6 +1135,9 @@ class Communicator {
   template <class D, algo::AutoAlgorithm A>
   PersistentRequest init(const CollectiveCall& c, const A& algorithm,
                          std::shared_ptr<void> keepalive) {
+    static_assert(!detail::DeviceBackend<Backend>,
+                  "cclx: persistent collectives on device buffers are not supported "
+                  "(CudaBackend serves blocking calls; docs/cuda.md)");
     return init_auto<D>(c, algorithm, std::move(keepalive));
   }
   std::optional<tune::Workload> auto_workload(const CollectiveCall& c);

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "cclx/types.hpp"
+
 namespace cclx {
 
 enum class OpId : std::uint8_t { sum, prod, min, max, band, bor, bxor, user };
@@ -65,6 +67,7 @@ struct ReduceKernel {
   std::size_t elem_size = 0;
   OpId op = OpId::sum;
   bool commutative = true;
+  DataType type = DataType::u8;  // the element type (a device backend picks its kernel by it)
 
   void operator()(void* dst, const void* a, const void* b, std::size_t n) const {
     fn(dst, a, b, n, ctx);
@@ -115,13 +118,14 @@ void user_reduce(void* dst, const void* a, const void* b, std::size_t n, const v
 
 template <Element T, OpId Id>
 requires(op_supported<T, Id>&& Id != OpId::user) ReduceKernel make_kernel(ops::Builtin<Id>) {
-  return {&detail::builtin_reduce<T, Id>, nullptr, sizeof(T), Id, true};
+  return {&detail::builtin_reduce<T, Id>, nullptr, sizeof(T), Id, true, data_type_of<T>()};
 }
 
 // The UserOp must outlive the call that uses the kernel.
 template <Element T, class F>
 ReduceKernel make_kernel(const UserOp<F>& op) {
-  return {&detail::user_reduce<T, F>, &op.f, sizeof(T), OpId::user, op.commutative};
+  return {&detail::user_reduce<T, F>, &op.f, sizeof(T), OpId::user, op.commutative,
+          data_type_of<T>()};
 }
 
 template <class Op>

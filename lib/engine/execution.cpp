@@ -26,6 +26,7 @@ Execution::Execution(std::shared_ptr<const Plan> plan, Transport& transport, Scr
     : plan_(std::move(plan)),
       transport_(&transport),
       scratch_pool_(&scratch),
+      local_ops_(transport.local_ops()),
       rank_(transport.rank()) {
   pending_.reserve(plan_->max_posted);
   completed_.reserve(plan_->max_posted);
@@ -80,6 +81,16 @@ inline void Execution::track(std::size_t id, const Pending& p) {
 
 void Execution::run_local(const Plan::Op& op, std::size_t byte_begin, std::size_t byte_end) {
   if (byte_end <= byte_begin) return;
+  if (local_ops_) {  // device memory: the transport's copies and kernels
+    if (op.kind == OpKind::copy)
+      local_ops_->copy(address(op.dst) + byte_begin, address(op.src) + byte_begin,
+                       byte_end - byte_begin);
+    else
+      local_ops_->reduce(kernel_, address(op.dst) + byte_begin, address(op.src) + byte_begin,
+                         address(op.src2) + byte_begin,
+                         (byte_end - byte_begin) / kernel_.elem_size);
+    return;
+  }
   if (op.kind == OpKind::copy) {
     std::memmove(address(op.dst) + byte_begin, address(op.src) + byte_begin, byte_end - byte_begin);
   } else {

@@ -4,6 +4,17 @@
 
 namespace cclx::engine {
 
+ScratchPool::~ScratchPool() {
+  for (const Entry& e : free_) free(e.mem);
+}
+
+void ScratchPool::free(std::byte* mem) const {
+  if (alloc_.deallocate)
+    alloc_.deallocate(alloc_.ctx, mem);
+  else
+    delete[] mem;
+}
+
 ScratchPool::Lease ScratchPool::acquire(std::size_t bytes) {
   if (bytes == 0) bytes = 1;
   {
@@ -14,25 +25,27 @@ ScratchPool::Lease ScratchPool::acquire(std::size_t bytes) {
       if (free_[i].size >= bytes && (best == free_.size() || free_[i].size < free_[best].size))
         best = i;
     if (best != free_.size()) {
-      Entry e = std::move(free_[best]);
+      const Entry e = free_[best];
       free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(best));
-      return Lease(this, std::move(e.mem), e.size);
+      return Lease(this, e.mem, e.size);
     }
   }
+  if (alloc_.allocate) return Lease(this, alloc_.allocate(alloc_.ctx, bytes), bytes);
   // new[] of std::byte is aligned to __STDCPP_DEFAULT_NEW_ALIGNMENT__ (16); glibc's large
   // allocations are page aligned, which is what matters for bandwidth.
-  return Lease(this, std::unique_ptr<std::byte[]>(new std::byte[bytes]), bytes);
+  return Lease(this, new std::byte[bytes], bytes);
 }
 
-void ScratchPool::give_back(std::unique_ptr<std::byte[]> mem, std::size_t size) {
+void ScratchPool::give_back(std::byte* mem, std::size_t size) {
   std::lock_guard lock(mu_);
   // Keep a few buffers; drop the smallest when over the limit.
-  free_.push_back({std::move(mem), size});
+  free_.push_back({mem, size});
   constexpr std::size_t kKeep = 4;
   if (free_.size() > kKeep) {
     std::size_t smallest = 0;
     for (std::size_t i = 1; i < free_.size(); ++i)
       if (free_[i].size < free_[smallest].size) smallest = i;
+    free(free_[smallest].mem);
     free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(smallest));
   }
 }

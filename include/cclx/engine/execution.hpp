@@ -70,6 +70,7 @@ class Execution {
   std::shared_ptr<const Plan> plan_;
   Transport* transport_;
   ScratchPool* scratch_pool_;
+  LocalOps* local_ops_;  // null: host memory (transport.hpp)
   ScratchPool::Lease scratch_lease_;
   std::byte* base_[3] = {};  // indexed by sched::Buf: in, out, scratch
   ReduceKernel kernel_{};

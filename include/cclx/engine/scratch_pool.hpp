@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstddef>
-#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -10,40 +9,61 @@ namespace cclx::engine {
 
 class ScratchPool {
  public:
+  // Where the memory comes from: host memory by default, device memory for a device backend.
+  struct Allocator {
+    std::byte* (*allocate)(void* ctx, std::size_t bytes) = nullptr;  // throws cclx::Error
+    void (*deallocate)(void* ctx, std::byte* p) noexcept = nullptr;
+    void* ctx = nullptr;
+  };
+
   class Lease {
    public:
     Lease() = default;
-    Lease(ScratchPool* pool, std::unique_ptr<std::byte[]> mem, std::size_t size)
-        : pool_(pool), mem_(std::move(mem)), size_(size) {}
-    Lease(Lease&&) noexcept = default;
+    Lease(ScratchPool* pool, std::byte* mem, std::size_t size)
+        : pool_(pool), mem_(mem), size_(size) {}
+    Lease(Lease&& o) noexcept : pool_(o.pool_), mem_(o.mem_), size_(o.size_) { o.mem_ = nullptr; }
     Lease& operator=(Lease&& o) noexcept {
-      release();
-      pool_ = o.pool_;
-      mem_ = std::move(o.mem_);
-      size_ = o.size_;
+      if (this != &o) {
+        release();
+        pool_ = o.pool_;
+        mem_ = o.mem_;
+        size_ = o.size_;
+        o.mem_ = nullptr;
+      }
       return *this;
     }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
     ~Lease() { release(); }
-    [[nodiscard]] std::byte* data() const { return mem_.get(); }
+    [[nodiscard]] std::byte* data() const { return mem_; }
 
    private:
     void release() {
-      if (pool_ && mem_) pool_->give_back(std::move(mem_), size_);
+      if (pool_ && mem_) pool_->give_back(mem_, size_);
+      mem_ = nullptr;
     }
     ScratchPool* pool_ = nullptr;
-    std::unique_ptr<std::byte[]> mem_;
+    std::byte* mem_ = nullptr;
     std::size_t size_ = 0;
   };
+
+  ScratchPool() = default;
+  explicit ScratchPool(Allocator a) : alloc_(a) {}
+  ScratchPool(const ScratchPool&) = delete;
+  ScratchPool& operator=(const ScratchPool&) = delete;
+  ~ScratchPool();
 
   // At least `bytes` bytes, 64-byte aligned.
   Lease acquire(std::size_t bytes);
 
  private:
-  void give_back(std::unique_ptr<std::byte[]> mem, std::size_t size);
+  void give_back(std::byte* mem, std::size_t size);
+  void free(std::byte* mem) const;
   struct Entry {
-    std::unique_ptr<std::byte[]> mem;
+    std::byte* mem;
     std::size_t size;
   };
+  Allocator alloc_{};
   std::mutex mu_;
   std::vector<Entry> free_;
 };

@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "cclx/engine/local_ops.hpp"
+
 namespace cclx::engine {
 
 // The transfers of one execution. Ids are dense, in posting order, and reset by clear().
@@ -38,6 +40,9 @@ class Transport {
   // run concurrently must use different numbers; the Communicator hands them out in call order,
   // which is the same on every rank.
   virtual std::unique_ptr<Channel> open_channel(unsigned number) = 0;
+  // Where the buffers live when not in host memory: the copies and reductions of the schedule's
+  // local ops on them (a device transport's). Null: host memory, the engine's own loops.
+  virtual LocalOps* local_ops() { return nullptr; }
 };
 
 }  // namespace cclx::engine

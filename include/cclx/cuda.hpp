@@ -1,0 +1,102 @@
+// cclx::CudaBackend: `cclx::Communicator<cclx::CudaBackend>` runs the same collectives, with the
+// same algorithm policies, on CUDA device buffers (docs/cuda.md). Link cclx::cuda (built with
+// CCLX_WITH_CUDA). This header needs no CUDA headers.
+//
+//   cudaSetDevice(local_rank);                        // the backend uses the current device
+//   cclx::Communicator<cclx::CudaBackend> comm(MPI_COMM_WORLD);
+//   comm.backend().set_stream(stream);                // calls start after the work on `stream`
+//   comm.allreduce(std::span(dev_ptr, n), cclx::sum, cclx::algo::Ring{});
+//
+// Transport: device pointers straight into MPI where the MPI takes them (CUDA-aware), otherwise
+// pipelined staging through pinned host memory (device/staging_transport.hpp); reductions run as
+// CUDA kernels on the backend's stream. Blocking calls only: nonblocking and persistent
+// collectives and point-to-point (isend, irecv) do not compile with this backend.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+
+#include "cclx/backend/mpi.hpp"
+#include "cclx/collective_call.hpp"
+#include "cclx/device/staging_transport.hpp"
+#include "cclx/engine/scratch_pool.hpp"
+#include "cclx/engine/transport.hpp"
+#include "cclx/request.hpp"
+#include "cclx/types.hpp"
+
+struct CUstream_st;
+typedef struct CUstream_st* cudaStream_t;  // NOLINT(modernize-use-using): as CUDA declares it
+
+namespace cclx {
+
+namespace detail {
+template <class...>
+inline constexpr bool device_unsupported = false;
+}  // namespace detail
+
+class CudaBackend : public MpiBackend {
+ public:
+  // Communicator<Backend> refuses nonblocking and persistent collectives for such backends.
+  static constexpr bool device_memory = true;
+
+  // Collective, like MpiBackend's; uses the calling thread's current CUDA device. Throws
+  // cclx::Error on every rank, naming the ranks without a usable device, if any rank has none.
+  explicit CudaBackend(MPI_Comm comm = MPI_COMM_WORLD, Ownership own = Ownership::duplicate);
+  ~CudaBackend();
+  CudaBackend(CudaBackend&&) noexcept;
+  CudaBackend& operator=(CudaBackend&&) noexcept;
+
+  // The stream calls are ordered with: each call starts after the work queued on it before the
+  // call, and work queued on it after the call sees the results. Default: the legacy default
+  // stream (0).
+  void set_stream(cudaStream_t s);
+  [[nodiscard]] cudaStream_t stream() const;
+  // true (default): a call returns once its results are in the buffers, as host calls do. false:
+  // it returns once its messages have moved; the device work left (the last reductions and
+  // copies) stays queued, and the stream waits for it (NCCL-like).
+  void set_blocking(bool blocking);
+  [[nodiscard]] bool blocking() const;
+  // Whether device pointers go straight into MPI (the MPI reports CUDA support, or
+  // CCLX_CUDA_AWARE=1); otherwise everything is staged through pinned host memory.
+  [[nodiscard]] bool cuda_aware() const;
+  [[nodiscard]] const device::StagingOptions& staging_options() const;
+
+  // Point-to-point on device buffers (blocking; staged unless CUDA-aware).
+  void send(const void* data, std::size_t count, DataType t, int dest, int tag) const;
+  void recv(void* data, std::size_t count, DataType t, int source, int tag) const;
+  template <class... A>
+  Request isend(A&&...) const {
+    static_assert(detail::device_unsupported<A...>,
+                  "cclx: nonblocking point-to-point on device buffers is not supported "
+                  "(CudaBackend): use send/recv (docs/cuda.md)");
+    return {};
+  }
+  template <class... A>
+  Request irecv(A&&...) const {
+    static_assert(detail::device_unsupported<A...>,
+                  "cclx: nonblocking point-to-point on device buffers is not supported "
+                  "(CudaBackend): use send/recv (docs/cuda.md)");
+    return {};
+  }
+
+  // The MPI library's collective on device buffers: direct when CUDA-aware, else staged whole.
+  // Buffers in host memory go straight to MPI (the Communicator's own small exchanges).
+  void native(const CollectiveCall& call) const;
+  engine::Transport& transport();
+  engine::ScratchPool& scratch();  // device memory
+
+  // Communicator hooks: before each call (checks what the device cannot do, orders the backend's
+  // stream after the caller's) and after a scheduled call's transfers (orders the caller's stream
+  // after the backend's; blocking: waits for it).
+  void begin_call(const CollectiveCall& call);
+  void end_call() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> d_;
+};
+
+}  // namespace cclx
