@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Summarizes the 2-rank every-collective sweep of algo::Auto with a measured tuning table
+(docs/tuning.md, "Auto with a measured table"): per collective, auto's time against native's and
+against the fastest fixed candidate of the same run, their geometric means over sizes, the sizes
+below 0.97x, and a PNG of the ratios.
+
+usage: auto_sweep.py SWEEP_DIR [PNG]   (SWEEP_DIR holds cclx-bench --json files, one per collective)
+"""
+import glob
+import json
+import math
+import os
+import sys
+
+EXCLUDED = {"auto", "straggler_aware", "bruck_proto", "stragglar"}  # not fixed Auto candidates
+
+
+def main():
+    d = sys.argv[1]
+    png = sys.argv[2] if len(sys.argv) > 2 else None
+    series = {}
+    print("| collective | sizes | auto vs native: geomean | min (at) | sizes < 0.97 | "
+          "auto vs best fixed: geomean | min (at) | sizes < 0.97 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for path in sorted(glob.glob(os.path.join(d, "*.json"))):
+        j = json.load(open(path))
+        by_size = {}
+        for r in j["results"]:
+            by_size.setdefault(r["size"], {})[r["algorithm"]] = r["max_latency_us"]
+        vs_native, vs_best, sizes = [], [], []
+        for size, t in sorted(by_size.items()):
+            if "auto" not in t:
+                continue
+            fixed = [v for k, v in t.items() if k not in EXCLUDED]
+            sizes.append(size)
+            vs_native.append(t["native"] / t["auto"])
+            vs_best.append(min(fixed) / t["auto"])
+        if not sizes:
+            continue
+        series[j["collective"]] = (sizes, vs_native)
+
+        def summary(r):
+            g = math.exp(sum(math.log(x) for x in r) / len(r))
+            i = min(range(len(r)), key=r.__getitem__)
+            low = [s for s, x in zip(sizes, r) if x < 0.97]
+            return f"{g:.3f} | {r[i]:.3f} ({sizes[i]}) | {len(low)}"
+
+        print(f"| {j['collective']} | {len(sizes)} | {summary(vs_native)} | {summary(vs_best)} |")
+    if png:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(9, 5))
+        for name, (sizes, r) in series.items():
+            ax.plot(sizes, r, marker=".", label=name)
+        ax.axhline(0.97, color="gray", linestyle="--", linewidth=1)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        ax.set_xlabel("bytes (whole partition)")
+        ax.set_ylabel("native time / auto time (>1: auto faster)")
+        ax.set_title("algo::Auto with a measured tuning table vs native, 2 ranks (MPICH, shared memory)")
+        ax.legend(fontsize=7, ncol=3)
+        fig.tight_layout()
+        fig.savefig(png, dpi=110)
+
+
+if __name__ == "__main__":
+    main()
