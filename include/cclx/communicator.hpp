@@ -1118,7 +1118,10 @@ class Communicator {
     throw Error(rank(), "algo::Adaptive is persistent only (use the *_init call)");
   }
   template <algo::RelayAlgorithm A>
-  Request start(const CollectiveCall&, const A&, std::shared_ptr<void>) {
+  // The same parameter list as the other start() overloads (by value), so overload resolution
+  // picks by the policy's constraint alone.
+  Request start(const CollectiveCall&, const A&,
+                std::shared_ptr<void>) {  // NOLINT(performance-unnecessary-value-param)
     throw Error(rank(), "algo::Adaptive is persistent only (use the *_init call)");
   }
 
