@@ -44,6 +44,19 @@ using cclx::shim::complete_testing;
 using cclx::shim::Inside;
 using cclx::shim::must_progress;
 
+// The four blocking send modes: unchanged unless a served request is running, else the
+// nonblocking form of the same mode, completed while testing the served requests.
+template <class Blocking, class Nonblocking>
+int send_progressing(Blocking blocking, Nonblocking nonblocking, const void* buf, int count,
+                     MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  if (!must_progress()) return blocking(buf, count, type, dest, tag, comm);
+  const Inside in;
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (const int rc = nonblocking(buf, count, type, dest, tag, comm, &r); rc != MPI_SUCCESS)
+    return rc;
+  return complete_testing(&r, MPI_STATUS_IGNORE);
+}
+
 extern "C" {
 
 int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -57,39 +70,19 @@ int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 }
 
 int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  if (!must_progress()) return PMPI_Send(buf, count, type, dest, tag, comm);
-  const Inside in;
-  MPI_Request r = MPI_REQUEST_NULL;
-  if (const int rc = PMPI_Isend(buf, count, type, dest, tag, comm, &r); rc != MPI_SUCCESS)
-    return rc;
-  return complete_testing(&r, MPI_STATUS_IGNORE);
+  return send_progressing(PMPI_Send, PMPI_Isend, buf, count, type, dest, tag, comm);
 }
 
 int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  if (!must_progress()) return PMPI_Ssend(buf, count, type, dest, tag, comm);
-  const Inside in;
-  MPI_Request r = MPI_REQUEST_NULL;
-  if (const int rc = PMPI_Issend(buf, count, type, dest, tag, comm, &r); rc != MPI_SUCCESS)
-    return rc;
-  return complete_testing(&r, MPI_STATUS_IGNORE);
+  return send_progressing(PMPI_Ssend, PMPI_Issend, buf, count, type, dest, tag, comm);
 }
 
 int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  if (!must_progress()) return PMPI_Bsend(buf, count, type, dest, tag, comm);
-  const Inside in;
-  MPI_Request r = MPI_REQUEST_NULL;
-  if (const int rc = PMPI_Ibsend(buf, count, type, dest, tag, comm, &r); rc != MPI_SUCCESS)
-    return rc;
-  return complete_testing(&r, MPI_STATUS_IGNORE);
+  return send_progressing(PMPI_Bsend, PMPI_Ibsend, buf, count, type, dest, tag, comm);
 }
 
 int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  if (!must_progress()) return PMPI_Rsend(buf, count, type, dest, tag, comm);
-  const Inside in;
-  MPI_Request r = MPI_REQUEST_NULL;
-  if (const int rc = PMPI_Irsend(buf, count, type, dest, tag, comm, &r); rc != MPI_SUCCESS)
-    return rc;
-  return complete_testing(&r, MPI_STATUS_IGNORE);
+  return send_progressing(PMPI_Rsend, PMPI_Irsend, buf, count, type, dest, tag, comm);
 }
 
 int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
