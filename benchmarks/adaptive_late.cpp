@@ -1,20 +1,43 @@
-// cclx-adaptive-late: a persistent allreduce with one late rank, algo::Adaptive against policies
-// that wait for every rank (native, ring, rhd). Each iteration: a barrier, then the late rank
-// sleeps D before start() while the others start at once; reported per policy is the mean over
-// iterations of the early ranks' time from start() to the return of wait() (their mean), and the
-// late rank's own start-to-return time. docs/algorithms/adaptive.md ("Costs") has results.
+// cclx-adaptive-late: allreduce with late ranks, algo::Adaptive against policies that wait for
+// every rank (native, ring, rhd, stragglar, straggler_aware). docs/algorithms/adaptive.md has the
+// results ("Costs", "Testbed campaign").
+//
+// Each iteration every rank first "computes": it sleeps its delay for that iteration, which is
+// --late-ms for the late rank (a persistently slow rank) plus, with --jitter-ms M, an exponential
+// random time of mean M on every rank. The delays depend only on (--seed, repetition, iteration,
+// rank), so every policy meets the same ones. Two ways to time:
+//   default   a barrier before every iteration; reported: the mean over iterations of the early
+//             ranks' time from start() to the return of wait(), and the late rank's own.
+//   --loop    a training loop: no barrier between iterations; reported: the mean iteration time
+//             (the latest rank's time from a barrier before the loop to its end, over --iters).
+// --repeat R interleaves the policies R times. --json prints one document with every repetition
+// and the delays drawn (for simulator predictions: docs/scripts/adaptive_campaign.py). The result
+// of each repetition's last call is checked (exact: small integers in float).
 //
 //   mpiexec -n 3 cclx-adaptive-late [--bytes B] [--late-ms D] [--late-rank R] [--iters K]
+//       [--jitter-ms M] [--seed S] [--loop] [--repeat R] [--algos a,b,...] [--topology FILE]
+//       [--json]
+// adaptive runs on --topology's machine; adaptive=FILE (repeatable) on the topology in FILE.
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cclx/algo/adaptive.hpp"
+#include "cclx/algo/straggler_aware.hpp"
 #include "cclx/cclx.hpp"
+#include "cclx/topology/topology_json.hpp"
 
 namespace {
 
@@ -23,13 +46,34 @@ struct Args {
   double late_ms = 20;
   int late_rank = -1;  // -1: the last rank
   int iters = 20;
+  double jitter_ms = 0;
+  unsigned seed = 1;
+  bool loop = false;
+  int repeat = 1;
+  bool json = false;
+  std::string algos = "native,ring,rhd,adaptive";
+  std::string topology;  // Adaptive's topology (topology JSON, e.g. cclx-topo's); empty: default
 };
+
+[[noreturn]] void usage_error(const std::string& what) {
+  std::fprintf(stderr, "cclx-adaptive-late: %s\n", what.c_str());
+  std::exit(2);
+}
 
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
-    const char* v = argv[i + 1];
+    if (k == "--loop") {
+      a.loop = true;
+      continue;
+    }
+    if (k == "--json") {
+      a.json = true;
+      continue;
+    }
+    if (i + 1 >= argc) usage_error("option " + k + " needs a value");
+    const char* v = argv[++i];
     if (k == "--bytes")
       a.bytes = std::strtoull(v, nullptr, 10);
     else if (k == "--late-ms")
@@ -38,36 +82,98 @@ Args parse(int argc, char** argv) {
       a.late_rank = std::atoi(v);
     else if (k == "--iters")
       a.iters = std::atoi(v);
-    else {
-      std::fprintf(stderr, "unknown option %s\n", k.c_str());
-      std::exit(2);
-    }
+    else if (k == "--jitter-ms")
+      a.jitter_ms = std::strtod(v, nullptr);
+    else if (k == "--seed")
+      a.seed = static_cast<unsigned>(std::strtoul(v, nullptr, 10));
+    else if (k == "--repeat")
+      a.repeat = std::atoi(v);
+    else if (k == "--algos")
+      a.algos = v;
+    else if (k == "--topology")
+      a.topology = v;
+    else
+      usage_error("unknown option " + k);
   }
+  if (a.iters < 1 || a.repeat < 1 || a.late_ms < 0 || a.jitter_ms < 0)
+    usage_error("--iters and --repeat must be >= 1, --late-ms and --jitter-ms >= 0");
   return a;
 }
 
-// Mean over iterations of (early ranks' mean, late rank's) start-to-return seconds.
-std::pair<double, double> measure(cclx::Communicator<>& comm, cclx::PersistentRequest& p,
-                                  const Args& a, int late) {
-  double early_sum = 0, late_sum = 0;
-  for (int it = -1; it < a.iters; ++it) {  // iteration -1 warms up
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string t; std::getline(in, t, ',');)
+    if (!t.empty()) out.push_back(t);
+  return out;
+}
+
+// Rank r's compute delay (seconds) in iteration `it` of repetition `rep`; iteration -1 warms up
+// without delays.
+double delay_s(const Args& a, int rep, int it, int rank, int late) {
+  if (it < 0) return 0;
+  double d = rank == late ? a.late_ms / 1e3 : 0;
+  if (a.jitter_ms > 0) {
+    std::seed_seq seq{a.seed, static_cast<unsigned>(rep), static_cast<unsigned>(it),
+                      static_cast<unsigned>(rank)};
+    std::mt19937_64 g(seq);
+    d += std::exponential_distribution<double>(1e3 / a.jitter_ms)(g);
+  }
+  return d;
+}
+
+void sleep_s(double s) {
+  if (s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(s));
+}
+
+double max_over_ranks(double v) {
+  double m = 0;
+  MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return m;
+}
+double sum_over_ranks(double v) {
+  double s = 0;
+  MPI_Allreduce(&v, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return s;
+}
+
+struct Sample {
+  double primary = 0;    // --loop: mean iteration time; else the early ranks' mean
+  double late_rank = 0;  // without --loop: the late rank's mean start-to-return time
+};
+
+// One repetition of one policy; `call` runs one allreduce of `in` into `out`.
+Sample measure(int rank, int n, const Args& a, int rep, int late,
+               const std::function<void()>& call) {
+  Sample s;
+  if (a.loop) {
+    call();  // warm-up
     MPI_Barrier(MPI_COMM_WORLD);
-    if (comm.rank() == late)
-      std::this_thread::sleep_for(std::chrono::duration<double>(a.late_ms / 1e3));
     const double t0 = MPI_Wtime();
-    p.start();
-    p.wait();
+    for (int it = 0; it < a.iters; ++it) {
+      sleep_s(delay_s(a, rep, it, rank, late));
+      call();
+    }
+    s.primary = max_over_ranks(MPI_Wtime() - t0) / a.iters;
+    return s;
+  }
+  double early_sum = 0, late_sum = 0;
+  for (int it = -1; it < a.iters; ++it) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    sleep_s(delay_s(a, rep, it, rank, late));
+    const double t0 = MPI_Wtime();
+    call();
     const double mine = MPI_Wtime() - t0;
-    double early = comm.rank() == late ? 0.0 : mine, sum = 0;
-    MPI_Allreduce(&early, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    double late_t = comm.rank() == late ? mine : 0.0, lt = 0;
-    MPI_Allreduce(&late_t, &lt, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    const double early = sum_over_ranks(rank == late ? 0.0 : mine) / (n - 1);
+    const double late_t = sum_over_ranks(rank == late ? mine : 0.0);
     if (it >= 0) {
-      early_sum += sum / (comm.size() - 1);
-      late_sum += lt;
+      early_sum += early;
+      late_sum += late_t;
     }
   }
-  return {early_sum / a.iters, late_sum / a.iters};
+  s.primary = early_sum / a.iters;
+  s.late_rank = late_sum / a.iters;
+  return s;
 }
 
 }  // namespace
@@ -76,32 +182,142 @@ int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   const Args a = parse(argc, argv);
-  {
+  int status = 0;
+  try {
     cclx::Communicator comm(MPI_COMM_WORLD);
-    if (comm.size() < 2) {
-      if (comm.rank() == 0) std::fprintf(stderr, "needs at least 2 ranks\n");
+    const int n = comm.size(), rank = comm.rank();
+    if (n < 2) {
+      if (rank == 0) std::fprintf(stderr, "needs at least 2 ranks\n");
       MPI_Finalize();
       return 2;
     }
-    const int late = a.late_rank >= 0 ? a.late_rank : comm.size() - 1;
-    std::vector<float> in(a.bytes / sizeof(float), 1.0f), out(in.size());
-    auto run = [&](const char* name, cclx::PersistentRequest p) {
-      const auto [early, late_t] = measure(comm, p, a, late);
-      if (comm.rank() == 0)
-        std::printf(
-            "%-9s n=%d bytes=%zu late=rank %d by %.1f ms: early ranks %.3f ms, late rank "
-            "%.3f ms (start to wait() return, mean of %d)\n",
-            name, comm.size(), a.bytes, late, a.late_ms, early * 1e3, late_t * 1e3, a.iters);
+    const int late = a.late_rank >= 0 ? a.late_rank : n - 1;
+    if (late >= n) usage_error("--late-rank out of range");
+    // Small integers in float: every sum is exact, so the check is an equality.
+    const std::size_t count = a.bytes / sizeof(float);
+    std::vector<float> in(count), out(count);
+    for (std::size_t i = 0; i < count; ++i) in[i] = static_cast<float>(rank + 1 + (i % 5));
+    auto expected = [&](std::size_t i) {
+      return static_cast<float>(n * (n + 1) / 2 + n * static_cast<int>(i % 5));
     };
-    run("native", comm.allreduce_init(in, out, cclx::sum));
-    run("ring", comm.allreduce_init(in, out, cclx::sum, cclx::algo::Ring{}));
-    run("rhd", comm.allreduce_init(in, out, cclx::sum, cclx::algo::RecursiveHalvingDoubling{}));
-    run("adaptive", comm.allreduce_init(in, out, cclx::sum, cclx::algo::Adaptive{}));
-    const auto c = cclx::detail::relay_counters();
-    if (comm.rank() == 0)
-      std::printf("adaptive: %llu of %d calls proceeded without the late rank\n",
-                  static_cast<unsigned long long>(c.partial_decisions), a.iters + 1);
+
+    cclx::algo::Adaptive adaptive;
+    if (!a.topology.empty())
+      adaptive.topology =
+          std::make_shared<const cclx::topo::Topology>(cclx::topo::load_topology(a.topology));
+    const cclx::algo::StragglAR stragglar{.straggler = late};
+    const cclx::algo::StragglerAware<> aware;  // one detector for every call
+
+    struct Entry {
+      std::string name;
+      std::function<void()> call;
+      std::shared_ptr<cclx::PersistentRequest> request;  // kept alive for the whole run
+    };
+    std::vector<Entry> entries;
+    auto persistent = [&](const std::string& name, cclx::PersistentRequest p) {
+      auto req = std::make_shared<cclx::PersistentRequest>(std::move(p));
+      entries.push_back({name, [req] { req->start(), req->wait(); }, req});
+    };
+    for (const auto& name : split(a.algos)) {
+      if (name == "native")
+        persistent(name, comm.allreduce_init(in, out, cclx::sum));
+      else if (name == "ring")
+        persistent(name, comm.allreduce_init(in, out, cclx::sum, cclx::algo::Ring{}));
+      else if (name == "rhd")
+        persistent(name,
+                   comm.allreduce_init(in, out, cclx::sum, cclx::algo::RecursiveHalvingDoubling{}));
+      else if (name == "stragglar")
+        persistent(name, comm.allreduce_init(in, out, cclx::sum, stragglar));
+      else if (name == "adaptive")
+        persistent(name, comm.allreduce_init(in, out, cclx::sum, adaptive));
+      else if (name.starts_with("adaptive=")) {  // on another topology: adaptive=FILE
+        cclx::algo::Adaptive other;
+        const std::string file = name.substr(name.find('=') + 1);
+        other.topology =
+            std::make_shared<const cclx::topo::Topology>(cclx::topo::load_topology(file));
+        persistent("adaptive[" + file.substr(file.find_last_of('/') + 1) + "]",
+                   comm.allreduce_init(in, out, cclx::sum, other));
+      } else if (name == "straggler_aware")  // blocking only: it picks per call
+        entries.push_back({name, [&] { comm.allreduce(in, out, cclx::sum, aware); }, nullptr});
+      else
+        usage_error("unknown algorithm " + name +
+                    " (native, ring, rhd, stragglar, straggler_aware, adaptive, adaptive=FILE)");
+    }
+
+    nlohmann::json results = nlohmann::json::array();
+    std::vector<std::vector<double>> primary(entries.size());
+    for (int rep = 0; rep < a.repeat; ++rep)
+      for (std::size_t e = 0; e < entries.size(); ++e) {
+        std::fill(out.begin(), out.end(), -1.0f);
+        const auto before = cclx::detail::relay_counters().partial_decisions;
+        const Sample s = measure(rank, n, a, rep, late, entries[e].call);
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < count; ++i) bad += out[i] != expected(i) ? 1 : 0;
+        if (sum_over_ranks(static_cast<double>(bad)) > 0) {
+          if (bad > 0)
+            std::fprintf(stderr, "rank %d: %s: %zu wrong elements\n", rank, entries[e].name.c_str(),
+                         bad);
+          status = 1;
+        }
+        const auto partial = cclx::detail::relay_counters().partial_decisions - before;
+        primary[e].push_back(s.primary);
+        results.push_back({{"algo", entries[e].name},
+                           {"rep", rep},
+                           {a.loop ? "iter_s" : "early_s", s.primary},
+                           {"late_rank_s", s.late_rank},
+                           {"partial_decisions", partial}});
+      }
+
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      const std::size_t m = v.size() / 2;
+      return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+    };
+    if (rank == 0 && a.json) {
+      nlohmann::json delays = nlohmann::json::array();  // [rep][iter][rank] seconds
+      for (int rep = 0; rep < a.repeat; ++rep) {
+        nlohmann::json r = nlohmann::json::array();
+        for (int it = 0; it < a.iters; ++it) {
+          nlohmann::json row = nlohmann::json::array();
+          for (int q = 0; q < n; ++q) row.push_back(delay_s(a, rep, it, q, late));
+          r.push_back(row);
+        }
+        delays.push_back(r);
+      }
+      nlohmann::json doc{{"n", n},
+                         {"bytes", a.bytes},
+                         {"mode", a.loop ? "loop" : "barrier"},
+                         {"late_rank", late},
+                         {"late_ms", a.late_ms},
+                         {"jitter_ms", a.jitter_ms},
+                         {"seed", a.seed},
+                         {"iters", a.iters},
+                         {"repeat", a.repeat},
+                         {"topology", a.topology},
+                         {"results", results},
+                         {"delays", delays},
+                         {"median", nlohmann::json::object()}};
+      for (std::size_t e = 0; e < entries.size(); ++e)
+        doc["median"][entries[e].name] = median(primary[e]);
+      std::printf("%s\n", doc.dump(1).c_str());
+    } else if (rank == 0) {
+      for (std::size_t e = 0; e < entries.size(); ++e)
+        std::printf(
+            "%-16s n=%d bytes=%zu late=rank %d by %.1f ms, jitter mean %.1f ms: %s %.3f ms "
+            "(median of %d)\n",
+            entries[e].name.c_str(), n, a.bytes, late, a.late_ms, a.jitter_ms,
+            a.loop ? "mean iteration" : "early ranks start-to-return", median(primary[e]) * 1e3,
+            a.repeat);
+    }
+    if (rank == 0 && !a.json) {
+      const auto c = cclx::detail::relay_counters();
+      std::printf("adaptive: %llu calls proceeded without some rank\n",
+                  static_cast<unsigned long long>(c.partial_decisions));
+    }
+  } catch (const cclx::Error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    status = 1;
   }
   MPI_Finalize();
-  return 0;
+  return status;
 }
