@@ -641,6 +641,8 @@ cclx::PersistentRequest make_persistent(Comm& comm, const Options& o, Bufs<T>& b
         if constexpr (cclx::algo::serves<A>(Coll::alltoall))
           return ip ? comm.alltoall_init(b.out, a) : comm.alltoall_init(b.in, b.out, a);
         break;
+      default:  // barrier and the v-collectives: --persistent measures one-shot calls only
+        break;
     }
   }
   return {};  // not available: the entry is skipped

@@ -4,15 +4,18 @@
 #include <doctest/doctest.h>
 
 #include <ctime>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "cclx/algo/adaptive.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/relay.hpp"
 #include "cclx/schedule/synthesis.hpp"
 #include "cclx/schedule/verifier.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"
+#include "cclx/tune/model.hpp"
 
 using namespace cclx;
 using sched::Collective;
@@ -95,6 +98,48 @@ TEST_CASE("synthesis: deterministic, and the search never loses to its par-trees
       CHECK(found <= par);
     }
   }
+}
+
+// algo::Adaptive's model: a call every rank joined runs the faster of the all-active and the
+// relay-aware trees (no relay, no phase 2), a partial one the relay-aware trees; on the testbed's
+// two link classes (hosts 4-7 at a quarter) the all-active trees win with everyone present, and
+// both phases of a partial set still prove the whole allreduce.
+TEST_CASE("relay model: all-active trees for full calls, relay trees for partial ones") {
+  const int n = 8;
+  const std::size_t bytes = 4 << 20;
+  std::vector<double> bw(n, 23.9e6);
+  for (int h = 4; h < n; ++h) bw[static_cast<std::size_t>(h)] = 23.9e6 / 4;
+  const auto t = std::make_shared<const topo::Topology>(
+      topo::per_host_bandwidth(1, LinkCost::from_bandwidth(0, 1e15), 150e-6, bw));
+  algo::Adaptive a;
+  a.topology = t;
+  const sched::ScheduleRequest req{Collective::allreduce, n, 0, false, bytes};
+  const auto model = algo::relay_model(a, req, 1);
+  const std::vector<bool> all(n, true);
+  std::vector<bool> partial = all;
+  partial[3] = false;
+
+  sched::SynthesisOptions o;
+  const auto full_trees = sched::synthesize_trees(*t, req.collective, bytes, 0, o);
+  o.relay = true;
+  const auto relay_trees = sched::synthesize_trees(*t, req.collective, bytes, 0, o);
+  sim::SimOptions so;
+  so.bytes = bytes;
+  so.gamma = tune::ModelParams{}.gamma;
+  so.critical_path = false;
+  const double full = sim::simulate(sched::tree_schedule(full_trees, req), *t, so).time;
+  const double relay = sim::simulate(sched::tree_schedule(relay_trees, req), *t, so).time;
+  CHECK(model->cost(all) == doctest::Approx(full).epsilon(1e-9));
+  CHECK(full < relay);
+  const auto p = model->phases(all, -1);
+  CHECK(p.phase2->num_rounds() == 0);
+  CHECK(p.phase1->programs == sched::tree_schedule(full_trees, req).programs);
+
+  const auto q = model->phases(partial, -1);
+  CHECK(q.phase1->programs == sched::relay_schedules(relay_trees, req, partial).phase1.programs);
+  const auto report = sched::verify_phases(*q.phase1, *q.phase2, partial, bytes);
+  CHECK(report.ok);
+  CHECK(model->cost(partial) > 0);
 }
 
 TEST_CASE("synthesis: the search stays within its budget (n = 16, 64 MiB)") {
