@@ -21,7 +21,9 @@ delays that iteration drew, averaged over iterations and repetitions:
                          RelayModel::cost), or when every rank is ready; then synth as a relay
                          collective from that moment with the late ranks ready at their times.
   native                 not simulated (MPICH's choice is internal to it)
-The synthesized trees are those of the runtime (relay scoring on: --param relay=1).
+The schedules are those of the runtime: the relay-aware trees (--param relay=1) for partial
+calls; when every rank is present, the fastest of ring, RHD, the pipelined and binomial trees and
+both tree sets (relay=0 and 1), as lib/sim/relay_model.cpp picks it.
 """
 import argparse
 import functools
@@ -39,6 +41,7 @@ BUILT = {
     "slowrank8": "testbed8",
 }
 WAITING = ["native", "ring", "rhd", "stragglar", "straggler_aware"]
+ALL_ACTIVE = ["ring", "rhd", "pipelined_tree", "binomial_tree"]  # lib/sim/relay_model.cpp
 
 
 def built_topology(job):
@@ -53,11 +56,11 @@ class Sim:
         self.exe, self.topology, self.bytes = exe, topology, nbytes
 
     @functools.lru_cache(maxsize=None)
-    def _run(self, algo, flag, times):
+    def _run(self, algo, flag, times, relay=1):
         cmd = [self.exe, "--topology", self.topology, "--algo", algo, "--bytes", str(self.bytes),
                "--json", "--no-critical-path"]
         if algo == "synth":
-            cmd += ["--param", "relay=1"]
+            cmd += ["--param", f"relay={relay}"]
         if times:
             cmd += [flag, ",".join(f"{r}:{t:.6f}" for r, t in times)]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -68,6 +71,9 @@ class Sim:
         return self._run(algo, "--start", times)
 
     def relay(self, late):  # late: ((rank, ready time relative to phase 1's start), ...)
+        if not late:  # everyone present: the runtime's fastest full schedule (relay_model.cpp)
+            return min([self._run(a, "--late", ()) for a in ALL_ACTIVE] +
+                       [self._run("synth", "--late", (), 0), self._run("synth", "--late", (), 1)])
         return self._run("synth", "--late", tuple(late))
 
     def adaptive(self, ready):

@@ -1,9 +1,11 @@
 // algo::relay_model(): the trees of an adaptive call shape, synthesized once on the policy's
 // topology (or a homogeneous full mesh), and per active set the relay schedules and their cost
 // predicted by the α-β simulator. In cclx::topology because synthesis and simulation need it.
-// Two tree sets: the relay trees (scored with phase 2 of a late rank) for partial active sets,
-// and for everyone present the faster of them and the trees scored without relays (on uniform
-// links ring-like chains), since a call that every rank joined in time relays nothing.
+// A call that every rank joined in time relays nothing, so it runs the schedule the simulator
+// finds fastest for everyone present: the library's schedules for the collective (ring, RHD,
+// pipelined and binomial trees, as they serve it), the trees synthesized for that case, and the
+// relay-aware trees; ties go to the library's (on uniform links ring and the ring-like chains
+// tie, and ring needs no receiver-ready handshake). Partial calls run the relay-aware trees.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -12,6 +14,7 @@
 
 #include "cclx/algo/adaptive.hpp"
 #include "cclx/error.hpp"
+#include "cclx/schedule/generate.hpp"
 #include "cclx/schedule/relay.hpp"
 #include "cclx/schedule/synthesis.hpp"
 #include "cclx/sim/relay.hpp"
@@ -23,46 +26,72 @@ namespace cclx::algo {
 
 namespace {
 
+// Library schedules tried for the all-active case, in order of preference on ties.
+constexpr std::string_view kAllActiveCandidates[] = {"ring", "rhd", "pipelined_tree",
+                                                     "binomial_tree"};
+
 class TreeRelayModel final : public detail::RelayModel {
  public:
-  TreeRelayModel(topo::Topology t, sched::TreeSet relay_trees, sched::TreeSet full_trees,
-                 const sched::ScheduleRequest& req, std::size_t elem_size)
-      : topology_(std::move(t)),
-        sim_(topology_),
-        relay_trees_(std::move(relay_trees)),
-        full_trees_(std::move(full_trees)),
-        req_(req) {
+  TreeRelayModel(topo::Topology t, sched::TreeSet relay_trees, const sched::ScheduleRequest& req,
+                 std::size_t elem_size)
+      : topology_(std::move(t)), sim_(topology_), relay_trees_(std::move(relay_trees)), req_(req) {
     sim_options_.bytes = req.bytes;
     sim_options_.elem_size = elem_size;
     sim_options_.gamma = tune::ModelParams{}.gamma;
     sim_options_.critical_path = false;
   }
 
+  // Picks the all-active schedule among the candidates (see the file comment).
+  void choose_all_active(const std::vector<sched::TreeSet>& tree_sets) {
+    sched::ScheduleRequest r = req_;
+    r.only_rank = -1;
+    auto consider = [&](sched::Schedule s) {
+      const double t = sim_.run(s, sim_options_).time;
+      if (!all_active_ || t < all_active_cost_) {
+        all_active_ = std::make_shared<const sched::Schedule>(std::move(s));
+        all_active_cost_ = t;
+      }
+    };
+    for (const std::string_view name : kAllActiveCandidates) {
+      const auto& g = sched::generator(name);
+      if (std::find(g.collectives.begin(), g.collectives.end(), r.collective) !=
+          g.collectives.end())
+        consider(sched::generate_by_name(name, r));
+    }
+    for (const auto& ts : tree_sets) consider(sched::tree_schedule(ts, r));
+    sched::Schedule none = *all_active_;  // phase 2 of a full call: nothing on any rank
+    none.programs.assign(none.programs.size(), sched::Program{});
+    nothing_ = std::make_shared<const sched::Schedule>(std::move(none));
+  }
+
   [[nodiscard]] Phases phases(const std::vector<bool>& active, int only_rank) const override {
+    if (everyone(active)) return {all_active_, nothing_};
     sched::ScheduleRequest r = req_;
     r.only_rank = only_rank;
-    sched::RelayPlan p = sched::relay_schedules(trees_for(active), r, active);
+    sched::RelayPlan p = sched::relay_schedules(relay_trees_, r, active);
     return {std::make_shared<const sched::Schedule>(std::move(p.phase1)),
             std::make_shared<const sched::Schedule>(std::move(p.phase2))};
   }
 
   // Both phases from now with every rank's data ready now: what proceeding costs at the least.
   [[nodiscard]] double cost(const std::vector<bool>& active) const override {
-    const sched::RelayPlan p = sched::relay_schedules(trees_for(active), req_, active);
+    if (everyone(active)) return all_active_cost_;
+    const sched::RelayPlan p = sched::relay_schedules(relay_trees_, req_, active);
     return sim::simulate_relay(sim_, p, active, sim_options_).time;
   }
 
  private:
-  [[nodiscard]] const sched::TreeSet& trees_for(const std::vector<bool>& active) const {
-    return std::find(active.begin(), active.end(), false) == active.end() ? full_trees_
-                                                                          : relay_trees_;
+  static bool everyone(const std::vector<bool>& active) {
+    return std::find(active.begin(), active.end(), false) == active.end();
   }
 
   topo::Topology topology_;  // before sim_, which points to it
   sim::Simulator sim_;
-  sched::TreeSet relay_trees_, full_trees_;
+  sched::TreeSet relay_trees_;
   sched::ScheduleRequest req_;
   sim::SimOptions sim_options_;
+  std::shared_ptr<const sched::Schedule> all_active_, nothing_;
+  double all_active_cost_ = 0;
 };
 
 }  // namespace
@@ -86,17 +115,9 @@ std::shared_ptr<const detail::RelayModel> relay_model(const Adaptive& a,
   sched::TreeSet full = sched::synthesize_trees(t, req.collective, req.bytes, req.root, o);
   o.relay = true;  // score the trees with phase 2 of one late rank too
   sched::TreeSet relay = sched::synthesize_trees(t, req.collective, req.bytes, req.root, o);
-  // The searches are local: the relay-aware one may end on trees that are faster all-active too.
-  sim::SimOptions so;
-  so.bytes = req.bytes;
-  so.elem_size = elem_size;
-  so.gamma = tune::ModelParams{}.gamma;
-  so.critical_path = false;
-  if (sim::simulate(sched::tree_schedule(relay, req), t, so).time <
-      sim::simulate(sched::tree_schedule(full, req), t, so).time)
-    full = relay;
-  return std::make_shared<TreeRelayModel>(std::move(t), std::move(relay), std::move(full), req,
-                                          elem_size);
+  auto model = std::make_shared<TreeRelayModel>(std::move(t), relay, req, elem_size);
+  model->choose_all_active({std::move(full), std::move(relay)});
+  return model;
 }
 
 }  // namespace cclx::algo
