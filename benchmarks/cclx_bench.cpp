@@ -32,8 +32,10 @@
 #include <vector>
 
 #include "bruck_alltoall.hpp"
+#include "cclx/algo/by_name.hpp"
 #include "cclx/cclx.hpp"
 #include "cclx/tune/candidate.hpp"
+#include "cclx/tune/override.hpp"
 #include "cclx/tune/table.hpp"
 #include "osu_mode.hpp"
 
@@ -219,7 +221,9 @@ constexpr const char* kUsage =
     "  -x N                warm-up calls before each timed block (default: iterations/10, 1..100)\n"
     "  -t TYPE             float double int32 int64 uint8 (default float)\n"
     "  --algos A,B,...     algorithms (default: all), native always included; NAME@BYTES\n"
-    "                      overrides the segment size for that entry (e.g. ring@64K)\n"
+    "                      overrides the segment size for that entry (e.g. ring@64K);\n"
+    "                      NAME(key=value,...) sets the policy's fields as CCLX_ALGO does\n"
+    "                      (e.g. ring(channels=2), pipelined_tree(segment_bytes=256K,fanout=3))\n"
     "  --skip-unserving    skip listed algorithms that do not serve the collective (default:\n"
     "                      an error; algorithms not listed are skipped)\n"
     "  --segment-bytes B   segment size for ring / rhd / pipelined_tree (default: the policy's)\n"
@@ -295,7 +299,8 @@ Options parse(int argc, char** argv) {
     } else if (a == "-t") {
       o.type = value(i);
     } else if (a == "--algos") {
-      o.algos = split(value(i), ',');
+      o.algos.clear();  // "a(x=1,y=2),b": commas inside parentheses belong to the entry
+      for (const auto item : cclx::tune::split_top_level(value(i), ',')) o.algos.emplace_back(item);
     } else if (a == "--segment-bytes") {
       o.segment_bytes = bytes(value(i));
     } else if (a == "--repeat") {
@@ -833,10 +838,22 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
       if (!seg) fail(mc, "bad segment size in '" + label + "'");
       oe.segment_bytes = *seg;
     }
+    // "ring(channels=2)": the policy with those fields, as CCLX_ALGO names it.
+    const auto with_entry = [&](auto&& fn) {
+      if (name.find('(') == std::string::npos) return with_algorithm(name, oe, fn);
+      cclx::tune::Candidate c;
+      try {
+        c = cclx::tune::parse_candidate(name);
+      } catch (const cclx::Error& err) {
+        fail(mc, err.detail());
+      }
+      cclx::algo::with_policy(c, fn);
+      return true;
+    };
     Entry e;
     e.label = label;
     bool served = true;
-    if (!with_algorithm(name, oe, [&](const auto& a) {
+    if (!with_entry([&](const auto& a) {
           if (!cclx::algo::serves<std::decay_t<decltype(a)>>(o.coll))
             served = false;
           else
@@ -853,7 +870,7 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
     if (o.persistent) {
       Entry p;
       p.label = label + "/p";
-      with_algorithm(name, oe, [&](const auto& a) {
+      with_entry([&](const auto& a) {
         if constexpr (!cclx::algo::AdaptiveAlgorithm<std::decay_t<decltype(a)>>)
           p.init = [&comm, &o, &b, a] { return make_persistent<T>(comm, o, b, a); };
       });

@@ -6,6 +6,7 @@
 #include "cclx/algo/policies.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
+#include "cclx/schedule/channels.hpp"
 
 namespace cclx::sched {
 
@@ -44,10 +45,12 @@ Schedule pipelined_tree_by_name(const ScheduleRequest& r, const ParamMap& p) {
     throw Error("pipelined_tree: fanout must be in [1, 2^20], got " + std::to_string(fanout));
   return pipelined_tree(r, static_cast<std::size_t>(segment_bytes), static_cast<int>(fanout));
 }
-// A registry entry from the policy's own declaration of what it serves.
+// A registry entry from the policy's own declaration of what it serves. A policy with a `channels`
+// field takes that parameter (channels.hpp), which generate_by_name() applies around the generator.
 template <class A>
 GeneratorInfo info(std::vector<std::string> params,
                    Schedule (*generate)(const ScheduleRequest&, const ParamMap&)) {
+  if constexpr (requires(A a) { a.channels; }) params.emplace_back("channels");
   return {std::string(A::name),
           {A::collectives.begin(), A::collectives.end()},
           {A::keeps_rank_order.begin(), A::keeps_rank_order.end()},
@@ -88,7 +91,10 @@ Schedule generate_by_name(std::string_view name, const ScheduleRequest& req,
     if (std::find(g.param_names.begin(), g.param_names.end(), key) == g.param_names.end())
       throw Error("algorithm '" + g.name + "' has no parameter '" + key + "'");
   }
-  return g.generate(req, params);
+  const auto ch = params.find("channels");
+  if (ch == params.end()) return g.generate(req, params);
+  return split_channels(g.name, req, ch->second,
+                        [&](const ScheduleRequest& r) { return g.generate(r, params); });
 }
 
 bool keeps_rank_order(std::string_view algorithm, Collective c) {

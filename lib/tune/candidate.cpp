@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "cclx/error.hpp"
+#include "cclx/schedule/channels.hpp"
 
 namespace cclx::tune {
 
@@ -112,6 +113,9 @@ Candidate parse_candidate(std::string_view text) {
     if (c.native() || !accepts(*g, key))
       throw Error("algorithm selection: algorithm '" + c.algorithm + "' has no parameter '" + key +
                   "'");
+    if (key == "channels" && (*value < 1 || *value > static_cast<std::size_t>(sched::max_channels)))
+      throw Error("algorithm selection: '" + std::string(item) + "' in '" + std::string(whole) +
+                  "': channels must be in [1, " + std::to_string(sched::max_channels) + "]");
     c.params[key] = static_cast<long long>(*value);
   }
   return c;

@@ -31,9 +31,16 @@ double robust_score(std::vector<double> s) {
 
 std::vector<Subspace> subspaces_for(const Workload& w) {
   // The grid of each tunable parameter (by its registry name). Segment sizes stop at half the
-  // message: a segment as large as the message is no segmentation.
+  // message: a segment as large as the message is no segmentation; channels stop where a part
+  // would be smaller than the smallest segment (more parts only add messages there).
   const auto grid = [&](const std::string& param) -> std::vector<long long> {
     if (param == "fanout") return {1, 2, 3, 4};
+    if (param == "channels") {  // parts of at least the smallest segment, as segments stop
+      std::vector<long long> v{1};
+      for (long long k = 2; k <= 4 && static_cast<std::size_t>(k) * (16 << 10) <= w.bytes; k *= 2)
+        v.push_back(k);
+      return v;
+    }
     if (param != "segment_bytes") return {};  // e.g. StragglAR's straggler: not a resource
     std::vector<long long> v{0};
     for (long long s = 16 << 10; s <= 4 << 20 && static_cast<std::size_t>(s) * 2 <= w.bytes; s *= 4)
@@ -53,9 +60,14 @@ std::vector<Subspace> subspaces_for(const Workload& w) {
           if (model(probe, w) >= 0) a.values.push_back(v);
         }
         if (a.values.empty()) continue;
-        // Start mid-grid: the descent can then go either way (no segmentation is not always a
-        // smooth continuation of ever larger segments).
-        sp.start.params[param] = a.values[a.values.size() / 2];
+        // Channels start at one (the unsplit schedule) and are left out where nothing splits.
+        if (param == "channels") {
+          if (a.values.size() > 1) sp.start.params[param] = a.values.front();
+        } else {
+          // Start mid-grid: the descent can then go either way (no segmentation is not always a
+          // smooth continuation of ever larger segments).
+          sp.start.params[param] = a.values[a.values.size() / 2];
+        }
         if (a.values.size() > 1) sp.axes.push_back(std::move(a));
       }
     }

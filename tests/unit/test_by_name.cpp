@@ -18,7 +18,7 @@ TEST_CASE("by name: every registry entry and parameter reaches its policy") {
       if constexpr (algo::ScheduledAlgorithm<A>) {
         sched::ScheduleRequest req{g.collectives.front(), 4};
         req.bytes = 1 << 20;
-        CHECK(policy.generate(req).programs ==
+        CHECK(algo::generate(policy, req).programs ==
               sched::generate_by_name(g.name, req, c.params).programs);
         if (c.params.count("segment_bytes") && !policy.cache_params(req).empty())
           CHECK(policy.cache_params(req).find("segment_bytes=2") != std::string::npos);

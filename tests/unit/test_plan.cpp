@@ -86,8 +86,13 @@ TEST_CASE("plan cache: policies are keyed by their bytes where those are unique"
   CHECK(policy_is_bytes<algo::RecursiveHalvingDoubling>);
   CHECK(policy_is_bytes<algo::BinomialTree>);  // empty
   CHECK(policy_is_bytes<algo::StragglAR>);
-  // size_t + int: padding, so keyed by its schedule (and segment size) instead.
-  CHECK_FALSE(policy_is_bytes<algo::PipelinedTree>);
+  CHECK(policy_is_bytes<algo::PipelinedTree>);  // size_t + int fanout + int channels
+  // Padding: keyed by its schedule (and segment size) instead.
+  struct Padded {
+    std::size_t segment_bytes = 0;
+    int fanout = 2;
+  };
+  CHECK_FALSE(policy_is_bytes<Padded>);
   CHECK(&cclx::detail::policy_tag<algo::Ring> != &cclx::detail::policy_tag<algo::StragglAR>);
 }
 

@@ -62,6 +62,22 @@ TEST_CASE("tune: candidates parse, validate and print canonically") {
         }).find("'segment_bytes=big'") != std::string::npos);
   CHECK(error_of([] { (void)parse_candidate("ring(segment_bytes=1"); }).find("missing ')'") !=
         std::string::npos);
+  // channels (schedule/channels.hpp): every scheduled algorithm but barrier's takes it.
+  const Candidate ch = parse_candidate("ring(segment_bytes=256K,channels=2)");
+  CHECK(ch.params.at("channels") == 2);
+  CHECK(parse_candidate(to_string(ch)) == ch);
+  CHECK(parse_candidate("pipelined_tree(channels=4)").params.at("channels") == 4);
+  CHECK(error_of([] { (void)parse_candidate("ring(channels=0)"); }).find("'channels=0'") !=
+        std::string::npos);
+  CHECK(error_of([] {
+          (void)parse_candidate("rhd(channels=65)");
+        }).find("channels must be in [1, 64]") != std::string::npos);
+  CHECK(error_of([] {
+          (void)parse_candidate("native(channels=2)");
+        }).find("'native' has no parameter 'channels'") != std::string::npos);
+  CHECK(error_of([] {
+          (void)parse_candidate("dissemination(channels=2)");
+        }).find("'dissemination' has no parameter 'channels'") != std::string::npos);
 }
 
 TEST_CASE("tune: CCLX_ALGO rules match half-open ranges, own section before '*'") {
@@ -91,6 +107,13 @@ TEST_CASE("tune: CCLX_ALGO errors name the bad token") {
   CHECK(err("allreduce:0-8K").find("bad token '0-8K'") != std::string::npos);
   CHECK(err("alltoall:*=binomial_tree").find("does not serve alltoall") != std::string::npos);
   CHECK(err("bcast:").find("no rules") != std::string::npos);
+  CHECK(err("allreduce:8K-inf=ring(segment_bytes=256K,channels=x)")
+            .find("bad token 'ring(segment_bytes=256K,channels=x)'") != std::string::npos);
+  CHECK(err("allgather:*=ring(channels=2)").find("allgather does not split into channels") !=
+        std::string::npos);
+  const Overrides o = Overrides::parse("allreduce:8K-inf=ring(segment_bytes=256K,channels=2)");
+  CHECK(o.find(Collective::allreduce, 1 << 20)->choice.params.at("channels") == 2);
+  CHECK(Overrides::parse("allgather:*=ring(channels=1)").rules().size() == 1);
 }
 
 TEST_CASE("tune: tables round-trip, merge and find the nearest measured size") {

@@ -5,6 +5,7 @@
 // sched::generators() without touching this file.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "cclx/algo/policies.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
+#include "cclx/schedule/channels.hpp"
 #include "cclx/schedule/verifier.hpp"
 
 namespace {
@@ -184,4 +186,59 @@ TEST_CASE("single-rank generation matches the full schedule") {
       }
     }
   }
+}
+
+TEST_CASE("every generator split into channels verifies; one channel is the unsplit schedule") {
+  // channels.hpp: k parts of the partition run the algorithm's schedule side by side. Counts
+  // below k * nblocks leave parts (or blocks of them) empty.
+  std::size_t verified = 0;
+  for (const auto& g : generators()) {
+    if (std::find(g.param_names.begin(), g.param_names.end(), "channels") == g.param_names.end())
+      continue;
+    for (const Collective c : g.collectives) {
+      for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 12, 16}) {
+        for (const bool in_place : {false, true}) {
+          ScheduleRequest req{c, n, rooted(c) ? n - 1 : 0, in_place, 4000};
+          Schedule plain;
+          try {
+            plain = g.generate(req, {});
+          } catch (const cclx::Error&) {
+            continue;  // judged by the sweep above
+          }
+          const Schedule one = generate_by_name(g.name, req, {{"channels", 1}});
+          CHECK_MESSAGE((one.programs == plain.programs && one.nblocks == plain.nblocks &&
+                         one.params == plain.params),
+                        describe(g.name, req, 0));
+          if (!cclx::sched::splits_into_channels(c)) {
+            CHECK_THROWS_WITH_AS((void)generate_by_name(g.name, req, {{"channels", 2}}),
+                                 doctest::Contains("does not split into channels"), cclx::Error);
+            continue;
+          }
+          for (const long long k : {2, 3, 5}) {
+            const Schedule s = generate_by_name(g.name, req, {{"channels", k}});
+            CHECK(s.nblocks == plain.nblocks * static_cast<std::uint32_t>(k));
+            for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t(k - 1),
+                                      std::size_t(n) * std::size_t(k) + 1, std::size_t{1000}}) {
+              const auto rep = verify(s, count, 4);
+              std::string errors;
+              for (const auto& e : rep.errors) errors += "\n  " + e;
+              CHECK_MESSAGE(rep.ok, describe(g.name, req, count) << " channels=" << k << errors);
+              ++verified;
+            }
+            auto mine = req;  // what an executor generates: its own program only
+            mine.only_rank = n - 1;
+            CHECK(generate_by_name(g.name, mine, {{"channels", k}})
+                      .programs[static_cast<std::size_t>(n - 1)] ==
+                  s.programs[static_cast<std::size_t>(n - 1)]);
+          }
+        }
+      }
+    }
+  }
+  CHECK(verified > 0);
+  MESSAGE("verified " << verified << " channel-split schedules");
+  const ScheduleRequest req{Collective::allreduce, 4, 0, false, 4000};
+  for (const long long bad : {0LL, -1LL, max_channels + 1})
+    CHECK_THROWS_WITH_AS((void)generate_by_name("ring", req, {{"channels", bad}}),
+                         doctest::Contains("ring: channels must be in [1, 64]"), cclx::Error);
 }

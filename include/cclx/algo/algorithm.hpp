@@ -14,6 +14,7 @@
 #include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/cache.hpp"
+#include "cclx/schedule/channels.hpp"
 #include "cclx/schedule/generate.hpp"
 
 namespace cclx::algo {
@@ -38,6 +39,9 @@ constexpr bool serves(sched::Collective c) {
 //   generate(req)             the schedule (throws cclx::Error if it cannot serve req)
 //   cache_params(req)         everything besides req's fields that changes the schedule
 //   exec_options()            engine settings (segmentation)
+// and optionally a `channels` field: generate() below splits its schedule into that many
+// concurrent parts (schedule/channels.hpp) around the policy's generate(), so no generator deals
+// with it.
 template <class A>
 concept ScheduledAlgorithm = requires(const A& a, const sched::ScheduleRequest& req) {
   { A::name } -> std::convertible_to<std::string_view>;
@@ -73,15 +77,27 @@ template <class A>
 concept Algorithm = std::same_as<A, Native> || ScheduledAlgorithm<A> || AdaptiveAlgorithm<A> ||
     AutoAlgorithm<A> || RelayAlgorithm<A>;
 
+// The policy's channel count (1 for a policy without the field).
+template <ScheduledAlgorithm A>
+int channels_of(const A& a) {
+  if constexpr (requires { a.channels; })
+    return static_cast<int>(a.channels);
+  else
+    return 1;
+}
+
 // What must match across ranks for `a` to run `req` (CCLX_VALIDATE compares it): the schedule's
 // parameters, which cache_params() already names completely (anything it left out would make the
-// schedule cache return a wrong schedule), and the engine's segmentation from exec_options() (the
-// wait policy there is local; the handshake threshold is the backend's and compared there).
-// E.g. "segment_bytes=1048576,fanout=2,segments=1" (PipelinedTree), "straggler=3" (StragglAR),
-// "segment_bytes=0" (Ring).
+// schedule cache return a wrong schedule), the channel count, and the engine's segmentation from
+// exec_options() (the wait policy there is local; the handshake threshold is the backend's and
+// compared there). E.g. "segment_bytes=1048576,fanout=2,segments=1" (PipelinedTree),
+// "straggler=3" (StragglAR), "segment_bytes=0" (Ring), "channels=2,segment_bytes=0" (Ring with
+// two channels).
 template <ScheduledAlgorithm A>
 std::string wire_params(const A& a, const sched::ScheduleRequest& req) {
-  std::string s = a.cache_params(req);
+  const int k = channels_of(a);
+  std::string s = a.cache_params(sched::channel_part_request(req, k));
+  if (k != 1) s += (s.empty() ? "channels=" : ",channels=") + std::to_string(k);
   const std::size_t seg = a.exec_options().segment_bytes;
   if (seg != 0 || s.empty()) {
     if (!s.empty()) s += ',';
@@ -90,13 +106,22 @@ std::string wire_params(const A& a, const sched::ScheduleRequest& req) {
   return s;
 }
 
+// The schedule of `a` for `req`, split into its channels.
+template <ScheduledAlgorithm A>
+sched::Schedule generate(const A& a, const sched::ScheduleRequest& req) {
+  return sched::split_channels(A::name, req, channels_of(a),
+                               [&](const sched::ScheduleRequest& r) { return a.generate(r); });
+}
+
 // The cached schedule of `a` for `req`.
 template <ScheduledAlgorithm A>
 std::shared_ptr<const sched::Schedule> schedule_for(const A& a, const sched::ScheduleRequest& req) {
+  const int k = channels_of(a);
   std::string prefix(A::name);
   prefix += ':';
-  prefix += a.cache_params(req);
-  return sched::cached_schedule(sched::cache_key(prefix, req), [&] { return a.generate(req); });
+  prefix += a.cache_params(sched::channel_part_request(req, k));
+  if (k != 1) prefix += ",channels=" + std::to_string(k);
+  return sched::cached_schedule(sched::cache_key(prefix, req), [&] { return generate(a, req); });
 }
 
 }  // namespace cclx::algo

@@ -22,6 +22,10 @@ struct BinomialTree {
   static constexpr std::array<sched::Collective, 3> keeps_rank_order = {
       sched::Collective::allreduce, sched::Collective::reduce, sched::Collective::bcast};
 
+  // Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
+  // policies' (the plan cache keys a policy without padding by its bytes).
+  std::size_t channels = 1;
+
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::binomial_tree(r);
   }

@@ -27,6 +27,8 @@ A from_params(const sched::ParamMap& params) {
       if (key == "segment_bytes") set = (a.segment_bytes = static_cast<std::size_t>(value), true);
     if constexpr (requires { a.fanout; })
       if (key == "fanout") set = (a.fanout = static_cast<int>(value), true);
+    if constexpr (requires { a.channels; })
+      if (key == "channels") set = (a.channels = static_cast<decltype(a.channels)>(value), true);
     if constexpr (requires { a.straggler; })
       if (key == "straggler") set = (a.straggler = static_cast<int>(value), true);
     if (!set)

@@ -27,6 +27,10 @@ struct PipelinedTree {
   std::size_t segment_bytes = 1 << 20;
   int fanout = 2;
 
+  // Concurrent parts of the data (schedule/channels.hpp); 1: no split. int like fanout, so the
+  // policy has no padding and the plan cache keys it by its bytes.
+  int channels = 1;
+
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::pipelined_tree(r, segment_bytes, fanout);
   }

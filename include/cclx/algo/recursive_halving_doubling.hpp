@@ -29,6 +29,10 @@ struct RecursiveHalvingDoubling {
       sched::Collective::bcast, sched::Collective::allgatherv};
   std::size_t segment_bytes = 0;  // as in Ring
 
+  // Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
+  // field, so the policy has no padding and the plan cache keys it by its bytes.
+  std::size_t channels = 1;
+
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::recursive_halving_doubling(r);
   }
@@ -44,6 +48,10 @@ struct RhdElimination {
   static constexpr std::array collectives = {sched::Collective::allreduce};
   static constexpr std::array keeps_rank_order = {sched::Collective::allreduce};
   std::size_t segment_bytes = 0;  // as in Ring
+
+  // Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
+  // field, so the policy has no padding and the plan cache keys it by its bytes.
+  std::size_t channels = 1;
 
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::rhd_elimination(r);

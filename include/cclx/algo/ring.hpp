@@ -28,6 +28,10 @@ struct Ring {
   // receiving the next (0: one message per block).
   std::size_t segment_bytes = 0;
 
+  // Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
+  // field, so the policy has no padding and the plan cache keys it by its bytes.
+  std::size_t channels = 1;
+
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::ring(r);
   }

@@ -26,6 +26,10 @@ struct StragglAR {
   [[nodiscard]] int straggler_for(int nranks) const {
     return straggler < 0 ? nranks - 1 : straggler;
   }
+  // Concurrent parts of the data (schedule/channels.hpp); 1: no split. int like straggler, so
+  // the policy has no padding and the plan cache keys it by its bytes.
+  int channels = 1;
+
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::stragglar(r, straggler_for(r.nranks));
   }

@@ -2,7 +2,8 @@
 // candidates, one per call, and the tuner converges to the fastest.
 //
 // Subspaces are algorithms (native, ring, ...); inside each, coordinate descent over its resource
-// parameters (engine segment size; a tree's segment size and fanout), each on a grid of values,
+// parameters (engine segment size; a tree's segment size and fanout; channels 1, 2, 4 where the
+// collective splits and parts keep 16K, schedule/channels.hpp), each on a grid of values,
 // because time is close to unimodal in each of them. A candidate is sampled `samples` times after
 // one discarded warm-up call (the first call of a candidate generates and caches its schedule),
 // and scored by the mean of its fastest 75% samples (AutoCCL's robust statistic) of the call's

@@ -1,0 +1,48 @@
+// Channels: one collective split into k sub-collectives over contiguous parts of the data (NCCL's
+// channels, AdapCC's parallel sub-collectives), as a transform of any generator's schedule.
+//
+// The call's partition of nb blocks (what the generator uses) becomes one of k * nb blocks, part j
+// owning blocks [j * nb, (j + 1) * nb): with partition.hpp's even split these are k contiguous
+// element ranges that differ by at most one block's rounding, and each part runs the algorithm's
+// own schedule on its nb blocks. Step s of the split schedule holds step s of every part, part 0's
+// ops first. Between a pair of ranks the engine matches a step's messages in posting order (op
+// order), and every part's own schedule matches in order, so the concatenation matches part j's
+// i-th message with part j's i-th message and never across parts: no extra tags are needed, and
+// the verifier proves the split schedule like any other. The parts' transfers of a step are in
+// flight together; the parts advance step by step together (not decoupled across steps).
+//
+// Only collectives whose partition is not one block per rank split this way (allreduce, reduce,
+// bcast): with one block per rank (allgather, alltoall, ...) a part would be a strided slice of
+// every rank's block, which the partition cannot express. Barrier moves no data.
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+#include "cclx/schedule/generate.hpp"
+#include "cclx/schedule/schedule.hpp"
+
+namespace cclx::sched {
+
+// The largest channel count accepted (a part per channel; more only adds messages).
+inline constexpr long long max_channels = 64;
+
+// Whether `c` can be split into channels (see above).
+[[nodiscard]] bool splits_into_channels(Collective c);
+
+// The request every part is generated from: `req` with bytes / channels (req for channels <= 1).
+[[nodiscard]] inline ScheduleRequest channel_part_request(ScheduleRequest req, long long channels) {
+  if (channels > 1) req.bytes /= static_cast<std::size_t>(channels);
+  return req;
+}
+
+// `generate(req)` split into `channels` parts as above; channels == 1 returns generate(req)
+// unchanged. Every part is generated from channel_part_request() (a generator that sizes its blocks
+// by req.bytes, the pipelined tree, sees bytes / channels), so they share one schedule shape.
+// Throws cclx::Error, naming `algorithm`, when channels is outside [1, max_channels] or `req`'s
+// collective does not split.
+[[nodiscard]] Schedule split_channels(
+    std::string_view algorithm, const ScheduleRequest& req, long long channels,
+    const std::function<Schedule(const ScheduleRequest&)>& generate);
+
+}  // namespace cclx::sched
