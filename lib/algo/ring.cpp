@@ -17,8 +17,10 @@ std::uint32_t mod(long long a, int n) {
   return detail::ring_mod(a, n);
 }
 
-void ring_reduce_scatter(ProgramBuilder& b, int n, int r, int shift, Buf partial, Buf final_buf) {
-  detail::ring_reduce_scatter(b, n, r, shift, partial, final_buf, [](int p) { return p; });
+void ring_reduce_scatter(ProgramBuilder& b, int n, int r, int shift, Buf partial, Buf final_buf,
+                         bool land_in_acc = false) {
+  detail::ring_reduce_scatter(
+      b, n, r, shift, partial, final_buf, [](int p) { return p; }, land_in_acc);
 }
 
 // Allgather phase: rank r starts with block `have` (in `first_src`) and circulates it. With
@@ -66,8 +68,9 @@ Schedule ring(const ScheduleRequest& req) {
           if (!req.in_place) b.copy(out(0, all), in(0, all)).end_step();
           break;
         }
-        // Rank r completes block r + 1, then circulates it.
-        ring_reduce_scatter(b, n, r, 0, Buf::out, Buf::out);
+        // Rank r completes block r + 1, then circulates it. Out of place, partial sums land in
+        // the Out block they are added into.
+        ring_reduce_scatter(b, n, r, 0, Buf::out, Buf::out, !req.in_place);
         ring_allgather(b, n, r, static_cast<int>(mod(r + 1, n)), out(mod(r + 1, n)), false);
         break;
       case C::reduce_scatter:

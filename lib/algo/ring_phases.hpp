@@ -14,9 +14,14 @@ inline std::uint32_t ring_mod(long long a, int n) {
 // (p + shift) mod n fully reduced (over the ring's members) in `final_buf`. Partial sums travel
 // through `partial` (out for allreduce, scratch for reduce_scatter whose Out holds a single
 // block). `to_rank(position)` names the rank at a ring position; blocks are indexed by position.
+// Arriving partial sums land in scratch, or with `land_in_acc` in the block they are added into
+// (reduce in place): that needs an accumulator that is neither In (in place) nor read by the
+// step's send, which holds when partial and final_buf are both Out and In is not Out. It saves
+// the scratch round trip through memory, and with segments the reduction reads each segment
+// while it is still in cache (docs/results.md, "Large-message ring on shared memory").
 template <class ToRank>
 void ring_reduce_scatter(ProgramBuilder& b, int n, int p, int shift, Buf partial, Buf final_buf,
-                         ToRank to_rank) {
+                         ToRank to_rank, bool land_in_acc = false) {
   const int right = to_rank((p + 1) % n), left = to_rank((p + n - 1) % n);
   for (int k = 0; k < n - 1; ++k) {
     // At step k a rank sends the block it completed in step k-1 (its own input at k = 0) and
@@ -26,9 +31,10 @@ void ring_reduce_scatter(ProgramBuilder& b, int n, int p, int shift, Buf partial
     const Region src = k == 0 ? in(s) : Region{partial, s, 1};
     const bool last = k == n - 2;
     const Region acc{last ? final_buf : partial, v, 1};
+    const Region land = land_in_acc ? acc : scratch(v);
     b.send(right, src);
-    b.recv(left, scratch(v));
-    b.reduce(acc, scratch(v), in(v));
+    b.recv(left, land);
+    b.reduce(acc, land, in(v));
     b.end_step();
   }
 }

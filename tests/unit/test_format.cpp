@@ -179,8 +179,12 @@ TEST_CASE("text listing shows transfers with their landing regions and local act
   const auto s = ring(ScheduleRequest{Collective::allreduce, 3});
   const auto text = to_text(s);
   CHECK(text.find("ring allreduce n=3 nblocks=3 rounds=4\n") == 0);
-  CHECK(text.find("round 0:\n  r0 -> r1  in[0] -> scratch[0]\n") != std::string::npos);
-  CHECK(text.find("  r1: out[0] = scratch[0] (+) in[0]\n") != std::string::npos);
+  // Out of place, partial sums land in the Out block they are added into; in place, in scratch.
+  CHECK(text.find("round 0:\n  r0 -> r1  in[0] -> out[0]\n") != std::string::npos);
+  CHECK(text.find("  r1: out[0] = out[0] (+) in[0]\n") != std::string::npos);
+  const auto in_place = to_text(ring(ScheduleRequest{Collective::allreduce, 3, 0, true}));
+  CHECK(in_place.find("round 0:\n  r0 -> r1  in[0] -> scratch[0]\n") != std::string::npos);
+  CHECK(in_place.find("  r1: out[0] = scratch[0] (+) in[0]\n") != std::string::npos);
   CHECK(text.find("round 3:\n") != std::string::npos);
   // Allgather transfers land where they were read: no arrow.
   CHECK(text.find("round 2:\n  r0 -> r1  out[1]\n") != std::string::npos);

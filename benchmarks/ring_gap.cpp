@@ -1,0 +1,139 @@
+// cclx-ring-gap: the large-message ring allreduce against its transfer bound on 2 ranks
+// (docs/results.md, "Large-message ring on shared memory (issue 12 item 7a)").
+//
+//   mpiexec -n 2 cclx-ring-gap [BYTES [REPS [SEGMENT_BYTES...]]]   (defaults: 64 MiB, 21, 0 1M)
+//
+// Per repetition, interleaved so that load drifts hit all alike: the bound, i.e. the two
+// exchanges a 2-rank ring allreduce of BYTES needs (MPI_Sendrecv of BYTES/2 both ways, twice), then
+// algo::Ring and "ring/scratch" (the ring as it was before partial sums landed in Out: arriving
+// data in scratch, then reduced into Out) at each segment size. Each sample is the slowest rank's
+// time of one call after a barrier; the medians are printed with bound/time (1 = at the bound).
+// Float sum, out of place; the ring's result is checked against a local reference.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cclx/cclx.hpp"
+
+namespace {
+
+// The ring with its arriving partial sums landing in scratch (the schedule before this change).
+struct RingScratch {
+  static constexpr std::string_view name = "ring_scratch";
+  static constexpr std::array collectives = {cclx::sched::Collective::allreduce};
+  static constexpr std::array<cclx::sched::Collective, 0> keeps_rank_order = {};
+  std::size_t segment_bytes = 0;
+
+  [[nodiscard]] cclx::sched::Schedule generate(const cclx::sched::ScheduleRequest& r) const {
+    using cclx::sched::Buf;
+    using cclx::sched::OpKind;
+    cclx::sched::Schedule s = cclx::sched::ring(r);
+    for (auto& prog : s.programs)
+      for (std::size_t st = 0; st < prog.num_steps(); ++st) {
+        cclx::sched::Op* ops = prog.ops.data() + prog.step_begin[st];
+        const std::size_t n = prog.step_size(st);
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t j = 0; j < n; ++j)
+            if (ops[i].kind == OpKind::recv && ops[j].kind == OpKind::reduce &&
+                ops[i].dst.buf == Buf::out && ops[j].src == ops[i].dst) {
+              ops[i].dst.buf = Buf::scratch;
+              ops[j].src.buf = Buf::scratch;
+            }
+      }
+    return s;
+  }
+  [[nodiscard]] std::string cache_params(const cclx::sched::ScheduleRequest&) const { return {}; }
+  [[nodiscard]] cclx::engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rc = 0;
+  {
+    cclx::Communicator comm(MPI_COMM_WORLD);
+    const std::size_t bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 0) : 64u << 20;
+    const int reps = argc > 2 ? std::atoi(argv[2]) : 21;
+    std::vector<std::size_t> segs;
+    for (int i = 3; i < argc; ++i) segs.push_back(std::strtoull(argv[i], nullptr, 0));
+    if (segs.empty()) segs = {0, 1u << 20};
+    if (comm.size() != 2 || bytes % 8 || reps < 1) {
+      if (comm.rank() == 0) std::fprintf(stderr, "cclx-ring-gap: 2 ranks, BYTES a multiple of 8\n");
+      MPI_Finalize();
+      return 2;
+    }
+    const int rank = comm.rank(), peer = 1 - rank;
+    const std::size_t n = bytes / sizeof(float), half = bytes / 2;
+    std::vector<float> in(n), out(n), sbuf(n / 2, 1.0f), rbuf(n / 2);
+    auto value = [](std::size_t i, int r) { return static_cast<float>((i * 7 + r) % 13); };
+    for (std::size_t i = 0; i < n; ++i) in[i] = value(i, rank);
+
+    auto timed = [&](auto&& f) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double t0 = MPI_Wtime();
+      f();
+      double dt = MPI_Wtime() - t0, slowest = 0;
+      MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      return slowest * 1e3;
+    };
+    auto exchange = [&] {
+      for (int k = 0; k < 2; ++k)
+        MPI_Sendrecv(sbuf.data(), static_cast<int>(half), MPI_BYTE, peer, 7, rbuf.data(),
+                     static_cast<int>(half), MPI_BYTE, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    };
+    auto check = [&](const char* what) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (out[i] != value(i, 0) + value(i, 1)) {
+          std::fprintf(stderr, "rank %d: %s wrong at element %zu\n", rank, what, i);
+          return false;
+        }
+      return true;
+    };
+
+    std::vector<std::string> names{"bound (2 x Sendrecv of BYTES/2)"};
+    std::vector<std::vector<double>> t(1 + 2 * segs.size());
+    for (std::size_t s : segs) {
+      names.push_back("ring segment_bytes=" + std::to_string(s));
+      names.push_back("ring/scratch segment_bytes=" + std::to_string(s));
+    }
+    for (int r = -2; r < reps; ++r) {  // two warm-up rounds
+      const double b = timed(exchange);
+      if (r >= 0) t[0].push_back(b);
+      for (std::size_t k = 0; k < segs.size(); ++k) {
+        std::fill(out.begin(), out.end(), 0.0f);
+        const double a = timed([&] {
+          comm.allreduce(in, out, cclx::sum, cclx::algo::Ring{.segment_bytes = segs[k]});
+        });
+        if (r == -2 && !check("ring")) rc = 1;
+        std::fill(out.begin(), out.end(), 0.0f);
+        const double c = timed(
+            [&] { comm.allreduce(in, out, cclx::sum, RingScratch{.segment_bytes = segs[k]}); });
+        if (r == -2 && !check("ring/scratch")) rc = 1;
+        if (r >= 0) {
+          t[1 + 2 * k].push_back(a);
+          t[2 + 2 * k].push_back(c);
+        }
+      }
+    }
+    if (rank == 0) {
+      const double bound = median(t[0]);
+      std::printf("# cclx-ring-gap: %zu bytes, 2 ranks, float sum, out of place, median of %d\n",
+                  bytes, reps);
+      for (std::size_t i = 0; i < t.size(); ++i)
+        std::printf("%-40s %9.2f ms  bound/time %.3f\n", names[i].c_str(), median(t[i]),
+                    bound / median(t[i]));
+    }
+  }
+  MPI_Finalize();
+  return rc;
+}
