@@ -74,9 +74,12 @@ TEST_CASE("auto memo: a repeated call gets the tuner's own answer, samples and r
     AutoState ref{cclx::tune::Selector::Config{}};
     int samples = 0, repeated = 0, retuned = 0;
     bool was_converged = false;
-    for (int call = 0; call < 400; ++call) {
-      // Slow from call 200 on: the drift check must still see it and re-tune.
-      const double slowdown = call >= 200 ? 3.0 : 1.0;
+    // Slow from call 200 on: the drift check must still see it (a window is 16 samples of one
+    // call in 16, and two slow windows in a row re-tune) and re-tune.
+    constexpr int slow_from = 200;
+    for (int call = 0; call < slow_from + 3 * AutoState::window * AutoState::sample_every; ++call) {
+      if (call == slow_from) REQUIRE(ref.converged(w));
+      const double slowdown = call >= slow_from ? 3.0 : 1.0;
       AutoState::Timing want{};
       const Candidate expected = ref.choose(w, true, want);
       AutoContext::Timing got = AutoContext::Timing::none;
