@@ -14,11 +14,21 @@
 // loaded machine can deschedule the peer and make the measured rank spin (more polls, more
 // instructions): take the lowest of several runs; runs without such waits agree to within a few
 // instructions per call.
+//
+// Other collectives (native and auto only; docs/tuning.md, "Per-call cost of the decision"):
+//
+//   cclx-callcount native|auto [iterations] [collective]
+//
+// collective: allreduce (the default), reduce, bcast, scatter, gather, allgather, reduce_scatter,
+// alltoall, gatherv, scatterv, allgatherv, reduce_scatterv or barrier; each rank's block is two
+// floats (8 bytes), rooted collectives use root 0, v-collectives the same count on every rank and
+// no displacements.
 #include <mpi.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,6 +41,38 @@
 #define CCLX_TOGGLE_COLLECT() (void)0
 #endif
 
+namespace {
+
+// A call of `collective` with `algo` (cclx::algo::Native or Auto) on two floats per rank; `in`
+// and `out` are sized for n blocks, `counts` holds two per rank. Empty for an unknown name.
+template <class A>
+std::function<void()> collective_call(cclx::Communicator<>& comm, const std::string& collective,
+                                      const A& algo, std::vector<float>& in,
+                                      std::vector<float>& out, std::vector<int>& counts) {
+  const std::span<const float> one(in.data(), 2);
+  const std::span<float> one_out(out.data(), 2);
+  if (collective == "reduce")
+    return [&, algo, one, one_out] { comm.reduce(one, one_out, cclx::sum, 0, algo); };
+  if (collective == "bcast") return [&, algo, one_out] { comm.bcast(one_out, 0, algo); };
+  if (collective == "scatter") return [&, algo, one_out] { comm.scatter(in, one_out, 0, algo); };
+  if (collective == "gather") return [&, algo, one] { comm.gather(one, out, 0, algo); };
+  if (collective == "allgather") return [&, algo, one] { comm.allgather(one, out, algo); };
+  if (collective == "reduce_scatter")
+    return [&, algo, one_out] { comm.reduce_scatter(in, one_out, cclx::sum, algo); };
+  if (collective == "alltoall") return [&, algo] { comm.alltoall(in, out, algo); };
+  if (collective == "gatherv") return [&, algo, one] { comm.gatherv(one, out, counts, 0, algo); };
+  if (collective == "scatterv")
+    return [&, algo, one_out] { comm.scatterv(in, one_out, counts, 0, algo); };
+  if (collective == "allgatherv")
+    return [&, algo, one] { comm.allgatherv(one, out, counts, algo); };
+  if (collective == "reduce_scatterv")
+    return [&, algo, one_out] { comm.reduce_scatterv(in, one_out, counts, cclx::sum, algo); };
+  if (collective == "barrier") return [&, algo] { comm.barrier(algo); };
+  return {};
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rc = 0;
@@ -38,10 +80,12 @@ int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     const long iters = argc > 2 ? std::atol(argv[2]) : 1000;
     cclx::Communicator comm(MPI_COMM_WORLD);
+    const std::string collective = argc > 3 ? argv[3] : "allreduce";
     std::vector<float> in(2, 1.0f), out(2);
 #if __has_include("cclx/persistent.hpp")  // (this file also builds against cclx before them)
     cclx::PersistentRequest p;
 #endif
+    std::vector<int> counts;
     std::function<void()> call;
     if (mode == "raw")
       call = [&] {
@@ -62,7 +106,15 @@ int main(int argc, char** argv) {
         MPI_Isend(&out[static_cast<std::size_t>(r)], 1, MPI_FLOAT, peer, 7, c, &q[1]);
         MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
       };
-    else if (mode == "native")
+    else if (collective != "allreduce" && (mode == "native" || mode == "auto")) {
+      const auto n = static_cast<std::size_t>(comm.size());
+      in.assign(2 * n, 1.0f);
+      out.assign(2 * n, collective == "bcast" ? 1.0f : 0.0f);  // bcast: the root's ones
+      counts.assign(n, 2);
+      call = mode == "native"
+                 ? collective_call(comm, collective, cclx::algo::Native{}, in, out, counts)
+                 : collective_call(comm, collective, cclx::algo::Auto{}, in, out, counts);
+    } else if (mode == "native")
       call = [&] { comm.allreduce(in, out, cclx::sum); };
     else if (mode == "ring")
       call = [&] { comm.allreduce(in, out, cclx::sum, cclx::algo::Ring{}); };
@@ -82,7 +134,8 @@ int main(int argc, char** argv) {
       if (comm.rank() == 0)
         std::fprintf(stderr,
                      "usage: cclx-callcount raw|raw-2step|native|ring|auto|native-persistent|"
-                     "ring-persistent [iterations]\n");
+                     "ring-persistent [iterations]\n"
+                     "       cclx-callcount native|auto [iterations] [collective]\n");
       rc = 2;
     }
     if (call) {
@@ -95,7 +148,11 @@ int main(int argc, char** argv) {
       const double per_call = (MPI_Wtime() - t0) / static_cast<double>(iters);
       MPI_Barrier(MPI_COMM_WORLD);
       if (comm.rank() == 0) std::printf("%s: %.3f us per call\n", mode.c_str(), per_call * 1e6);
-      if (out[0] != static_cast<float>(comm.size())) rc = 1;  // 1 + 1 + ...
+      // Reductions sum 1 + 1 + ... (on the root for reduce); the rest move ones; barrier nothing.
+      const bool sums = collective == "allreduce" || collective.starts_with("reduce");
+      if (collective != "barrier" && (collective != "reduce" || comm.rank() == 0) &&
+          out[0] != (sums ? static_cast<float>(comm.size()) : 1.0f))
+        rc = 1;
     }
   }
   MPI_Finalize();

@@ -63,8 +63,19 @@ struct AutoContext::State {
 };
 
 AutoContext::AutoContext() = default;
-AutoContext::AutoContext(AutoContext&&) noexcept = default;
-AutoContext& AutoContext::operator=(AutoContext&&) noexcept = default;
+// A moved-from context remembers nothing (its memo would point into the moved state).
+AutoContext::AutoContext(AutoContext&& o) noexcept
+    : s_(std::move(o.s_)),
+      agreed_(o.agreed_),
+      memo_valid_(std::exchange(o.memo_valid_, false)),
+      memo_(o.memo_) {}
+AutoContext& AutoContext::operator=(AutoContext&& o) noexcept {
+  s_ = std::move(o.s_);
+  agreed_ = o.agreed_;
+  memo_valid_ = std::exchange(o.memo_valid_, false);
+  memo_ = o.memo_;
+  return *this;
+}
 
 AutoContext::~AutoContext() {
   if (!s_ || s_->rank != 0 || s_->save_path.empty()) return;
@@ -144,6 +155,16 @@ const tune::Candidate& AutoContext::choose(const tune::Workload& w, bool online_
     std::fprintf(stderr, "cclx tune: %s: %s\n", describe(w).c_str(),
                  s.tuner.explain(w, online_call || s.online_env).c_str());
   return c;
+}
+
+const AutoContext::Memo& AutoContext::remember(const CollectiveCall& c, bool online,
+                                               const tune::Candidate* choice) {
+  memo_.key = auto_key(c, online);
+  memo_.choice = choice && !choice->native() ? choice : nullptr;
+  memo_.policy = choice ? algo::to_policy(*choice) : algo::AnyPolicy{};
+  memo_.calls_since_sample = choice ? s_->tuner.repeat_counter() : nullptr;
+  memo_valid_ = true;
+  return memo_;
 }
 
 void AutoContext::observe(const tune::Workload& w, bool online_call, double max_seconds) {

@@ -87,18 +87,23 @@ void every_collective(Comm& comm, std::size_t count, const std::string& label) {
   const cclx::algo::Auto a{};
   std::vector<int> buf(count), want(count);
 
-  for (std::size_t i = 0; i < count; ++i) buf[i] = val(r, i), want[i] = sum_at(i);
-  comm.allreduce(buf, cclx::sum, a);
-  cclx_test::compare(label + " allreduce", buf, want, true);
+  // Twice in a row: the repeat runs the remembered decision (AutoContext::repeat()).
+  for (int rep = 0; rep < 2; ++rep) {
+    for (std::size_t i = 0; i < count; ++i) buf[i] = val(r, i), want[i] = sum_at(i);
+    comm.allreduce(buf, cclx::sum, a);
+    cclx_test::compare(label + " allreduce #" + std::to_string(rep), buf, want, true);
+  }
 
   for (std::size_t i = 0; i < count; ++i) buf[i] = val(r, i);
   const int root = n - 1;
   comm.reduce(buf, cclx::sum, root, a);
   if (r == root) cclx_test::compare(label + " reduce", buf, want, true);
 
-  for (std::size_t i = 0; i < count; ++i) buf[i] = r == 0 ? val(0, i) : -1, want[i] = val(0, i);
-  comm.bcast(buf, 0, a);
-  cclx_test::compare(label + " bcast", buf, want, true);
+  for (int rep = 0; rep < 2; ++rep) {
+    for (std::size_t i = 0; i < count; ++i) buf[i] = r == 0 ? val(0, i) : -1, want[i] = val(0, i);
+    comm.bcast(buf, 0, a);
+    cclx_test::compare(label + " bcast #" + std::to_string(rep), buf, want, true);
+  }
 
   // n blocks of `count` elements: reduce_scatter, allgather, alltoall, gather, scatter.
   std::vector<int> big(count * un), out(count), all(count * un), wall(count * un);
@@ -143,8 +148,11 @@ void every_collective(Comm& comm, std::size_t count, const std::string& label) {
   for (std::size_t b = 0; b < un; ++b)
     for (std::size_t i = 0; i < static_cast<std::size_t>(counts[b]); ++i)
       vwant[off[b] + i] = val(static_cast<int>(b), i);
-  comm.allgatherv(vin, vall, counts, a);
-  cclx_test::compare(label + " allgatherv", vall, vwant, true);
+  for (int rep = 0; rep < 2; ++rep) {
+    std::fill(vall.begin(), vall.end(), -1);
+    comm.allgatherv(vin, vall, counts, a);
+    cclx_test::compare(label + " allgatherv #" + std::to_string(rep), vall, vwant, true);
+  }
   std::fill(vall.begin(), vall.end(), -1);
   comm.gatherv(vin, vall, counts, 0, a);
   if (r == 0) cclx_test::compare(label + " gatherv", vall, vwant, true);

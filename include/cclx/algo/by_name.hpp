@@ -6,6 +6,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <variant>
 
 #include "cclx/algo/policies.hpp"
 #include "cclx/error.hpp"
@@ -57,6 +58,24 @@ template <class F>
 decltype(auto) with_policy(const tune::Candidate& c, F&& f) {
   if (c.native()) return std::forward<F>(f)(Native{});
   return detail::with_named_policy<0>(c, std::forward<F>(f));
+}
+
+namespace detail {
+template <class Tuple>
+struct any_policy;
+template <class... P>
+struct any_policy<std::tuple<P...>> {
+  using type = std::variant<Native, P...>;
+};
+}  // namespace detail
+
+// Any policy with_policy() can build, held by value: what a decision resolves to once, so that a
+// call repeating it dispatches on the variant's index instead of on the candidate's name.
+using AnyPolicy = detail::any_policy<named_policies>::type;
+
+// The policy `c` names, built once (with_policy()'s name test and parameter parsing).
+inline AnyPolicy to_policy(const tune::Candidate& c) {
+  return with_policy(c, [](const auto& p) { return AnyPolicy(p); });
 }
 
 }  // namespace cclx::algo

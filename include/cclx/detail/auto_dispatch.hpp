@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 
+#include "cclx/algo/by_name.hpp"
 #include "cclx/collective_call.hpp"
 #include "cclx/tune/auto_state.hpp"
 
@@ -40,9 +41,53 @@ namespace cclx::detail {
 // "allreduce 4K bytes, 2 ranks, 4-byte elements"
 [[nodiscard]] std::string describe(const tune::Workload& w);
 
+// What auto_workload() reads of a call, packed for a cheap comparison (AutoContext::repeat()):
+// equal keys mean equal workloads (nranks is the communicator's), so the same decision.
+struct AutoKey {
+  std::size_t count = 0;
+  std::size_t elem_size = 0;
+  // collective, then one bit each: commutative, Auto::online, native only (displacements);
+  // root in the high half.
+  std::uint64_t shape = 0;
+  friend bool operator==(const AutoKey&, const AutoKey&) = default;
+};
+
+inline AutoKey auto_key(const CollectiveCall& c, bool online) {
+  const bool displs = c.blocks && (c.blocks->in_displs.size | c.blocks->out_displs.size) != 0;
+  const bool commutative = !c.has_op || c.kernel.commutative;
+  return {c.count, c.kernel.elem_size,
+          static_cast<std::uint64_t>(c.collective) | std::uint64_t{commutative} << 8 |
+              std::uint64_t{online} << 9 | std::uint64_t{displs} << 10 |
+              std::uint64_t{static_cast<std::uint32_t>(c.root)} << 32};
+}
+
 class AutoContext {
  public:
   using Timing = tune::AutoState::Timing;
+
+  // The last blocking call's settled decision (a static one, or an online tuner's converged one
+  // between drift samples), resolved to its policy: a call with the same key runs it without
+  // building its workload or asking the tuner (docs/tuning.md, "Per-call cost of the decision").
+  struct Memo {
+    AutoKey key;
+    const tune::Candidate* choice = nullptr;  // null: native (also where only native serves)
+    algo::AnyPolicy policy;
+    int* calls_since_sample = nullptr;  // tune::AutoState::repeat_counter()
+  };
+  // The memo when `c` repeats its key and its decision needs no timing this call, else null.
+  const Memo* repeat(const CollectiveCall& c, bool online) {
+    if (!memo_valid_ || auto_key(c, online) != memo_.key) return nullptr;
+    if (int* n = memo_.calls_since_sample) {
+      if (*n + 1 >= tune::AutoState::sample_every) return nullptr;
+      ++*n;
+    }
+    return &memo_;
+  }
+  // After a blocking call of `c` whose choose() returned Timing::none, with its `choice` (null
+  // where only native serves the workload): remember that decision for repeat().
+  const Memo& remember(const CollectiveCall& c, bool online, const tune::Candidate* choice);
+  // Before any other decision: the memo no longer holds.
+  void forget() { memo_valid_ = false; }
 
   AutoContext();
   AutoContext(AutoContext&&) noexcept;
@@ -82,6 +127,8 @@ class AutoContext {
   struct State;
   std::unique_ptr<State> s_;
   bool agreed_ = false;
+  bool memo_valid_ = false;
+  Memo memo_;
 };
 
 }  // namespace cclx::detail

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <variant>
 #include <vector>
 
 #include "cclx/algo/auto.hpp"
@@ -60,6 +61,12 @@ double Communicator<Backend>::max_over_ranks(double seconds) {
 template <class Backend>
 template <algo::AutoAlgorithm A>
 void Communicator<Backend>::run_auto(const CollectiveCall& c, const A& policy) {
+  // The repeated call's path, kept here (small enough to inline into the caller) ahead of
+  // with_auto_choice()'s; the common native choice runs without a visit of the policy.
+  if (const detail::AutoContext::Memo* m = auto_.repeat(c, policy.online)) {
+    if (!m->choice) return run(c, algo::Native{});
+    return std::visit([&](const auto& p) { run(c, p); }, m->policy);
+  }
   with_auto_choice(c, policy, true, [&](const tune::Candidate*, const auto& p) { run(c, p); });
 }
 
@@ -68,15 +75,26 @@ template <class Run>
 void Communicator<Backend>::with_auto_choice(const CollectiveCall& c, const algo::Auto& policy,
                                              bool blocking, Run&& run) {
   using Timing = detail::AutoContext::Timing;
+  // A blocking call repeating the last one's settled decision: its resolved policy, nothing else.
+  const auto run_memo = [&](const detail::AutoContext::Memo& m) {
+    if (!m.choice) return run(m.choice, algo::Native{});  // the common case, without a visit
+    std::visit([&](const auto& p) { run(m.choice, p); }, m.policy);
+  };
+  if (blocking)
+    if (const detail::AutoContext::Memo* m = auto_.repeat(c, policy.online)) return run_memo(*m);
+  auto_.forget();
   const std::optional<tune::Workload> w = auto_workload(c);
-  if (!w) return run(static_cast<const tune::Candidate*>(nullptr), algo::Native{});
+  if (!w) {
+    if (blocking) auto_.remember(c, policy.online, nullptr);
+    return run(static_cast<const tune::Candidate*>(nullptr), algo::Native{});
+  }
   const auto run_choice = [&](const tune::Candidate& choice) {
     algo::with_policy(choice, [&](const auto& p) { run(choice.native() ? nullptr : &choice, p); });
   };
   if (!blocking) return run_choice(untimed_choice(c, *w, policy));
   Timing timing = Timing::none;
   const tune::Candidate& choice = auto_choice(*w, policy, timing);
-  if (timing == Timing::none) return run_choice(choice);
+  if (timing == Timing::none) return run_memo(auto_.remember(c, policy.online, &choice));
   const double t0 = MPI_Wtime();
   run_choice(choice);
   const double local = MPI_Wtime() - t0;

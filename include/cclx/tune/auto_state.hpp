@@ -47,6 +47,14 @@ class AutoState {
   [[nodiscard]] int tuning_calls(const Workload& w) const;
   // Whether `w` is tuned online and has converged.
   [[nodiscard]] bool converged(const Workload& w) const;
+  // For a caller that repeats the choice of a choose() that returned Timing::none without calling
+  // choose() again for the same workload: null when that decision is static (it holds for every
+  // later call), else the converged tuner's calls since its last drift sample, which such a
+  // caller advances per call while it stays below sample_every - 1 (the call that would reach
+  // sample_every goes through choose(), which samples it).
+  [[nodiscard]] int* repeat_counter() const {
+    return last_online_ ? &last_online_->calls_since_sample : nullptr;
+  }
   // What online tuning learned, as a tuning table: per converged workload, the measured score of
   // every candidate it tried (CCLX_TUNE_SAVE writes it; CCLX_TUNE_FILE reads it back).
   [[nodiscard]] TuningTable learned() const;
