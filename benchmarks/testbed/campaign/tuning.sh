@@ -4,7 +4,9 @@
 #   benchmarks/testbed/campaign/tuning.sh PHASE...
 # Phases: tune4, tune8 (the tuning suite, benchmarks/tune.sh, on 4 / 8 hosts at 200 Mbit/s:
 # allreduce and bcast over $SIZES, into $OUT/tune-Nhosts.json), auto8 (cclx-bench, Auto reading
-# the 8-host table side by side with every fixed candidate over $SIZES). JSON, tables and logs go
+# the 8-host table side by side with every fixed candidate over $SIZES), channels8 (ring and RHD
+# allreduce, pipelined and binomial tree bcast at 1, 2 and 4 channels over $SIZES: does a split
+# collective fill a TCP link better?). JSON, tables and logs go
 # to $OUT (default /tmp/cclx-tuning-campaign); the testbed is always torn down on exit.
 set -euo pipefail
 TB=$PWD/benchmarks/testbed/cclx-testbed
@@ -38,6 +40,16 @@ for phase in "$@"; do
           "$c" -m "$SIZES" --algos "auto,$ALGOS" --skip-unserving -i 1 -x 1 --repeat "$REPEAT" \
           > "$OUT/auto8-$c.txt" 2>> "$OUT/auto8-$c.log"
         echo "   done $(date -u +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/auto8-$c.log"
+      done ;;
+    channels8)
+      up 8
+      for c in allreduce bcast; do
+        if [[ $c == allreduce ]]; then list='ring,ring(channels=2),ring(channels=4),rhd,rhd(channels=2),rhd(channels=4)'
+        else list='pipelined_tree,pipelined_tree(channels=2),pipelined_tree(channels=4),binomial_tree,binomial_tree(channels=2)'; fi
+        echo "== channels8 $c: $(date -u +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$OUT/channels8-$c.log"
+        $TB "${RUN[@]}" -- "$BUILD/benchmarks/cclx-bench" "$c" -m "$SIZES" --algos "$list" \
+          -i 1 -x 1 --repeat "$REPEAT" > "$OUT/channels8-$c.txt" 2>> "$OUT/channels8-$c.log"
+        echo "   done $(date -u +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/channels8-$c.log"
       done ;;
     *) echo "unknown phase $phase" >&2; exit 2 ;;
   esac
