@@ -38,6 +38,7 @@
 #include "cclx/algo/straggler_aware.hpp"
 #include "cclx/cclx.hpp"
 #include "cclx/topology/topology_json.hpp"
+#include "median.hpp"
 
 namespace {
 
@@ -268,11 +269,6 @@ int main(int argc, char** argv) {
                            {"partial_decisions", partial}});
       }
 
-    auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      const std::size_t m = v.size() / 2;
-      return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-    };
     if (rank == 0 && a.json) {
       nlohmann::json delays = nlohmann::json::array();  // [rep][iter][rank] seconds
       for (int rep = 0; rep < a.repeat; ++rep) {

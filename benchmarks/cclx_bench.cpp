@@ -37,6 +37,7 @@
 #include "cclx/tune/candidate.hpp"
 #include "cclx/tune/override.hpp"
 #include "cclx/tune/table.hpp"
+#include "median.hpp"
 #include "osu_mode.hpp"
 
 // CMake defines these once the generator's source exists (they are being written in parallel).
@@ -343,12 +344,6 @@ Options parse(int argc, char** argv) {
 
 // ---------------------------------------------------------------------------------------------
 // Measurement helpers
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Lower quantile q (0..1) by nearest rank.
 double quantile(std::vector<double> v, double q) {

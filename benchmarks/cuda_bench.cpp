@@ -20,6 +20,7 @@
 #include "../lib/cuda/reduce_kernels.hpp"
 #include "cclx/cclx.hpp"
 #include "cclx/cuda.hpp"
+#include "median.hpp"
 
 namespace {
 
@@ -28,11 +29,6 @@ void ok(cudaError_t e, const char* what) {
     std::fprintf(stderr, "cclx-cuda-bench: %s: %s\n", what, cudaGetErrorString(e));
     std::exit(1);
   }
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 // Seconds of `f` (queued on the default stream), median of `iters` after a warm-up.

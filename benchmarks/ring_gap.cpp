@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cclx/cclx.hpp"
+#include "median.hpp"
 
 namespace {
 
@@ -49,11 +50,6 @@ struct RingScratch {
   [[nodiscard]] std::string cache_params(const cclx::sched::ScheduleRequest&) const { return {}; }
   [[nodiscard]] cclx::engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 }  // namespace
 

@@ -86,6 +86,16 @@ int channels_of(const A& a) {
     return 1;
 }
 
+// The schedule's parameters of `a` for `req`: cache_params() of one channel's part, then the
+// channel count when it splits ("fanout=2,channels=2"). The cache key and the wire check share it.
+template <ScheduledAlgorithm A>
+std::string schedule_params(const A& a, const sched::ScheduleRequest& req) {
+  const int k = channels_of(a);
+  std::string s = a.cache_params(sched::channel_part_request(req, k));
+  if (k != 1) s += (s.empty() ? "channels=" : ",channels=") + std::to_string(k);
+  return s;
+}
+
 // What must match across ranks for `a` to run `req` (CCLX_VALIDATE compares it): the schedule's
 // parameters, which cache_params() already names completely (anything it left out would make the
 // schedule cache return a wrong schedule), the channel count, and the engine's segmentation from
@@ -95,9 +105,7 @@ int channels_of(const A& a) {
 // two channels).
 template <ScheduledAlgorithm A>
 std::string wire_params(const A& a, const sched::ScheduleRequest& req) {
-  const int k = channels_of(a);
-  std::string s = a.cache_params(sched::channel_part_request(req, k));
-  if (k != 1) s += (s.empty() ? "channels=" : ",channels=") + std::to_string(k);
+  std::string s = schedule_params(a, req);
   const std::size_t seg = a.exec_options().segment_bytes;
   if (seg != 0 || s.empty()) {
     if (!s.empty()) s += ',';
@@ -116,11 +124,9 @@ sched::Schedule generate(const A& a, const sched::ScheduleRequest& req) {
 // The cached schedule of `a` for `req`.
 template <ScheduledAlgorithm A>
 std::shared_ptr<const sched::Schedule> schedule_for(const A& a, const sched::ScheduleRequest& req) {
-  const int k = channels_of(a);
   std::string prefix(A::name);
   prefix += ':';
-  prefix += a.cache_params(sched::channel_part_request(req, k));
-  if (k != 1) prefix += ",channels=" + std::to_string(k);
+  prefix += schedule_params(a, req);
   return sched::cached_schedule(sched::cache_key(prefix, req), [&] { return generate(a, req); });
 }
 
