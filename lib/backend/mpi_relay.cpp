@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -114,6 +115,10 @@ class RelayHub {
   }
 
   std::mutex mu;  // guards the hub and the shared fields of every RelayOp
+  // Signalled by the progress thread after it made progress (a decision, a fault, a relay that
+  // ended): a user thread that waits for one of those sleeps on it instead of spinning on `mu`,
+  // which would starve the progress thread of the mutex it needs to deliver them.
+  std::condition_variable progressed;
 
  private:
   void loop() noexcept;
@@ -250,7 +255,15 @@ class RelayOp final : public PersistentOp {
         backoff.reset();
         continue;
       }
-      backoff.idle();
+      if (stage_ == Stage::deciding || stage_ == Stage::relaying) {
+        // Only the progress thread moves these stages on (rank 0's decision, this rank's relay).
+        std::unique_lock lock(hub_->mu);
+        hub_->progressed.wait_for(lock, std::chrono::milliseconds(1),
+                                  [&] { return progress_thread_moved_on(); });
+        idle = 127;  // check the deadline below: this wait took up to a millisecond
+      } else {
+        backoff.idle();
+      }
       if (timeout > 0 && (++idle & 127u) == 0) {
         const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
         if (waited >= timeout) throw Error(rank_, timeout_message(waited, timeout));
@@ -444,6 +457,13 @@ class RelayOp final : public PersistentOp {
         break;
     }
     return true;
+  }
+  // Whether what the user thread waits for in the deciding or relaying stage has happened (the
+  // conditions advance() acts on). Caller holds mu.
+  [[nodiscard]] bool progress_thread_moved_on() const {
+    if (fault_epoch_.load() >= epoch_) return true;
+    if (stage_ == Stage::deciding) return decisions_.count(epoch_) != 0;
+    return relay_epoch_ == epoch_ && (relay_ == Relay::done || relay_ == Relay::failed);
   }
   void start_phase2() {
     engine::Buffers b = buffers_;
@@ -663,10 +683,12 @@ void RelayHub::loop() noexcept {
         std::fprintf(stderr, "cclx: rank %d: adaptive progress thread: %s\n", s_.rank, e.what());
       reported = true;
     }
-    if (progress)
+    if (progress) {
+      progressed.notify_all();
       backoff.reset();
-    else
+    } else {
       backoff.idle();
+    }
   }
 }
 

@@ -103,14 +103,15 @@ TEST_CASE("synthesis: deterministic, and the search never loses to its par-trees
 }
 
 // algo::Adaptive's model: a call every rank joined runs the fastest in simulation of the
-// library's schedules and both tree sets (no relay, no phase 2; ties to the library's), a partial
-// one the relay-aware trees. On the testbed's two link classes (hosts 4-7 at a quarter) ring and
-// RHD beat or tie the trees; with one slow host the trees win; both phases of a partial set still
-// prove the whole allreduce.
+// library's schedules and both tree sets (no relay, no phase 2; predictions within 3% are ties,
+// which go to the earlier candidate, ring first), a partial one the relay-aware trees. On the
+// testbed's uniform links and on its two link classes (hosts 4-7 at a quarter) that is ring (RHD
+// predicted 0.4% and 0.1% faster: a tie); with one slow host the trees win; both phases of a
+// partial set still prove the whole allreduce.
 TEST_CASE("relay model: the fastest full schedule for full calls, relay trees for partial ones") {
   const int n = 8;
   const std::size_t bytes = 4 << 20;
-  for (const int slow : {1, 4}) {  // hosts 7 .. 7 - slow + 1 at a quarter of the rate
+  for (const int slow : {0, 1, 4}) {  // hosts 7 .. 7 - slow + 1 at a quarter of the rate
     CAPTURE(slow);
     std::vector<double> bw(n, 23.9e6);
     for (int h = n - slow; h < n; ++h) bw[static_cast<std::size_t>(h)] = 23.9e6 / 4;
@@ -139,9 +140,10 @@ TEST_CASE("relay model: the fastest full schedule for full calls, relay trees fo
     const auto p = model->phases(all, -1);
     CHECK(p.phase2->num_rounds() == 0);
     CHECK(sched::verify(*p.phase1, bytes).ok);
-    CHECK(model->cost(all) <= std::min(trees, ring));
-    if (slow == 4) {  // the library's ring and RHD within 0.1%, both ahead of the trees
-      CHECK((p.phase1->algorithm == "ring" || p.phase1->algorithm == "rhd"));
+    CHECK(model->cost(all) <= ring);
+    CHECK(model->cost(all) * (1 - 0.03) <= trees);
+    if (slow != 1) {  // ring ties RHD (within 0.4%) and beats the trees
+      CHECK(p.phase1->algorithm == "ring");
     } else {
       CHECK(trees < ring);
       CHECK(model->cost(all) == doctest::Approx(trees).epsilon(1e-9));
