@@ -1,10 +1,10 @@
 // Tree synthesis (synthesis.hpp). par-trees first: hosts sorted by the cost of reaching the other
 // hosts (α + chunk·β summed over both directions from the host's first rank), binary heap over
 // hosts, chains inside hosts. Then a coordinate search scored by the simulator on the all-active
-// schedule: number of trees, host fan-out and rotation, swaps of two hosts in the order (compared
-// at up to 4 chunks per tree, which keeps the runs cheap), then the chunk count on the chosen
-// shape; a candidate is kept only when strictly faster. The budget counts simulated transfers,
-// so the result is the same on every rank.
+// schedule: number of trees, host fan-out and rotation (each at up to 4 chunks per tree and at 16
+// blocks in all, the better counts), swaps of two hosts in the order, then the chunk count on the
+// chosen shape; a candidate is kept only when strictly faster. The budget counts simulated
+// transfers, so the result is the same on every rank.
 #include "cclx/schedule/synthesis.hpp"
 
 #include <algorithm>
@@ -148,11 +148,33 @@ TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t byte
     if (time < best_time * (1 - 1e-9)) best = s, best_time = time;
     return true;
   };
+  // A shape is rated at its better of the few chunks above and kPipelineBlocks blocks in all
+  // (kPipelineBlocks / M chunks per tree): at one chunk per tree a deep tree has no pipeline, and
+  // it is the pipeline that lets a slow leaf send and receive at once (two link classes).
+  constexpr std::uint32_t kPipelineBlocks = 16;
+  const std::uint32_t few = best.chunks;
+  auto piped = [&](const Shape& s) {
+    return std::min(kMaxChunks, std::max<std::uint32_t>(
+                                    few, kPipelineBlocks / static_cast<std::uint32_t>(s.trees)));
+  };
+  auto attempt_shape = [&](Shape s) {
+    if (!o.chunk_bytes) s.chunks = few;
+    attempt(s);
+    if (!o.chunk_bytes && piped(s) != few) {
+      s.chunks = piped(s);
+      attempt(s);
+    }
+  };
+  if (!o.chunk_bytes && piped(best) != few) {  // the start at its pipelined chunk count
+    Shape s = best;
+    s.chunks = piped(s);
+    attempt(s);
+  }
   for (int m = 1; m <= max_trees; ++m) {
     if (m == best.trees) continue;
     Shape s = best;
     s.trees = m;
-    attempt(s);
+    attempt_shape(s);
   }
   for (const int f : {1, 2, 3, 4})
     for (const bool rot : {true, false}) {
@@ -160,7 +182,7 @@ TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t byte
       Shape s = best;
       s.fanout = f;
       s.rotate = rot;
-      attempt(s);
+      attempt_shape(s);
     }
   // Reserve for the chunk pass: every power of two up to kMaxChunks once.
   // Without an explicit max_trees, one tree per host is tried last: rotated chains of hosts
