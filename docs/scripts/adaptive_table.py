@@ -26,6 +26,7 @@ TOPOLOGIES = [
     ("two-level-slow-host", "two-level, host 2's NIC at 1/4"),
     ("testbed8", "the testbed: 8 hosts, 23.9 MB/s, α 150 µs"),
     ("testbed8-slow3", "the testbed with host 3 at 50 Mbit/s"),
+    ("testbed8-two-classes", "the testbed with hosts 4-7 at 50 Mbit/s"),
 ]
 
 

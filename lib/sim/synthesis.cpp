@@ -3,8 +3,9 @@
 // hosts, chains inside hosts. Then a coordinate search scored by the simulator on the all-active
 // schedule: number of trees, host fan-out and rotation, swaps of two hosts in the order (compared
 // at up to 4 chunks per tree, which keeps the runs cheap), then the chunk count on the chosen
-// shape; a candidate is kept only when strictly faster. The budget counts simulated transfers,
-// so the result is the same on every rank.
+// shape; a candidate is kept only when strictly faster. A second descent compares the shapes
+// pipelined (16 blocks in all) and the better result is kept. The budget counts simulated
+// transfers, so the result is the same on every rank.
 #include "cclx/schedule/synthesis.hpp"
 
 #include <algorithm>
@@ -140,6 +141,7 @@ TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t byte
     best.chunks = full_chunks;
     return build(best);
   }
+  const Shape start = best;
   double best_time = score(best);
   // Keeps `s` when strictly faster; false when it does not fit in the budget.
   auto attempt = [&](const Shape& s) {
@@ -148,44 +150,76 @@ TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t byte
     if (time < best_time * (1 - 1e-9)) best = s, best_time = time;
     return true;
   };
-  for (int m = 1; m <= max_trees; ++m) {
-    if (m == best.trees) continue;
-    Shape s = best;
-    s.trees = m;
-    attempt(s);
-  }
-  for (const int f : {1, 2, 3, 4})
-    for (const bool rot : {true, false}) {
-      if (f > std::max(1, H - 1) || (f == best.fanout && rot == best.rotate)) continue;
-      Shape s = best;
-      s.fanout = f;
-      s.rotate = rot;
-      attempt(s);
-    }
-  // Reserve for the chunk pass: every power of two up to kMaxChunks once.
   // Without an explicit max_trees, one tree per host is tried last: rotated chains of hosts
   // with one or two chunks each move what a ring moves, which wins on uniform links.
   const bool ring_like = !o.max_trees && H > max_trees;
-  const std::size_t reserve =
-      (o.chunk_bytes ? 0 : per_block * static_cast<std::size_t>(best.trees) * 2 * kMaxChunks) +
-      (ring_like ? per_block * static_cast<std::size_t>(H) * 3 : 0);
-  for (int i = 0; i < H; ++i)
-    for (int j = i + 1; j < H; ++j) {
+  // One descent from `best`: trees, fan-out and rotation, swaps of two hosts, each shape at
+  // `compare(shape)` chunks per tree; then the chunk count on the shape found.
+  auto descend = [&](auto compare) {
+    auto attempt_shape = [&](Shape s) {
+      if (!o.chunk_bytes) s.chunks = compare(s);
+      return attempt(s);
+    };
+    for (int m = 1; m <= max_trees; ++m) {
+      if (m == best.trees) continue;
       Shape s = best;
-      std::swap(s.order[static_cast<std::size_t>(i)], s.order[static_cast<std::size_t>(j)]);
-      if (spent + reserve + cost_of(s) > o.max_transfers) break;
-      attempt(s);
+      s.trees = m;
+      attempt_shape(s);
     }
+    for (const int f : {1, 2, 3, 4})
+      for (const bool rot : {true, false}) {
+        if (f > std::max(1, H - 1) || (f == best.fanout && rot == best.rotate)) continue;
+        Shape s = best;
+        s.fanout = f;
+        s.rotate = rot;
+        attempt_shape(s);
+      }
+    // Reserve for the chunk pass (every power of two up to kMaxChunks once) and the ring-like
+    // candidates.
+    const std::size_t reserve =
+        (o.chunk_bytes ? 0 : per_block * static_cast<std::size_t>(best.trees) * 2 * kMaxChunks) +
+        (ring_like ? per_block * static_cast<std::size_t>(H) * 3 : 0);
+    for (int i = 0; i < H; ++i)
+      for (int j = i + 1; j < H; ++j) {
+        Shape s = best;
+        std::swap(s.order[static_cast<std::size_t>(i)], s.order[static_cast<std::size_t>(j)]);
+        if (spent + reserve + cost_of(s) > o.max_transfers) break;
+        attempt(s);
+      }
+    if (!o.chunk_bytes) {
+      // The chunk count on the chosen shape: powers of two, and the default 4 MiB chunks.
+      const Shape shape = best;
+      best.chunks = full_chunks;
+      best_time = score(best);
+      for (std::uint32_t k = 1; k <= kMaxChunks; k *= 2) {
+        if (k == full_chunks) continue;
+        Shape s = shape;
+        s.chunks = k;
+        if (!attempt(s)) break;
+      }
+    }
+  };
+  const std::uint32_t few = start.chunks;
+  descend([&](const Shape&) { return few; });
+  // A second descent compares shapes pipelined, at kPipelineBlocks blocks in all (M trees of
+  // kPipelineBlocks / M chunks): at a few chunks per tree (one at 4 MiB) a deep tree has no
+  // pipeline, and only a pipeline lets a slow leaf send and receive at once (two link classes:
+  // slow hosts as leaves of one pipelined tree). The better of the two descents is kept.
+  constexpr std::uint32_t kPipelineBlocks = 16;
+  auto piped = [&](const Shape& s) {
+    return std::min(kMaxChunks, std::max<std::uint32_t>(
+                                    few, kPipelineBlocks / static_cast<std::uint32_t>(s.trees)));
+  };
   if (!o.chunk_bytes) {
-    // The chunk count on the chosen shape: powers of two, and the default 4 MiB chunks.
-    const Shape shape = best;
-    best.chunks = full_chunks;
-    best_time = score(best);
-    for (std::uint32_t k = 1; k <= kMaxChunks; k *= 2) {
-      if (k == full_chunks) continue;
-      Shape s = shape;
-      s.chunks = k;
-      if (!attempt(s)) break;
+    Shape piped_start = start;
+    piped_start.chunks = piped(start);
+    if (spent + cost_of(piped_start) <= o.max_transfers) {
+      const Shape first = best;
+      const double first_time = best_time;
+      best = piped_start;
+      best_time = score(best);
+      descend(piped);
+      if (first_time <= best_time) best = first, best_time = first_time;
     }
   }
   if (ring_like)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "cclx/error.hpp"
 #include "cclx/topology/rounds.hpp"
@@ -144,12 +146,36 @@ Topology topology_from_profile(const HostMap& hosts, const Profile& p) {
     throw Error("topology_from_profile: host map and profile disagree on the rank count");
   Topology t;
   for (const auto& h : hosts.host_names) t.add_host(h);
-  for (const int h : hosts.host_of_rank) t.add_rank(h);
+  // Every rank posts all messages of a step at once (the engine), so its concurrent messages
+  // share what its NIC can do rather than queue for one port: ports unlimited, and across hosts
+  // rank -> its NIC -> (the pair's profiled link) -> the peer's NIC -> peer, the NIC links at the
+  // rank's fastest profiled inter-host rate with α 0. Alone, a message costs exactly its pair's
+  // fit; at once, a rank's messages share its fastest rate.
+  const auto n = hosts.host_of_rank.size();
+  for (const int h : hosts.host_of_rank) t.add_rank(h, 0);
+  std::vector<double> fastest(n, -1);  // smallest inter-host β per rank; -1: no such pair
+  auto host_of = [&](int r) { return hosts.host_of_rank[static_cast<std::size_t>(r)]; };
   for (const auto& pp : p.pairs) {
-    const bool same = hosts.host_of_rank[static_cast<std::size_t>(pp.a)] ==
-                      hosts.host_of_rank[static_cast<std::size_t>(pp.b)];
-    t.add_duplex(t.rank_vertex(pp.a), t.rank_vertex(pp.b), LinkCost{pp.fit.alpha, pp.fit.beta},
-                 same ? LinkKind::intra_host : LinkKind::direct);
+    if (host_of(pp.a) == host_of(pp.b)) continue;
+    for (const int r : {pp.a, pp.b}) {
+      double& f = fastest[static_cast<std::size_t>(r)];
+      f = f >= 0 ? std::min(f, std::max(pp.fit.beta, 0.0)) : std::max(pp.fit.beta, 0.0);
+    }
+  }
+  std::vector<VertexId> nic(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    if (fastest[r] < 0) continue;
+    nic[r] = t.add_nic(hosts.host_of_rank[r], "nic" + std::to_string(r));
+    t.add_duplex(t.rank_vertex(static_cast<int>(r)), nic[r], LinkCost{0, fastest[r]},
+                 LinkKind::network);
+  }
+  for (const auto& pp : p.pairs) {
+    const LinkCost c{pp.fit.alpha, pp.fit.beta};
+    if (host_of(pp.a) == host_of(pp.b))
+      t.add_duplex(t.rank_vertex(pp.a), t.rank_vertex(pp.b), c, LinkKind::intra_host);
+    else
+      t.add_duplex(nic[static_cast<std::size_t>(pp.a)], nic[static_cast<std::size_t>(pp.b)], c,
+                   LinkKind::direct);
   }
   return t;
 }

@@ -10,6 +10,7 @@
 #include "cclx/sim/prologue.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"
+#include "cclx/topology/profiler.hpp"
 
 using namespace cclx;
 using sched::Collective;
@@ -287,6 +288,30 @@ TEST_CASE("single-port ranks serialize their sends; more ports overlap them") {
   CHECK(sim::simulate(s, t, o).time == exact(one));
   o.ports = 2;
   CHECK(sim::simulate(s, t, o).time == exact(2 * one));
+}
+
+TEST_CASE("profiled topology: a pair alone costs its fit; a rank's messages share its NIC") {
+  // Three hosts: rank 0 and 1 fast (24 MB/s between them), rank 2 slow (6 MB/s to both).
+  const double fast = 1.0 / 24e6, slow = 1.0 / 6e6, a = 1e-4;
+  topo::Profile p;
+  p.nranks = 3;
+  p.pairs = {{0, 1, {a, fast, 0, 0, 6}, 3},
+             {0, 2, {a, slow, 0, 0, 6}, 3},
+             {1, 2, {2 * a, slow, 0, 0, 6}, 3}};
+  const topo::Topology t = topo::topology_from_profile({{0, 1, 2}, {"h0", "h1", "h2"}}, p);
+  for (int r = 0; r < 3; ++r) CHECK(t.graph()[t.rank_vertex(r)].ports == 0);
+  sim::SimOptions o;
+  o.bytes = 1 << 20;
+  const double b = o.bytes;
+  CHECK(sim::simulate(messages(3, {{1, 2}}), t, o).time == exact(2 * a + b * slow));
+  CHECK(sim::simulate(messages(3, {{0, 1}}), t, o).time == exact(a + b * fast));
+  // Rank 0 takes the slow rank's and the fast rank's message at once: the slow one at its own
+  // rate, the fast one at what is left of rank 0's 24 MB/s (18 MB/s while both run).
+  const double together = sim::simulate(messages(3, {{2, 0}, {1, 0}}), t, o).time;
+  CHECK(together == doctest::Approx(a + b * slow).epsilon(1e-9));
+  // Likewise its two sends: the slow peer's at 6 MB/s, the fast one's with the other 18.
+  CHECK(sim::simulate(messages(3, {{0, 2}, {0, 1}}), t, o).time ==
+        doctest::Approx(a + b * slow).epsilon(1e-9));
 }
 
 TEST_CASE("a late rank delays the ring by exactly its delay") {

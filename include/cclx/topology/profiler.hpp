@@ -41,9 +41,12 @@ struct Profile {
 // Collective over `comm`.
 [[nodiscard]] Profile profile_links(MPI_Comm comm, const ProfileOptions& opt = {});
 
-// Every measured pair as a duplex rank-to-rank link (intra_host within a host, direct across).
-// Pairwise probes are interference-free by design, so they cannot reveal shared NICs: the result
-// says what each pair achieves alone.
+// Every measured pair as a duplex link with its fit: rank to rank within a host (intra_host);
+// across hosts between the two ranks' NIC vertices (direct), each rank linked to its own NIC at
+// its fastest profiled inter-host rate (α 0). Ranks get unlimited ports: the engine posts a step's
+// messages at once, and they share the rank's NIC. Alone, a message costs exactly its pair's fit.
+// Pairwise probes are interference-free by design, so they cannot reveal NICs shared by several
+// ranks of a host: each rank gets its own.
 [[nodiscard]] Topology topology_from_profile(const HostMap& hosts, const Profile& p);
 
 }  // namespace cclx::topo
