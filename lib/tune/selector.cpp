@@ -122,7 +122,7 @@ Decision Selector::compute(const Workload& w) const {
         const std::string why =
             unclear_win(t, reps(name), native_time->second, reps("native"), config_.native_margin);
         if (!why.empty()) {
-          if (t < native_time->second) margin += "; " + name + " " + why;
+          if (t < native_time->second) margin.append("; ").append(name).append(" ").append(why);
           continue;
         }
       }

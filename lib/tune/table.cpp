@@ -69,7 +69,9 @@ TuningTable TuningTable::parse(std::string_view text, const std::string& origin)
         e.times_us[to_string(c)] = time.get<double>();
       }
       if (je.contains("reps_us"))
-        for (const auto& [name, reps] : je.at("reps_us").items()) {
+        for (const auto& item : je.at("reps_us").items()) {
+          const std::string& name = item.key();  // not a binding: clang 14 cannot capture those
+          const json& reps = item.value();
           const std::string c = to_string(parse_candidate(name));
           const auto bad = [&](const char* why) {
             return fail(std::string(where).append(": reps_us of '").append(name).append("' ") +
