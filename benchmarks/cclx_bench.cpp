@@ -237,8 +237,10 @@ constexpr const char* kUsage =
     "  --straggler R --delay-ms D   rank R sleeps D ms before each call; latency is measured on\n"
     "                      the other ranks from their start of the call\n"
     "  --json              print JSON instead of the table\n"
-    "  --tune-out FILE     merge each size's median times (max over ranks) into the tuning\n"
-    "                      table FILE (created if missing; read by CCLX_TUNE_FILE), after every\n"
+    "  --tune-out FILE     merge each size's median times (max over ranks) and repetitions into "
+    "the\n"
+    "                      tuning table FILE (created if missing; read by CCLX_TUNE_FILE), after "
+    "each\n"
     "                      size; algorithms that are not Auto candidates (auto, straggler_aware,\n"
     "                      prototypes, /p entries) are left out\n";
 
@@ -792,16 +794,26 @@ std::optional<std::string> table_candidate(const std::string& label) {
   }
 }
 
+// One candidate's measurement for --tune-out: the median and each repetition, in run order.
+struct TuningTime {
+  std::string label;
+  double median_us;
+  std::vector<double> reps_us;
+};
+
 // Merges one measured size into --tune-out's file (rank 0 only; the file is rewritten whole, so
 // an interrupted run keeps every size finished so far).
 void record_tuning(const Options& o, int n, std::size_t bytes,
-                   const std::vector<std::pair<std::string, double>>& times_us) {
+                   const std::vector<TuningTime>& times) {
   cclx::tune::TableEntry e;
   e.collective = o.coll;
   e.nranks = n;
   e.bytes = bytes;
-  for (const auto& [label, us] : times_us)
-    if (const auto c = table_candidate(label)) e.times_us[*c] = us;
+  for (const auto& t : times)
+    if (const auto c = table_candidate(t.label)) {
+      e.times_us[*c] = t.median_us;
+      e.reps_us[*c] = t.reps_us;  // the native margin compares them pairwise
+    }
   if (e.times_us.empty()) return;
   cclx::tune::TuningTable t;
   if (std::ifstream(o.tune_out).good()) t = cclx::tune::TuningTable::load(o.tune_out);
@@ -968,7 +980,7 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
       for (const auto& s : entries[0].reps) v.push_back(s.max);
       return median(v);
     }();
-    std::vector<std::pair<std::string, double>> tuning_times;
+    std::vector<TuningTime> tuning_times;
     for (const auto& e : entries) {
       if (e.skip) continue;
       std::vector<double> avg, mn, mx;
@@ -990,7 +1002,7 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
           (*std::max_element(mx.begin(), mx.end()) - *std::min_element(mx.begin(), mx.end())) /
           row.med.max;
       for (double x : mx) row.reps_max_us.push_back(x * 1e6);
-      tuning_times.emplace_back(e.label, row.med.max * 1e6);
+      tuning_times.push_back({e.label, row.med.max * 1e6, row.reps_max_us});
       if (root_out) {
         if (o.json)
           rows_json.push_back({{"size", row.size},

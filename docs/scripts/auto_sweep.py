@@ -2,7 +2,8 @@
 """Summarizes the 2-rank every-collective sweep of algo::Auto with a measured tuning table
 (docs/tuning.md, "Auto with a measured table"): per collective, auto's time against native's and
 against the fastest fixed candidate of the same run, their geometric means over sizes, the sizes
-below 0.97x, and a PNG of the ratios.
+below 0.97x, a totals line, each point below 0.97x native (auto's and native's times with their
+spreads), and a PNG of the ratios.
 
 usage: auto_sweep.py SWEEP_DIR [PNG]   (SWEEP_DIR holds cclx-bench --json files, one per collective)
 """
@@ -19,14 +20,16 @@ def main():
     d = sys.argv[1]
     png = sys.argv[2] if len(sys.argv) > 2 else None
     series = {}
+    low_points, total, all_native, all_best = [], 0, [], []
     print("| collective | sizes | auto vs native: geomean | min (at) | sizes < 0.97 | "
           "auto vs best fixed: geomean | min (at) | sizes < 0.97 |")
     print("|---|---|---|---|---|---|---|---|")
     for path in sorted(glob.glob(os.path.join(d, "*.json"))):
         j = json.load(open(path))
-        by_size = {}
+        by_size, spread = {}, {}
         for r in j["results"]:
             by_size.setdefault(r["size"], {})[r["algorithm"]] = r["max_latency_us"]
+            spread[(r["size"], r["algorithm"])] = r.get("spread_pct", float("nan"))
         vs_native, vs_best, sizes = [], [], []
         for size, t in sorted(by_size.items()):
             if "auto" not in t:
@@ -35,6 +38,14 @@ def main():
             sizes.append(size)
             vs_native.append(t["native"] / t["auto"])
             vs_best.append(min(fixed) / t["auto"])
+            if vs_native[-1] < 0.97:
+                low_points.append(
+                    f"{j['collective']} {size} B: auto {t['auto']:.3f} us "
+                    f"(spread {spread[(size, 'auto')]:.0f}%), native {t['native']:.3f} us "
+                    f"(spread {spread[(size, 'native')]:.0f}%): {vs_native[-1]:.3f}")
+        total += len(sizes)
+        all_native += vs_native
+        all_best += vs_best
         if not sizes:
             continue
         series[j["collective"]] = (sizes, vs_native)
@@ -46,6 +57,14 @@ def main():
             return f"{g:.3f} | {r[i]:.3f} ({sizes[i]}) | {len(low)}"
 
         print(f"| {j['collective']} | {len(sizes)} | {summary(vs_native)} | {summary(vs_best)} |")
+    if total:
+        def g(r):
+            return math.exp(sum(math.log(x) for x in r) / len(r))
+        print(f"\nall {total} points: auto vs native geomean {g(all_native):.3f}, "
+              f"{sum(x < 0.97 for x in all_native)} below 0.97; auto vs best fixed geomean "
+              f"{g(all_best):.3f}, {sum(x < 0.97 for x in all_best)} below 0.97")
+    for line in low_points:
+        print("  below 0.97x native: " + line)
     if png:
         import matplotlib
         matplotlib.use("Agg")

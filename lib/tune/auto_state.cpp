@@ -106,7 +106,7 @@ TuningTable AutoState::learned() const {
   TuningTable t;
   for (const auto& [w, e] : online_) {
     if (!e.tuner->converged()) continue;
-    TableEntry entry{w.collective, w.nranks, w.bytes, {}};
+    TableEntry entry{w.collective, w.nranks, w.bytes, {}, {}};
     for (const auto& [c, seconds] : e.tuner->measured())
       entry.times_us[to_string(c)] = seconds * 1e6;
     if (!entry.times_us.empty()) t.record(entry);

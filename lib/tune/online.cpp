@@ -208,7 +208,17 @@ void OnlineTuner::on_score(double score) {
 
 void OnlineTuner::converge() {
   converged_ = true;
-  if (!have_best_) best_ = spaces_.empty() ? Candidate{} : spaces_.front().start;
+  if (!have_best_) {
+    best_ = spaces_.empty() ? Candidate{} : spaces_.front().start;
+    return;
+  }
+  // The native margin: a win of another candidate inside it is not worth leaving native for.
+  if (const Tried* n = tried(Candidate{});
+      n && !best_.native() && std::isfinite(n->score) &&
+      !unclear_win(best_score_, {}, n->score, {}, o_.native_margin).empty()) {
+    best_ = n->c;
+    best_score_ = n->score;
+  }
 }
 
 bool OnlineTuner::check_drift(double window_score_seconds) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <span>
 
 #include "cclx/error.hpp"
 
@@ -107,15 +108,31 @@ Decision Selector::compute(const Workload& w) const {
     std::sort(ranked.begin(), ranked.end());
     std::string times;
     for (const auto& [t, name] : ranked) times += " " + name + "=" + time_text(t * 1e-6);
+    // The native margin: a candidate replaces native only when it clearly beats it.
+    const auto native_time = e->times_us.find("native");
+    const auto reps = [&](const std::string& name) -> std::span<const double> {
+      const auto r = e->reps_us.find(name);
+      return r == e->reps_us.end() ? std::span<const double>() : r->second;
+    };
+    std::string margin;
     bool found = false;
     for (const auto& [t, name] : ranked) {
       const Candidate c = parse_candidate(name);
+      if (!c.native() && native_time != e->times_us.end()) {
+        const std::string why =
+            unclear_win(t, reps(name), native_time->second, reps("native"), config_.native_margin);
+        if (!why.empty()) {
+          if (t < native_time->second) margin.append("; ").append(name).append(" ").append(why);
+          continue;
+        }
+      }
       if (usable(c, "table")) {
         d.choice = c;
         d.source = Source::table;
         d.exact = e->bytes == w.bytes;
         d.explanation = config_.table_origin + " at " + format_size(e->bytes) + " (" +
                         std::to_string(e->nranks) + " ranks), measured:" + times;
+        if (!margin.empty()) d.explanation += " (native margin" + margin + ")";
         found = true;
         break;
       }

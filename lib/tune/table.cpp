@@ -68,6 +68,25 @@ TuningTable TuningTable::parse(std::string_view text, const std::string& origin)
                          .append("' must be a positive number"));
         e.times_us[to_string(c)] = time.get<double>();
       }
+      if (je.contains("reps_us"))
+        for (const auto& item : je.at("reps_us").items()) {
+          const std::string& name = item.key();  // not a binding: clang 14 cannot capture those
+          const json& reps = item.value();
+          const std::string c = to_string(parse_candidate(name));
+          const auto bad = [&](const char* why) {
+            return fail(std::string(where).append(": reps_us of '").append(name).append("' ") +
+                        why);
+          };
+          if (!e.times_us.contains(c)) throw bad("has no time in times_us");
+          if (!reps.is_array() || reps.empty()) throw bad("must be a non-empty list");
+          std::vector<double> v;
+          for (const json& x : reps) {
+            if (!x.is_number() || x.get<double>() <= 0 || !std::isfinite(x.get<double>()))
+              throw bad("must hold positive numbers");
+            v.push_back(x.get<double>());
+          }
+          e.reps_us[c] = std::move(v);
+        }
       t.record(e);
     } catch (const json::exception& e) {
       throw fail(where + ": " + e.what());
@@ -90,11 +109,14 @@ TuningTable TuningTable::load(const std::string& path) {
 std::string TuningTable::dump() const {
   json j{{"format", "cclx-tune-table"}, {"version", 1}, {"machine", machine}, {"mpi", mpi}};
   json list = json::array();
-  for (const auto& e : entries_)
-    list.push_back({{"collective", std::string(sched::to_string(e.collective))},
-                    {"nranks", e.nranks},
-                    {"bytes", e.bytes},
-                    {"times_us", e.times_us}});
+  for (const auto& e : entries_) {
+    json je{{"collective", std::string(sched::to_string(e.collective))},
+            {"nranks", e.nranks},
+            {"bytes", e.bytes},
+            {"times_us", e.times_us}};
+    if (!e.reps_us.empty()) je["reps_us"] = e.reps_us;  // absent in tables measured without them
+    list.push_back(std::move(je));
+  }
   j["entries"] = std::move(list);
   return j.dump(1) + "\n";
 }
@@ -115,7 +137,13 @@ void TuningTable::record(const TableEntry& e) {
       std::lower_bound(entries_.begin(), entries_.end(), e,
                        [](const TableEntry& a, const TableEntry& b) { return key(a) < key(b); });
   if (it != entries_.end() && key(*it) == key(e)) {
-    for (const auto& [name, time] : e.times_us) it->times_us[name] = time;
+    for (const auto& [name, time] : e.times_us) {
+      it->times_us[name] = time;
+      if (const auto r = e.reps_us.find(name); r != e.reps_us.end())
+        it->reps_us[name] = r->second;
+      else
+        it->reps_us.erase(name);  // the old repetitions belong to the replaced time
+    }
   } else {
     entries_.insert(it, e);
   }

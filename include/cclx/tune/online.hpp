@@ -9,7 +9,8 @@
 // and scored by the mean of its fastest 75% samples (AutoCCL's robust statistic) of the call's
 // time as the slowest rank saw it. Pruning: a subspace whose starting point scores more than
 // `prune_ratio` times the best score is dropped; a candidate the model predicts to be more than
-// `model_ratio` times slower than the best score is never tried.
+// `model_ratio` times slower than the best score is never tried. On converging, a measured native
+// is kept unless the best beats it by the native margin (margin.hpp).
 //
 // Determinism: every rank feeds the same max-over-ranks times (the Communicator reduces them), so
 // every rank's tuner walks the same path and proposes the same candidate for the same call.
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "cclx/tune/candidate.hpp"
+#include "cclx/tune/margin.hpp"
 #include "cclx/tune/model.hpp"
 
 namespace cclx::tune {
@@ -33,6 +35,9 @@ struct OnlineOptions {
   int max_calls = 40;         // budget per workload; converges with the best so far when spent
   double drift_ratio = 1.25;  // re-tune when the chosen candidate gets this much slower ...
   int drift_windows = 2;      // ... in this many consecutive check windows
+  // Converged on another candidate, keep native unless that one scores this much better
+  // (margin.hpp; the samples of different candidates are not paired, so the margin alone).
+  double native_margin = kNativeMargin;
 };
 
 // AutoCCL's robust statistic: the mean of the fastest 75% of `samples` (0 when empty). Scores

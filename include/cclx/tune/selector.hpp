@@ -1,6 +1,7 @@
 // algo::Auto's decision for one workload, from the sources in order of authority:
 //   1. override   CCLX_ALGO (override.hpp)
-//   2. table      CCLX_TUNE_FILE, a cclx-tune table (table.hpp), nearest measured size
+//   2. table      CCLX_TUNE_FILE, a cclx-tune table (table.hpp), nearest measured size: its
+//                 fastest candidate that clearly beats native (margin.hpp), else native
 //   3. model      the predictor (model.hpp): the fastest predicted candidate
 // A source whose choice cannot serve the call (wrong collective, reorders a non-commutative op,
 // generator refuses the request) is skipped, and the explanation says so: never a silent change of
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "cclx/tune/margin.hpp"
 #include "cclx/tune/model.hpp"
 #include "cclx/tune/override.hpp"
 #include "cclx/tune/table.hpp"
@@ -45,8 +47,9 @@ class Selector {
   struct Config {
     Overrides overrides;
     std::optional<TuningTable> table;
-    std::string table_origin;  // file name, for explanations
-    Predictor model;           // empty: alpha_beta_model()
+    std::string table_origin;              // file name, for explanations
+    Predictor model;                       // empty: alpha_beta_model()
+    double native_margin = kNativeMargin;  // a table's win over native must exceed this
   };
   Selector() : Selector(Config{}) {}
   explicit Selector(Config c);

@@ -5,9 +5,12 @@
 // JSON:
 //   {"format": "cclx-tune-table", "version": 1, "machine": "...", "mpi": "...",
 //    "entries": [{"collective": "allreduce", "nranks": 2, "bytes": 8,
-//                 "times_us": {"native": 0.77, "ring": 1.21}}, ...]}
+//                 "times_us": {"native": 0.77, "ring": 1.21},
+//                 "reps_us": {"native": [0.75, 0.77, 0.80], "ring": [1.2, 1.21, 1.3]}}, ...]}
 // `bytes` is the collective's data size as CCLX_ALGO counts it (the whole partition);
-// `times_us` the median time per call (max over ranks) of each candidate (to_string form).
+// `times_us` the median time per call (max over ranks) of each candidate (to_string form);
+// `reps_us` (optional; tables written before it have none) each repetition's time, in the order
+// they ran, which the native margin compares pairwise (margin.hpp).
 #pragma once
 
 #include <cstddef>
@@ -27,6 +30,8 @@ struct TableEntry {
   int nranks = 1;
   std::size_t bytes = 0;
   std::map<std::string, double, std::less<>> times_us;  // candidate (to_string) -> time
+  // candidate -> each repetition's time; only for candidates of times_us, possibly none
+  std::map<std::string, std::vector<double>, std::less<>> reps_us;
 
   // The fastest candidate, or "" when there are no times.
   [[nodiscard]] std::string best() const;
@@ -42,7 +47,8 @@ class TuningTable {
   void save(const std::string& path) const;
   [[nodiscard]] std::string dump() const;
 
-  // Adds or replaces the times of `e`'s candidates at its (collective, nranks, bytes).
+  // Adds or replaces the times of `e`'s candidates at its (collective, nranks, bytes), with their
+  // repetitions (a candidate measured again without repetitions loses its old ones).
   void record(const TableEntry& e);
   void merge(const TuningTable& other);
   // Fills `machine` (the host name) and `mpi` (the first line of `mpi_library_version`, as
