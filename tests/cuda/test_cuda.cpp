@@ -2,8 +2,9 @@
 // Without a GPU only the refusal is tested (every rank throws a cclx::Error naming the ranks);
 // the device tests are skipped, and say so. With one (N ranks share it), the correctness grid on
 // device buffers: every collective, scheduled algorithm and native, types, ops, in and out of
-// place; sizes up to CCLX_CUDA_GRID_MAX_BYTES (default 1 MiB; 268435456 for the full check);
-// stream ordering; the kernels against the host's. docs/cuda.md lists the commands.
+// place, blocking, nonblocking and persistent; sizes up to CCLX_CUDA_GRID_MAX_BYTES (default
+// 1 MiB; 268435456 for the full check); stream ordering; the kernels against the host's.
+// docs/cuda.md lists the commands.
 #include <cuda_runtime.h>
 
 #include <cstdlib>
