@@ -454,7 +454,7 @@ std::shared_ptr<void> CudaBackend::keepalive() const {
 namespace {
 
 // A host request as a device call's host part.
-device::CallHooks request_hooks(std::shared_ptr<Request> r) {
+device::CallHooks request_hooks(const std::shared_ptr<Request>& r) {
   device::CallHooks h;
   h.test = [r] { return r->test(); };
   h.wait = [r] { r->wait(); };
