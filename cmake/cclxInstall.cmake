@@ -12,6 +12,14 @@ install(TARGETS cclx-mpi EXPORT cclxTargets LIBRARY DESTINATION ${CMAKE_INSTALL_
 install(TARGETS cclx_topology EXPORT cclxTopologyTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The CUDA device backend (docs/cuda.md), when built: find_package(cclx COMPONENTS cuda). Its
+# kernels' static library is a link dependency of the static cclx_cuda, so it is exported too.
+if(CCLX_WITH_CUDA)
+  install(TARGETS cclx_cuda cclx_cuda_kernels EXPORT cclxCudaTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(EXPORT cclxCudaTargets NAMESPACE cclx:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cclx)
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/cclx DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_BINARY_DIR}/include/cclx/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cclx)

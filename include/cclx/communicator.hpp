@@ -68,7 +68,8 @@ struct ExecutionPending final : PendingOp {
 struct NoOp {};
 
 // A backend whose buffers live in device memory (CudaBackend, cclx/cuda.hpp); it has hooks
-// begin_call(call) and end_call() around each call.
+// begin_call(call) and end_call() around each call, and execution_request(exec, keepalive) makes
+// a nonblocking scheduled call's Request.
 template <class B>
 concept DeviceBackend = requires {
   requires B::device_memory;
@@ -717,6 +718,8 @@ class Communicator {
     check_runtime_policy<A>(c);
     if constexpr (algo::AdaptiveAlgorithm<A>)
       throw Error(rank(), "adaptive policies cannot be persistent");
+    else if constexpr (algo::RelayAlgorithm<A> && detail::DeviceBackend<Backend>)
+      throw Error(rank(), "algo::Adaptive (relay collectives) does not serve device buffers");
     else if constexpr (algo::RelayAlgorithm<A>)
       return init_relay(c, algorithm, std::move(keepalive));
     else
@@ -994,9 +997,6 @@ class Communicator {
   Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
     check_policy<D, A>();
     check_one_shot<D, A>();
-    static_assert(!detail::DeviceBackend<Backend>,
-                  "cclx: nonblocking collectives on device buffers are not supported "
-                  "(CudaBackend serves blocking calls; docs/cuda.md)");
     static_assert(!algo::AdaptiveAlgorithm<A>,
                   "cclx: adaptive policies (StragglerAware) serve blocking calls only: they "
                   "choose from the arrival times of the previous blocking calls and learn from "
@@ -1010,9 +1010,9 @@ class Communicator {
   PersistentRequest init(const CollectiveCall& c, const A& algorithm,
                          std::shared_ptr<void> keepalive) {
     check_policy<D, A>();
-    static_assert(!detail::DeviceBackend<Backend>,
-                  "cclx: persistent collectives on device buffers are not supported "
-                  "(CudaBackend serves blocking calls; docs/cuda.md)");
+    static_assert(!(detail::DeviceBackend<Backend> && algo::RelayAlgorithm<A>),
+                  "cclx: algo::Adaptive (relay collectives) does not serve device buffers "
+                  "(CudaBackend; docs/cuda.md)");
     static_assert(!algo::AdaptiveAlgorithm<A>,
                   "cclx: adaptive policies (StragglerAware) cannot be persistent: they choose an "
                   "algorithm per call from the arrival times of earlier calls, while a persistent "
@@ -1138,9 +1138,6 @@ class Communicator {
   template <class D, algo::AutoAlgorithm A>
   PersistentRequest init(const CollectiveCall& c, const A& algorithm,
                          std::shared_ptr<void> keepalive) {
-    static_assert(!detail::DeviceBackend<Backend>,
-                  "cclx: persistent collectives on device buffers are not supported "
-                  "(CudaBackend serves blocking calls; docs/cuda.md)");
     return init_auto<D>(c, algorithm, std::move(keepalive));
   }
   std::optional<tune::Workload> auto_workload(const CollectiveCall& c);
@@ -1164,13 +1161,18 @@ class Communicator {
     if constexpr (std::same_as<A, algo::Native>) {
       return b_.native_start(c, std::move(keepalive));
     } else {
-      auto p = std::make_unique<detail::ExecutionPending>();
-      p->backend = b_.keepalive();
       engine::Buffers buffers;
       detail::PlanCache::Entry& e = plan_entry(c, algorithm, buffers);
-      p->exec = e.idle ? std::move(e.idle)
-                       : std::make_unique<engine::Execution>(e.plan, b_.transport(), b_.scratch());
-      p->exec->start(buffers, c.kernel, b_.next_channel(), run_options());
+      std::unique_ptr<engine::Execution> ex =
+          e.idle ? std::move(e.idle)
+                 : std::make_unique<engine::Execution>(e.plan, b_.transport(), b_.scratch());
+      ex->start(buffers, c.kernel, b_.next_channel(), run_options());
+      // A device request also orders the caller's stream when it completes.
+      if constexpr (detail::DeviceBackend<Backend>)
+        return b_.execution_request(std::move(ex), std::move(keepalive));
+      auto p = std::make_unique<detail::ExecutionPending>();
+      p->backend = b_.keepalive();
+      p->exec = std::move(ex);
       p->keepalive = std::move(keepalive);
       return Request(std::move(p));
     }

@@ -9,8 +9,7 @@
 //
 // Transport: device pointers straight into MPI where the MPI takes them (CUDA-aware), otherwise
 // pipelined staging through pinned host memory (device/staging_transport.hpp); reductions run as
-// CUDA kernels on the backend's stream. Blocking calls only: nonblocking and persistent
-// collectives and point-to-point (isend, irecv) do not compile with this backend.
+// CUDA kernels on the backend's stream. Blocking, nonblocking and persistent forms, as on the host.
 #pragma once
 
 #include <mpi.h>
@@ -21,8 +20,11 @@
 #include "cclx/backend/mpi.hpp"
 #include "cclx/collective_call.hpp"
 #include "cclx/device/staging_transport.hpp"
+#include "cclx/engine/execution.hpp"
+#include "cclx/engine/plan.hpp"
 #include "cclx/engine/scratch_pool.hpp"
 #include "cclx/engine/transport.hpp"
+#include "cclx/persistent.hpp"
 #include "cclx/request.hpp"
 #include "cclx/types.hpp"
 
@@ -31,14 +33,9 @@ typedef struct CUstream_st* cudaStream_t;  // NOLINT(modernize-use-using): as CU
 
 namespace cclx {
 
-namespace detail {
-template <class...>
-inline constexpr bool device_unsupported = false;
-}  // namespace detail
-
 class CudaBackend : public MpiBackend {
  public:
-  // Communicator<Backend> refuses nonblocking and persistent collectives for such backends.
+  // Communicator<Backend> calls the hooks below around each call of such a backend.
   static constexpr bool device_memory = true;
 
   // Collective, like MpiBackend's; uses the calling thread's current CUDA device. Throws
@@ -63,27 +60,31 @@ class CudaBackend : public MpiBackend {
   [[nodiscard]] bool cuda_aware() const;
   [[nodiscard]] const device::StagingOptions& staging_options() const;
 
-  // Point-to-point on device buffers (blocking; staged unless CUDA-aware).
+  // Point-to-point on device buffers (staged unless CUDA-aware). The nonblocking forms order the
+  // caller's stream like collectives (docs/cuda.md, "Nonblocking and persistent calls").
   void send(const void* data, std::size_t count, DataType t, int dest, int tag) const;
   void recv(void* data, std::size_t count, DataType t, int source, int tag) const;
-  template <class... A>
-  Request isend(A&&...) const {
-    static_assert(detail::device_unsupported<A...>,
-                  "cclx: nonblocking point-to-point on device buffers is not supported "
-                  "(CudaBackend): use send/recv (docs/cuda.md)");
-    return {};
-  }
-  template <class... A>
-  Request irecv(A&&...) const {
-    static_assert(detail::device_unsupported<A...>,
-                  "cclx: nonblocking point-to-point on device buffers is not supported "
-                  "(CudaBackend): use send/recv (docs/cuda.md)");
-    return {};
-  }
+  Request isend(const void* data, std::size_t count, DataType t, int dest, int tag) const;
+  Request irecv(void* data, std::size_t count, DataType t, int source, int tag) const;
 
   // The MPI library's collective on device buffers: direct when CUDA-aware, else staged whole.
   // Buffers in host memory go straight to MPI (the Communicator's own small exchanges).
   void native(const CollectiveCall& call) const;
+  // Its nonblocking and persistent forms (MpiBackend's on pinned host copies unless CUDA-aware).
+  Request native_start(const CollectiveCall& call, std::shared_ptr<void> keepalive) const;
+  std::unique_ptr<detail::PersistentOp> native_init(const CollectiveCall& call,
+                                                    std::shared_ptr<void> keepalive);
+  // A nonblocking scheduled call: `exec`, started on transport(), progresses in the request's
+  // test() and wait(); completion orders the caller's stream (and, blocking, waits for it).
+  Request execution_request(std::unique_ptr<engine::Execution> exec,
+                            std::shared_ptr<void> keepalive);
+  // A persistent scheduled call, on a staging transport of its own communicator (every start()
+  // takes the next channel there: starts are collective and in order, docs/cuda.md).
+  std::unique_ptr<detail::PersistentOp> persistent_execution(
+      std::shared_ptr<const engine::Plan> plan, const engine::Buffers& buffers,
+      const ReduceKernel& kernel, std::shared_ptr<void> keepalive);
+  // The backend's state (MpiBackend's and the device's), kept by requests that outlive it.
+  [[nodiscard]] std::shared_ptr<void> keepalive() const;
   engine::Transport& transport();
   engine::ScratchPool& scratch();  // device memory
 
@@ -96,7 +97,7 @@ class CudaBackend : public MpiBackend {
   struct Impl;
 
  private:
-  std::unique_ptr<Impl> d_;
+  std::shared_ptr<Impl> d_;
 };
 
 }  // namespace cclx

@@ -3,11 +3,15 @@
 #include <cuda_runtime.h>
 
 #include <cstdlib>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "cclx/backend/mpi_transport.hpp"
 #include "cclx/cuda.hpp"
 #include "cclx/device/cuda_aware.hpp"
+#include "cclx/device/device_call.hpp"
 #include "cclx/error.hpp"
 #include "reduce_kernels.hpp"
 
@@ -104,6 +108,7 @@ class CudaDevice final : public device::Device {
   }
   void release(Marker m) noexcept override { free_.push_back(m); }
 
+  [[nodiscard]] cudaEvent_t event(Marker m) const { return events_[m]; }
   [[nodiscard]] cudaStream_t stream(Queue q) const {
     return q == Queue::compute ? compute_ : inbound_;
   }
@@ -181,6 +186,11 @@ struct CudaBackend::Impl {
   }
   ~Impl() {
     staging.reset();
+    persistent.reset();
+    persistent_host.reset();
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (persistent_comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&persistent_comm);
     cudaEventDestroy(begin);
     cudaEventDestroy(end);
     if (host_in) cudaFreeHost(host_in);
@@ -207,6 +217,26 @@ struct CudaBackend::Impl {
     check(cudaEventRecord(begin, user), rank, "cudaEventRecord (caller's stream)");
     check(cudaStreamWaitEvent(compute(), begin, 0), rank, "cudaStreamWaitEvent");
   }
+  // Makes `caller` wait for a marker on the compute stream (a request's completion).
+  std::function<void(device::Device::Marker)> order_caller(cudaStream_t caller) {
+    return [this, caller](device::Device::Marker m) {
+      check(cudaStreamWaitEvent(caller, dev.event(m), 0), rank,
+            "cudaStreamWaitEvent (caller's stream)");
+    };
+  }
+  // The staging transport of persistent requests, on a communicator of its own (collective: made
+  // at the first persistent init, which every rank calls in the same order).
+  device::StagingTransport& persistent_transport(MPI_Comm comm) {
+    if (!persistent) {
+      if (MPI_Comm_dup(comm, &persistent_comm) != MPI_SUCCESS)
+        throw Error(rank, "CudaBackend: MPI_Comm_dup (persistent requests) failed");
+      MPI_Comm_set_errhandler(persistent_comm, MPI_ERRORS_RETURN);
+      persistent_host = std::make_unique<MpiTransport>(persistent_comm);
+      persistent = std::make_unique<device::StagingTransport>(*persistent_host, dev, ops,
+                                                              staging->options());
+    }
+    return *persistent;
+  }
   void end_order() {
     check(cudaEventRecord(end, compute()), rank, "cudaEventRecord");
     check(cudaStreamWaitEvent(user, end, 0), rank, "cudaStreamWaitEvent (caller's stream)");
@@ -224,6 +254,10 @@ struct CudaBackend::Impl {
   cudaEvent_t begin = nullptr, end = nullptr;
   std::byte *host_in = nullptr, *host_out = nullptr;
   std::size_t host_in_cap = 0, host_out_cap = 0;
+  MPI_Comm persistent_comm = MPI_COMM_NULL;
+  std::unique_ptr<MpiTransport> persistent_host;
+  std::unique_ptr<device::StagingTransport> persistent;
+  unsigned persistent_channel = 0;  // the next start's; equal on all ranks (starts are in order)
 };
 
 CudaBackend::CudaBackend(MPI_Comm comm, Ownership own) : MpiBackend(comm, own) {
@@ -244,7 +278,7 @@ CudaBackend::CudaBackend(MPI_Comm comm, Ownership own) : MpiBackend(comm, own) {
     (void)cudaGetLastError();
     throw Error(rank(), "CudaBackend: no usable CUDA device on rank(s) " + missing + why);
   }
-  d_ = std::make_unique<Impl>(*this, rank());
+  d_ = std::make_shared<Impl>(*this, rank());
 }
 
 CudaBackend::~CudaBackend() = default;
@@ -290,8 +324,71 @@ void CudaBackend::end_call() const {
   d_->end_order();
 }
 
+namespace {
+
+// Pinned host copies of a staged call's buffers (`in` is `out` in place); the compute stream is
+// drained before they are freed (a queued copy may still use them).
+struct Pinned {
+  Pinned(std::shared_ptr<CudaBackend::Impl> owner, std::size_t in_bytes, std::size_t out_bytes,
+         bool in_place)
+      : d(std::move(owner)) {
+    out = d->dev.alloc_pinned(out_bytes ? out_bytes : 1);
+    in = in_place ? out : d->dev.alloc_pinned(in_bytes ? in_bytes : 1);
+  }
+  ~Pinned() {
+    cudaStreamSynchronize(d->compute());
+    if (in != out) d->dev.free_pinned(in);
+    d->dev.free_pinned(out);
+  }
+  Pinned(const Pinned&) = delete;
+  Pinned& operator=(const Pinned&) = delete;
+  std::shared_ptr<CudaBackend::Impl> d;
+  std::byte* in = nullptr;
+  std::byte* out = nullptr;
+};
+
+// What a request keeps alive: the call's own state, the device's, MPI's (released in this order).
+struct Kept {
+  std::shared_ptr<void> mpi;
+  std::shared_ptr<CudaBackend::Impl> impl;
+  std::shared_ptr<void> call;
+  std::shared_ptr<Pinned> pinned;
+};
+
+}  // namespace
+
+// The call on pinned host copies `hin`/`hout` of its device buffers: queues the device-to-host
+// copies (after the stream's earlier work) and returns the call MPI runs on the copies.
+static CollectiveCall staged_call(CudaBackend::Impl& d, const CollectiveCall& c, std::byte* hin,
+                                  std::byte* hout) {
+  const std::size_t es = type_bytes(c.type);
+  const std::size_t in_bytes = c.in_size * es, out_bytes = c.out_size * es;
+  const cudaStream_t s = d.compute();
+  // In place the output holds the input; a v-collective may leave parts of it untouched.
+  if (out_bytes && c.out && (c.in_place || c.blocks))
+    check(cudaMemcpyAsync(hout, c.out, out_bytes, cudaMemcpyDefault, s), d.rank, "staging copy");
+  if (!c.in_place && in_bytes && c.in)
+    check(cudaMemcpyAsync(hin, c.in, in_bytes, cudaMemcpyDefault, s), d.rank, "staging copy");
+  CollectiveCall h = c;
+  h.in = c.in ? hin : nullptr;
+  h.out = c.out ? hout : nullptr;
+  return h;
+}
+
+// Queues the host-to-device copy of a staged call's result.
+static void unstage(CudaBackend::Impl& d, const CollectiveCall& c, const std::byte* hout) {
+  const std::size_t out_bytes = c.out_size * type_bytes(c.type);
+  if (out_bytes && c.out)
+    check(cudaMemcpyAsync(c.out, hout, out_bytes, cudaMemcpyDefault, d.compute()), d.rank,
+          "staging copy");
+}
+
+static bool on_device(const CollectiveCall& c) {
+  return is_device_pointer(c.in) || is_device_pointer(c.out);
+}
+
 void CudaBackend::native(const CollectiveCall& c) const {
-  if (!is_device_pointer(c.in) && !is_device_pointer(c.out)) {
+  if (!on_device(c)) {
     MpiBackend::native(c);  // host buffers (the Communicator's own exchanges)
     return;
   }
@@ -303,22 +400,13 @@ void CudaBackend::native(const CollectiveCall& c) const {
     return;
   }
   const std::size_t es = type_bytes(c.type);
-  const std::size_t in_bytes = c.in_size * es, out_bytes = c.out_size * es;
-  std::byte* hout = d.pinned(d.host_out, d.host_out_cap, out_bytes ? out_bytes : 1);
-  std::byte* hin = c.in_place ? hout : d.pinned(d.host_in, d.host_in_cap, in_bytes ? in_bytes : 1);
-  const cudaStream_t s = d.compute();
-  // In place the output holds the input; a v-collective may leave parts of it untouched.
-  if (out_bytes && c.out && (c.in_place || c.blocks))
-    check(cudaMemcpyAsync(hout, c.out, out_bytes, cudaMemcpyDefault, s), d.rank, "staging copy");
-  if (!c.in_place && in_bytes && c.in)
-    check(cudaMemcpyAsync(hin, c.in, in_bytes, cudaMemcpyDefault, s), d.rank, "staging copy");
+  std::byte* hout = d.pinned(d.host_out, d.host_out_cap, c.out_size ? c.out_size * es : 1);
+  std::byte* hin =
+      c.in_place ? hout : d.pinned(d.host_in, d.host_in_cap, c.in_size ? c.in_size * es : 1);
+  const CollectiveCall h = staged_call(d, c, hin, hout);
   d.dev.drain_compute();
-  CollectiveCall h = c;
-  h.in = c.in ? hin : nullptr;
-  h.out = c.out ? hout : nullptr;
   MpiBackend::native(h);
-  if (out_bytes && c.out)
-    check(cudaMemcpyAsync(c.out, hout, out_bytes, cudaMemcpyDefault, s), d.rank, "staging copy");
+  unstage(d, c, hout);
   d.end_order();
   if (!d.blocking) d.dev.drain_compute();  // the pinned buffers are reused by the next call
 }
@@ -355,6 +443,199 @@ void CudaBackend::recv(void* data, std::size_t count, DataType t, int source, in
     check(cudaMemcpyAsync(data, h, bytes, cudaMemcpyDefault, d.compute()), d.rank, "staging copy");
   d.end_order();
   if (!d.blocking) d.dev.drain_compute();
+}
+
+// ---- nonblocking and persistent calls (docs/cuda.md, "Nonblocking and persistent calls") ----
+
+std::shared_ptr<void> CudaBackend::keepalive() const {
+  return std::make_shared<Kept>(Kept{MpiBackend::keepalive(), d_, nullptr, nullptr});
+}
+
+namespace {
+
+// A host request as a device call's host part.
+device::CallHooks request_hooks(const std::shared_ptr<Request>& r) {
+  device::CallHooks h;
+  h.test = [r] { return r->test(); };
+  h.wait = [r] { r->wait(); };
+  return h;
+}
+
+// A persistent device call: each start orders the backend's stream after the caller's stream
+// then in force, runs `before` (staging copies), starts the host part; completion as DeviceCall.
+class DevicePersistent final : public detail::PersistentOp {
+ public:
+  struct Host {
+    std::function<void()> start, abandon;
+    std::function<std::string()> name;
+  };
+  DevicePersistent(std::shared_ptr<Kept> keep, Host host, std::function<void()> before,
+                   device::CallHooks hooks)
+      : keep_(std::move(keep)), host_(std::move(host)), before_(std::move(before)) {
+    hooks.order_caller = [this](device::Device::Marker m) { order_(m); };
+    call_ = std::make_unique<device::DeviceCall>(keep_->impl->dev, true, std::move(hooks));
+  }
+  ~DevicePersistent() override { call_.reset(); }
+  DevicePersistent(const DevicePersistent&) = delete;
+  DevicePersistent& operator=(const DevicePersistent&) = delete;
+
+  void start() override {
+    CudaBackend::Impl& d = *keep_->impl;
+    d.begin_order();
+    if (before_) before_();
+    host_.start();
+    order_ = d.order_caller(d.user);
+    call_->restart(d.blocking);
+  }
+  bool test() override { return call_->test(); }
+  void wait() override { call_->wait(); }
+  void abandon() noexcept override {
+    if (host_.abandon) host_.abandon();
+  }
+  [[nodiscard]] std::string name() const override { return host_.name(); }
+  [[nodiscard]] int rank() const override { return keep_->impl->rank; }
+
+ private:
+  std::shared_ptr<Kept> keep_;  // declared first: released last
+  Host host_;
+  std::function<void()> before_;
+  std::function<void(device::Device::Marker)> order_;
+  std::unique_ptr<device::DeviceCall> call_;
+};
+
+}  // namespace
+
+Request CudaBackend::execution_request(std::unique_ptr<engine::Execution> exec,
+                                       std::shared_ptr<void> keepalive) {
+  Impl& d = *d_;
+  auto keep = std::make_shared<Kept>(Kept{MpiBackend::keepalive(), d_, std::move(keepalive), {}});
+  std::shared_ptr<engine::Execution> ex(std::move(exec));
+  device::CallHooks h;
+  h.test = [ex] { return ex->test(); };
+  h.wait = [ex] { ex->wait(); };
+  h.order_caller = d.order_caller(d.user);
+  return Request(
+      std::make_unique<device::DevicePending>(std::move(keep), d.dev, d.blocking, std::move(h)));
+}
+
+Request CudaBackend::native_start(const CollectiveCall& c, std::shared_ptr<void> keepalive) const {
+  if (!on_device(c)) return MpiBackend::native_start(c, std::move(keepalive));
+  Impl& d = *d_;
+  auto keep = std::make_shared<Kept>(Kept{MpiBackend::keepalive(), d_, std::move(keepalive), {}});
+  if (d.aware) {
+    d.dev.drain_compute();  // MPI reads what the stream wrote
+    device::CallHooks h =
+        request_hooks(std::make_shared<Request>(MpiBackend::native_start(c, keep)));
+    h.order_caller = d.order_caller(d.user);
+    return Request(std::make_unique<device::DevicePending>(keep, d.dev, d.blocking, std::move(h)));
+  }
+  // Staged on pinned copies of its own, freed once the result's copy to the device is done (so
+  // such a request waits for the device also when stream-ordered).
+  const std::size_t es = type_bytes(c.type);
+  keep->pinned = std::make_shared<Pinned>(d_, c.in_size * es, c.out_size * es, c.in_place);
+  const CollectiveCall hc = staged_call(d, c, keep->pinned->in, keep->pinned->out);
+  d.dev.drain_compute();
+  device::CallHooks h =
+      request_hooks(std::make_shared<Request>(MpiBackend::native_start(hc, keep)));
+  h.after_host = [&d, c, out = keep->pinned->out] { unstage(d, c, out); };
+  h.order_caller = d.order_caller(d.user);
+  return Request(std::make_unique<device::DevicePending>(keep, d.dev, true, std::move(h)));
+}
+
+std::unique_ptr<detail::PersistentOp> CudaBackend::native_init(const CollectiveCall& c,
+                                                               std::shared_ptr<void> keepalive) {
+  if (!on_device(c)) return MpiBackend::native_init(c, std::move(keepalive));
+  Impl& d = *d_;
+  auto keep = std::make_shared<Kept>(Kept{MpiBackend::keepalive(), d_, std::move(keepalive), {}});
+  CollectiveCall hc = c;
+  std::function<void()> before = [&d] { d.dev.drain_compute(); };
+  device::CallHooks h;
+  if (!d.aware) {
+    // Pinned copies bound for the request's life; each start refreshes them from the device.
+    const std::size_t es = type_bytes(c.type);
+    keep->pinned = std::make_shared<Pinned>(d_, c.in_size * es, c.out_size * es, c.in_place);
+    std::byte *hin = keep->pinned->in, *hout = keep->pinned->out;
+    hc.in = c.in ? hin : nullptr;
+    hc.out = c.out ? hout : nullptr;
+    before = [&d, c, hin, hout] {
+      (void)staged_call(d, c, hin, hout);
+      d.dev.drain_compute();
+    };
+    h.after_host = [&d, c, hout] { unstage(d, c, hout); };
+  }
+  std::shared_ptr<detail::PersistentOp> host = MpiBackend::native_init(hc, keep);
+  h.test = [host] { return host->test(); };
+  h.wait = [host] { host->wait(); };
+  DevicePersistent::Host hh{[host] { host->start(); }, [host] { host->abandon(); },
+                            [host] { return host->name(); }};
+  return std::make_unique<DevicePersistent>(std::move(keep), std::move(hh), std::move(before),
+                                            std::move(h));
+}
+
+std::unique_ptr<detail::PersistentOp> CudaBackend::persistent_execution(
+    std::shared_ptr<const engine::Plan> plan, const engine::Buffers& buffers,
+    const ReduceKernel& kernel, std::shared_ptr<void> keepalive) {
+  Impl& d = *d_;
+  auto keep = std::make_shared<Kept>(Kept{MpiBackend::keepalive(), d_, std::move(keepalive), {}});
+  auto ex = std::make_shared<engine::Execution>(std::move(plan),
+                                                d.persistent_transport(native_handle()), d.scratch);
+  // The wait policy and the timeout of init (the request may outlive the backend's object).
+  engine::ExecOptions o;
+  o.wait = wait_policy();
+  o.timeout_s = timeout();
+  DevicePersistent::Host hh{
+      [ex, &d, buffers, kernel, o] { ex->start(buffers, kernel, d.persistent_channel++, o); },
+      {},
+      [ex] { return ex->name(); }};
+  device::CallHooks h;
+  h.test = [ex] { return ex->test(); };
+  h.wait = [ex] { ex->wait(); };
+  return std::make_unique<DevicePersistent>(std::move(keep), std::move(hh), nullptr, std::move(h));
+}
+
+Request CudaBackend::isend(const void* data, std::size_t count, DataType t, int dest,
+                           int tag) const {
+  Impl& d = *d_;
+  d.begin_order();
+  if (d.aware || !is_device_pointer(data)) {
+    d.dev.drain_compute();  // MPI reads what the stream wrote
+    return MpiBackend::isend(data, count, t, dest, tag);
+  }
+  const std::size_t bytes = count * type_bytes(t);
+  auto keep = std::make_shared<Kept>(
+      Kept{MpiBackend::keepalive(), d_, nullptr, std::make_shared<Pinned>(d_, 0, bytes, true)});
+  std::byte* h = keep->pinned->out;
+  if (bytes)
+    check(cudaMemcpyAsync(h, data, bytes, cudaMemcpyDefault, d.compute()), d.rank, "staging copy");
+  d.dev.drain_compute();
+  device::CallHooks hooks =
+      request_hooks(std::make_shared<Request>(MpiBackend::isend(h, count, t, dest, tag)));
+  return Request(
+      std::make_unique<device::DevicePending>(std::move(keep), d.dev, false, std::move(hooks)));
+}
+
+Request CudaBackend::irecv(void* data, std::size_t count, DataType t, int source, int tag) const {
+  Impl& d = *d_;
+  d.begin_order();
+  if (d.aware || !is_device_pointer(data)) {
+    d.dev.drain_compute();  // the stream's earlier work may still read `data`
+    return MpiBackend::irecv(data, count, t, source, tag);
+  }
+  const std::size_t bytes = count * type_bytes(t);
+  auto keep = std::make_shared<Kept>(
+      Kept{MpiBackend::keepalive(), d_, nullptr, std::make_shared<Pinned>(d_, 0, bytes, true)});
+  std::byte* h = keep->pinned->out;
+  device::CallHooks hooks =
+      request_hooks(std::make_shared<Request>(MpiBackend::irecv(h, count, t, source, tag)));
+  // The copy to the device goes on the compute stream, after the caller's earlier work.
+  hooks.after_host = [&d, data, h, bytes] {
+    if (bytes)
+      check(cudaMemcpyAsync(data, h, bytes, cudaMemcpyDefault, d.compute()), d.rank,
+            "staging copy");
+  };
+  hooks.order_caller = d.order_caller(d.user);
+  return Request(
+      std::make_unique<device::DevicePending>(std::move(keep), d.dev, true, std::move(hooks)));
 }
 
 }  // namespace cclx

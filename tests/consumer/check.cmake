@@ -33,11 +33,18 @@ if(NOT EXISTS ${prefix}/bin/cclx-bench AND EXISTS ${BUILD_DIR}/benchmarks/cclx-b
   message(FATAL_ERROR "cmake --install did not install cclx-bench")
 endif()
 
+if(NOT DEFINED WITH_CUDA)
+  set(WITH_CUDA OFF)
+endif()
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix}
-    -DCMAKE_BUILD_TYPE=Release -DMPI_CXX_COMPILER=${MPI_CXX_COMPILER})
+    -DCMAKE_BUILD_TYPE=Release -DMPI_CXX_COMPILER=${MPI_CXX_COMPILER}
+    -DCCLX_CONSUMER_CUDA=${WITH_CUDA})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 ${WORK_DIR}/build/consumer)
 run(${WORK_DIR}/build/consumer_topology)
+if(WITH_CUDA)
+  run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 ${WORK_DIR}/build/consumer_cuda)
+endif()
 
 # pkg-config: the prefix baked into cclx.pc is the configured one, so redefine it.
 find_program(PKG_CONFIG pkg-config REQUIRED)

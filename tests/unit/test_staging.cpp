@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cclx/cclx.hpp"
+#include "cclx/device/device_call.hpp"
 #include "cclx/device/staging_transport.hpp"
 #include "cclx/engine/execution.hpp"
 #include "cclx/engine/plan.hpp"
@@ -229,67 +230,96 @@ struct Rank {
   cclx::engine::ScratchPool scratch;
 };
 
-// Runs `algorithm`'s allreduce (sum) or allgather of `count` int32 on n fake ranks through the
-// staging transport and checks every rank's result against a local reference.
+// `algorithm`'s allreduce (sum) or allgather of `count` int32 on n fake ranks through the
+// staging transport, started, with a locally computed reference.
+struct Job {
+  Job(const char* algorithm, cclx::sched::Collective c, int n, std::size_t count,
+      cclx::device::StagingOptions o, std::size_t segment_bytes = 0)
+      : n(n), gather_(c == cclx::sched::Collective::allgather), count_(count) {
+    for (int r = 0; r < n; ++r) ranks.push_back(std::make_unique<Rank>(w, r, n, o, nullptr));
+    const std::size_t out_count = gather_ ? count * static_cast<std::size_t>(n) : count;
+    in.resize(static_cast<std::size_t>(n));
+    out.assign(static_cast<std::size_t>(n), std::vector<std::int32_t>(out_count, -1));
+    expect.assign(out_count, 0);
+    fill(0);
+    for (int r = 0; r < n; ++r) {
+      cclx::sched::ScheduleRequest req;
+      req.collective = c;
+      req.nranks = n;
+      req.only_rank = r;
+      req.bytes = count * 4;
+      auto s = std::make_shared<const cclx::sched::Schedule>(
+          cclx::sched::generate_by_name(algorithm, req));
+      buffers.push_back({in[static_cast<std::size_t>(r)].data(),
+                         out[static_cast<std::size_t>(r)].data(), out_count});
+      cclx::engine::ExecOptions eo;
+      eo.segment_bytes = segment_bytes;
+      auto plan = cclx::engine::make_plan(std::move(s), r, n, buffers.back(), 4, eo);
+      Rank& rk = *ranks[static_cast<std::size_t>(r)];
+      ex.push_back(std::make_unique<cclx::engine::Execution>(plan, rk.staging, rk.scratch));
+    }
+    start(7);
+  }
+  // New inputs for round `round` (a persistent request's next start) and their reference.
+  void fill(int round) {
+    std::fill(expect.begin(), expect.end(), 0);
+    for (int r = 0; r < n; ++r) {
+      auto& v = in[static_cast<std::size_t>(r)];
+      v.resize(count_);
+      for (std::size_t i = 0; i < count_; ++i) {
+        v[i] = static_cast<std::int32_t>((r + 1) * 1000 + i % 977 + round * 31);
+        if (gather_)
+          expect[static_cast<std::size_t>(r) * count_ + i] = v[i];
+        else
+          expect[i] += v[i];
+      }
+    }
+  }
+  void start(unsigned channel) {
+    for (int r = 0; r < n; ++r)
+      ex[static_cast<std::size_t>(r)]->start(buffers[static_cast<std::size_t>(r)], kernel, channel,
+                                             {});
+  }
+  // Progresses every rank's execution once; true once all are done.
+  bool poll_all() {
+    bool all = true;
+    for (auto& e : ex) all = e->test() && all;
+    return all;
+  }
+  int n;
+  World w;
+  std::vector<std::unique_ptr<Rank>> ranks;
+  std::vector<std::vector<std::int32_t>> in, out;
+  std::vector<std::int32_t> expect;
+  std::vector<cclx::engine::Buffers> buffers;
+  std::vector<std::unique_ptr<cclx::engine::Execution>> ex;
+  const cclx::ReduceKernel kernel = cclx::make_kernel<std::int32_t>(cclx::sum);
+
+ private:
+  bool gather_;
+  std::size_t count_;
+};
+
+// Runs a Job to completion through the executions alone and checks every rank's result.
 void run_collective(const char* algorithm, cclx::sched::Collective c, int n, std::size_t count,
                     cclx::device::StagingOptions o, std::size_t segment_bytes = 0) {
   CAPTURE(algorithm);
   CAPTURE(n);
   CAPTURE(count);
-  World w;
-  std::vector<std::unique_ptr<Rank>> ranks;
-  for (int r = 0; r < n; ++r) ranks.push_back(std::make_unique<Rank>(w, r, n, o, nullptr));
-  const bool gather = c == cclx::sched::Collective::allgather;
-  const std::size_t out_count = gather ? count * static_cast<std::size_t>(n) : count;
-  std::vector<std::vector<std::int32_t>> in(static_cast<std::size_t>(n)),
-      out(static_cast<std::size_t>(n), std::vector<std::int32_t>(out_count, -1));
-  std::vector<std::int32_t> expect(out_count, 0);
-  for (int r = 0; r < n; ++r) {
-    auto& v = in[static_cast<std::size_t>(r)];
-    v.resize(count);
-    for (std::size_t i = 0; i < count; ++i) {
-      v[i] = static_cast<std::int32_t>((r + 1) * 1000 + i % 977);
-      if (gather)
-        expect[static_cast<std::size_t>(r) * count + i] = v[i];
-      else
-        expect[i] += v[i];
-    }
-  }
-  const cclx::ReduceKernel k = cclx::make_kernel<std::int32_t>(cclx::sum);
-  std::vector<std::unique_ptr<cclx::engine::Execution>> ex;
-  for (int r = 0; r < n; ++r) {
-    cclx::sched::ScheduleRequest req;
-    req.collective = c;
-    req.nranks = n;
-    req.only_rank = r;
-    req.bytes = count * 4;
-    auto s = std::make_shared<const cclx::sched::Schedule>(
-        cclx::sched::generate_by_name(algorithm, req));
-    cclx::engine::Buffers b{in[static_cast<std::size_t>(r)].data(),
-                            out[static_cast<std::size_t>(r)].data(), out_count};
-    cclx::engine::ExecOptions eo;
-    eo.segment_bytes = segment_bytes;
-    auto plan = cclx::engine::make_plan(std::move(s), r, n, b, 4, eo);
-    Rank& rk = *ranks[static_cast<std::size_t>(r)];
-    ex.push_back(std::make_unique<cclx::engine::Execution>(plan, rk.staging, rk.scratch));
-    ex.back()->start(b, k, 7, {});
-  }
+  Job j(algorithm, c, n, count, o, segment_bytes);
   bool all = false;
-  for (int it = 0; it < 1000000 && !all; ++it) {
-    all = true;
-    for (auto& e : ex) all = e->test() && all;
-  }
+  for (int it = 0; it < 1000000 && !all; ++it) all = j.poll_all();
   REQUIRE_MESSAGE(all, "the executions did not finish (a hang in the pipeline)");
   for (int r = 0; r < n; ++r) {
-    ranks[static_cast<std::size_t>(r)]->dev.drain();  // the trailing local ops
-    CHECK(out[static_cast<std::size_t>(r)] == expect);
-    if (o.direct) CHECK(ranks[static_cast<std::size_t>(r)]->staging.slots_allocated() == 0);
+    j.ranks[static_cast<std::size_t>(r)]->dev.drain();  // the trailing local ops
+    CHECK(j.out[static_cast<std::size_t>(r)] == j.expect);
+    if (o.direct) CHECK(j.ranks[static_cast<std::size_t>(r)]->staging.slots_allocated() == 0);
     // At most `depth` slots per peer and direction, here for at most n - 1 peers.
-    CHECK(ranks[static_cast<std::size_t>(r)]->staging.slots_allocated() <=
+    CHECK(j.ranks[static_cast<std::size_t>(r)]->staging.slots_allocated() <=
           2 * o.depth * static_cast<std::size_t>(n - 1));
   }
-  ex.clear();
-  for (auto& r : ranks) CHECK(r->dev.live_markers() == 0);
+  j.ex.clear();
+  for (auto& r : j.ranks) CHECK(r->dev.live_markers() == 0);
 }
 
 std::size_t index_of(const Log& log, const std::string& s) {
@@ -433,4 +463,149 @@ TEST_CASE("staging transport: a receive lands only after the compute work queued
   b.dev.drain();
   CHECK(seen == std::vector<std::byte>(32, std::byte{1}));
   CHECK(dst == src);
+}
+
+namespace {
+
+// One DeviceCall per rank of a Job, its host part the rank's execution; `order_caller` logs the
+// marker it was given (what CUDA turns into cudaStreamWaitEvent on the caller's stream).
+// With `stage`, the device work after the host part copies each rank's output to `staged`
+// behind a long kernel (as a staged native call copies its result to the device): the call must
+// wait for it.
+struct Calls {
+  Calls(Job& j, bool wait_device, bool stage = false)
+      : ordered(static_cast<std::size_t>(j.n)), staged(stage ? j.out : decltype(j.out){}) {
+    for (int r = 0; r < j.n; ++r) {
+      cclx::engine::Execution* e = j.ex[static_cast<std::size_t>(r)].get();
+      cclx::device::CallHooks h;
+      if (stage)
+        h.after_host = [this, &j, r] {
+          FakeDevice& dev = j.ranks[static_cast<std::size_t>(r)]->dev;
+          for (int i = 0; i < 20; ++i) dev.enqueue([] {});
+          auto& from = j.out[static_cast<std::size_t>(r)];
+          auto& to = staged[static_cast<std::size_t>(r)];
+          dev.enqueue([&from, &to] { std::copy(from.begin(), from.end(), to.begin()); });
+        };
+      h.test = [e] { return e->test(); };
+      // The other ranks run in this thread too: waiting progresses them all (as MPI would).
+      h.wait = [&j] {
+        while (!j.poll_all()) {
+        }
+      };
+      h.order_caller = [this, r](cclx::device::Device::Marker m) {
+        ordered[static_cast<std::size_t>(r)].push_back(m);
+      };
+      calls.push_back(std::make_unique<cclx::device::DeviceCall>(
+          j.ranks[static_cast<std::size_t>(r)]->dev, wait_device, std::move(h)));
+    }
+  }
+  std::vector<std::vector<cclx::device::Device::Marker>> ordered;
+  std::vector<std::vector<std::int32_t>> staged;
+  std::vector<std::unique_ptr<cclx::device::DeviceCall>> calls;
+};
+
+// Polls every rank's call until all completed; checks each rank's result at the moment its call
+// completes, without draining its device. Returns how often a rank's execution had finished
+// while its call had not (the call waiting for the device).
+int run_calls(Job& j, Calls& c, bool check_at_completion) {
+  std::vector<bool> done(static_cast<std::size_t>(j.n), false);
+  int device_waits = 0;
+  for (int it = 0; it < 1000000; ++it) {
+    bool all = true;
+    for (int r = 0; r < j.n; ++r) {
+      const auto ur = static_cast<std::size_t>(r);
+      if (done[ur]) continue;
+      if (c.calls[ur]->test()) {
+        done[ur] = true;
+        CHECK(c.ordered[ur].size() == 1);  // the caller's stream ordered once
+        if (check_at_completion) CHECK((c.staged.empty() ? j.out[ur] : c.staged[ur]) == j.expect);
+      } else {
+        all = false;
+        if (j.ex[ur]->done()) ++device_waits;
+      }
+    }
+    if (all) return device_waits;
+  }
+  FAIL("the device calls did not complete (a hang)");
+  return device_waits;
+}
+
+}  // namespace
+
+TEST_CASE("device call: a nonblocking staged collective completes once the device has the result") {
+  using cclx::sched::Collective;
+  cclx::device::StagingOptions o;
+  o.chunk_bytes = 100;
+  for (int n : {2, 3, 5}) {
+    for (const std::string algorithm : {"ring", "recursive_doubling"}) {
+      for (bool stage : {false, true}) {
+        CAPTURE(n);
+        CAPTURE(algorithm);
+        CAPTURE(stage);
+        Job j(algorithm.c_str(), Collective::allreduce, n, 1001, o);
+        Calls c(j, true, stage);
+        // test() returns true only once the trailing reductions and copies (and, staged, the
+        // copy after the host part) have run on the deferred device: the results are checked
+        // right then, before any drain. Staged, the device is still busy when the execution
+        // finishes, so the call must have waited for it.
+        const int device_waits = run_calls(j, c, true);
+        if (stage) CHECK(device_waits > 0);
+        for (auto& r : j.ranks) r->dev.drain();
+        c.calls.clear();
+        for (auto& r : j.ranks) CHECK(r->dev.live_markers() == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("device call: stream-ordered completion leaves the device work queued, in order") {
+  using cclx::sched::Collective;
+  cclx::device::StagingOptions o;
+  o.chunk_bytes = 64;
+  for (int n : {2, 4}) {
+    CAPTURE(n);
+    Job j("ring", Collective::allreduce, n, 777, o, 128);
+    Calls c(j, false, true);
+    run_calls(j, c, false);  // completes with the host part; no device wait
+    for (int r = 0; r < n; ++r) {
+      // The marker the caller's stream waits for comes after every local op of the call: once
+      // the device reaches it, the result is there.
+      // (The fake never reuses markers, so the released one can still be asked.)
+      auto& dev = j.ranks[static_cast<std::size_t>(r)]->dev;
+      const cclx::device::Device::Marker m = c.ordered[static_cast<std::size_t>(r)].at(0);
+      bool reached = false;
+      for (int i = 0; i < 100000 && !reached; ++i) reached = dev.reached(m);
+      REQUIRE(reached);
+      CHECK(c.staged[static_cast<std::size_t>(r)] == j.expect);
+    }
+    for (auto& r : j.ranks) r->dev.drain();
+    c.calls.clear();
+    for (auto& r : j.ranks) CHECK(r->dev.live_markers() == 0);
+  }
+}
+
+TEST_CASE("device call: wait(), and restarts as a persistent request's starts") {
+  using cclx::sched::Collective;
+  cclx::device::StagingOptions o;
+  o.chunk_bytes = 100;
+  for (int n : {2, 3}) {
+    CAPTURE(n);
+    Job j("ring", Collective::allgather, n, 301, o);
+    Calls c(j, true);
+    c.calls[0]->wait();  // progresses every rank's host part, then polls rank 0's device
+    CHECK(j.out[0] == j.expect);
+    run_calls(j, c, true);
+    for (int round = 1; round <= 3; ++round) {
+      CAPTURE(round);
+      j.fill(round);
+      j.start(7 + static_cast<unsigned>(round));  // a new channel per start
+      for (std::size_t r = 0; r < c.calls.size(); ++r) {
+        c.ordered[r].clear();
+        c.calls[r]->restart(true);
+      }
+      run_calls(j, c, true);
+    }
+    c.calls.clear();
+    for (auto& r : j.ranks) CHECK(r->dev.live_markers() == 0);
+  }
 }
