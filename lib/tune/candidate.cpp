@@ -121,4 +121,9 @@ Candidate parse_candidate(std::string_view text) {
   return c;
 }
 
+bool channels_unserved(const Candidate& c, sched::Collective collective) {
+  const auto ch = c.params.find("channels");
+  return ch != c.params.end() && ch->second != 1 && !sched::splits_into_channels(collective);
+}
+
 }  // namespace cclx::tune

@@ -6,7 +6,6 @@
 
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
-#include "cclx/schedule/channels.hpp"
 #include "cclx/schedule/partition.hpp"
 
 namespace cclx::tune {
@@ -70,8 +69,7 @@ bool can_serve(const Candidate& c, const Workload& w, std::string* why) {
     return fail(c.algorithm + " does not serve " + std::string(sched::to_string(w.collective)));
   if (!w.commutative && !sched::keeps_rank_order(c.algorithm, w.collective))
     return fail(c.algorithm + " reorders contributions (the op is not commutative)");
-  if (const auto ch = c.params.find("channels");
-      ch != c.params.end() && ch->second != 1 && !sched::splits_into_channels(w.collective))
+  if (channels_unserved(c, w.collective))
     return fail(std::string(sched::to_string(w.collective)) + " does not split into channels");
   return true;
 }

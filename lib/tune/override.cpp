@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "cclx/error.hpp"
-#include "cclx/schedule/channels.hpp"
 
 namespace cclx::tune {
 
@@ -91,8 +90,7 @@ Overrides Overrides::parse(std::string_view text) {
         if (!ok)
           bad(rule, "algorithm '" + r.choice.algorithm + "' does not serve " +
                         std::string(sched::to_string(*coll)));
-        const auto ch = r.choice.params.find("channels");
-        if (ch != r.choice.params.end() && ch->second != 1 && !sched::splits_into_channels(*coll))
+        if (channels_unserved(r.choice, *coll))
           bad(rule, std::string(sched::to_string(*coll)) + " does not split into channels");
       }
       o.rules_.push_back(std::move(r));

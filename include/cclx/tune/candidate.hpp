@@ -21,6 +21,10 @@ struct Candidate {
   friend bool operator==(const Candidate&, const Candidate&) = default;
 };
 
+// Whether `c` asks for more than one channel for a collective that does not split into channels
+// (sched::splits_into_channels): such a candidate does not serve that collective.
+[[nodiscard]] bool channels_unserved(const Candidate& c, sched::Collective collective);
+
 // "ring(segment_bytes=262144)"; parameters in name order, sizes as plain numbers. Parses back
 // with parse_candidate().
 [[nodiscard]] std::string to_string(const Candidate& c);
