@@ -12,6 +12,7 @@
 #include "cclx/cuda.hpp"
 #include "cclx/device/cuda_aware.hpp"
 #include "cclx/device/device_call.hpp"
+#include "cclx/device/pinned_pool.hpp"
 #include "cclx/error.hpp"
 #include "reduce_kernels.hpp"
 
@@ -156,13 +157,14 @@ void device_free(void*, std::byte* p) noexcept {
   cudaFree(p);
 }
 
-std::size_t env_size(const char* name, std::size_t fallback, int rank) {
+std::size_t env_size(const char* name, std::size_t fallback, int rank, bool allow_zero = false) {
   const char* v = std::getenv(name);
   if (!v || !*v) return fallback;
   char* end = nullptr;
   const unsigned long long x = std::strtoull(v, &end, 10);
-  if (*end || x == 0)
-    throw Error(rank, std::string(name) + "='" + v + "': expected a positive integer");
+  if (*end || *v == '-' || (x == 0 && !allow_zero))
+    throw Error(rank, std::string(name) + "='" + v + "': expected a " +
+                          (allow_zero ? "non-negative" : "positive") + " integer");
   return static_cast<std::size_t>(x);
 }
 
@@ -173,6 +175,8 @@ struct CudaBackend::Impl {
       : rank(r),
         dev(r),
         ops(dev, r),
+        pool(dev, env_size("CCLX_CUDA_PINNED_CACHE_BYTES", device::PinnedPool::kDefaultMaxCached, r,
+                           true)),
         scratch(engine::ScratchPool::Allocator{&device_alloc, &device_free, &rank}) {
     aware = device::decide_cuda_aware(device::mpi_reports_cuda_support(),
                                       std::getenv("CCLX_CUDA_AWARE"), r);
@@ -193,25 +197,22 @@ struct CudaBackend::Impl {
     if (persistent_comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&persistent_comm);
     cudaEventDestroy(begin);
     cudaEventDestroy(end);
-    if (host_in) cudaFreeHost(host_in);
-    if (host_out) cudaFreeHost(host_out);
+    cudaStreamSynchronize(compute());  // queued copies may still use the staging buffers
+    pool.release(host_in);
+    pool.release(host_out);
   }
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
   [[nodiscard]] cudaStream_t compute() const { return dev.stream(device::Device::Queue::compute); }
-  // Pinned host buffers for staging whole calls (native, point-to-point), grown as needed.
-  std::byte* pinned(std::byte*& p, std::size_t& cap, std::size_t bytes) {
-    if (bytes > cap) {
-      if (p) cudaFreeHost(p);
-      p = nullptr;
-      cap = 0;
-      void* q = nullptr;
-      check(cudaMallocHost(&q, bytes), rank, "cudaMallocHost (staging)");
-      p = static_cast<std::byte*>(q);
-      cap = bytes;
+  // Pinned host buffers for staging whole blocking calls (native, point-to-point), grown as needed
+  // (the compute stream is idle between blocking calls, so the old block is free to give back).
+  std::byte* pinned(device::PinnedPool::Block& b, std::size_t bytes) {
+    if (!b.data || bytes > b.capacity) {
+      pool.release(std::exchange(b, {}));
+      b = pool.acquire(bytes);
     }
-    return p;
+    return b.data;
   }
   void begin_order() {
     check(cudaEventRecord(begin, user), rank, "cudaEventRecord (caller's stream)");
@@ -246,14 +247,14 @@ struct CudaBackend::Impl {
   int rank;
   CudaDevice dev;
   CudaOps ops;
+  device::PinnedPool pool;  // after dev: destroyed before it
   engine::ScratchPool scratch;
   std::unique_ptr<device::StagingTransport> staging;
   bool aware = false;
   cudaStream_t user = nullptr;  // the legacy default stream
   bool blocking = true;
   cudaEvent_t begin = nullptr, end = nullptr;
-  std::byte *host_in = nullptr, *host_out = nullptr;
-  std::size_t host_in_cap = 0, host_out_cap = 0;
+  device::PinnedPool::Block host_in, host_out;
   MPI_Comm persistent_comm = MPI_COMM_NULL;
   std::unique_ptr<MpiTransport> persistent_host;
   std::unique_ptr<device::StagingTransport> persistent;
@@ -326,23 +327,33 @@ void CudaBackend::end_call() const {
 
 namespace {
 
-// Pinned host copies of a staged call's buffers (`in` is `out` in place); the compute stream is
-// drained before they are freed (a queued copy may still use them).
+// Pinned host copies of a staged call's buffers (`in` is `out` in place), from the backend's
+// pool; the compute stream is drained before they go back (a queued copy may still use them).
 struct Pinned {
   Pinned(std::shared_ptr<CudaBackend::Impl> owner, std::size_t in_bytes, std::size_t out_bytes,
          bool in_place)
       : d(std::move(owner)) {
-    out = d->dev.alloc_pinned(out_bytes ? out_bytes : 1);
-    in = in_place ? out : d->dev.alloc_pinned(in_bytes ? in_bytes : 1);
+    out_block = d->pool.acquire(out_bytes);
+    if (!in_place) {
+      try {
+        in_block = d->pool.acquire(in_bytes);
+      } catch (...) {
+        d->pool.release(out_block);
+        throw;
+      }
+    }
+    out = out_block.data;
+    in = in_place ? out : in_block.data;
   }
   ~Pinned() {
     cudaStreamSynchronize(d->compute());
-    if (in != out) d->dev.free_pinned(in);
-    d->dev.free_pinned(out);
+    d->pool.release(in_block);
+    d->pool.release(out_block);
   }
   Pinned(const Pinned&) = delete;
   Pinned& operator=(const Pinned&) = delete;
   std::shared_ptr<CudaBackend::Impl> d;
+  device::PinnedPool::Block in_block, out_block;
   std::byte* in = nullptr;
   std::byte* out = nullptr;
 };
@@ -400,9 +411,8 @@ void CudaBackend::native(const CollectiveCall& c) const {
     return;
   }
   const std::size_t es = type_bytes(c.type);
-  std::byte* hout = d.pinned(d.host_out, d.host_out_cap, c.out_size ? c.out_size * es : 1);
-  std::byte* hin =
-      c.in_place ? hout : d.pinned(d.host_in, d.host_in_cap, c.in_size ? c.in_size * es : 1);
+  std::byte* hout = d.pinned(d.host_out, c.out_size * es);
+  std::byte* hin = c.in_place ? hout : d.pinned(d.host_in, c.in_size * es);
   const CollectiveCall h = staged_call(d, c, hin, hout);
   d.dev.drain_compute();
   MpiBackend::native(h);
@@ -420,7 +430,7 @@ void CudaBackend::send(const void* data, std::size_t count, DataType t, int dest
     return;
   }
   const std::size_t bytes = count * type_bytes(t);
-  std::byte* h = d.pinned(d.host_in, d.host_in_cap, bytes ? bytes : 1);
+  std::byte* h = d.pinned(d.host_in, bytes);
   if (bytes)
     check(cudaMemcpyAsync(h, data, bytes, cudaMemcpyDefault, d.compute()), d.rank, "staging copy");
   d.dev.drain_compute();
@@ -437,7 +447,7 @@ void CudaBackend::recv(void* data, std::size_t count, DataType t, int source, in
     return;
   }
   const std::size_t bytes = count * type_bytes(t);
-  std::byte* h = d.pinned(d.host_out, d.host_out_cap, bytes ? bytes : 1);
+  std::byte* h = d.pinned(d.host_out, bytes);
   MpiBackend::recv(h, count, t, source, tag);
   if (bytes)
     check(cudaMemcpyAsync(data, h, bytes, cudaMemcpyDefault, d.compute()), d.rank, "staging copy");
