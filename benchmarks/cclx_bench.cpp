@@ -643,7 +643,12 @@ cclx::PersistentRequest make_persistent(Comm& comm, const Options& o, Bufs<T>& b
         if constexpr (cclx::algo::serves<A>(Coll::alltoall))
           return ip ? comm.alltoall_init(b.out, a) : comm.alltoall_init(b.in, b.out, a);
         break;
-      default:  // barrier and the v-collectives: --persistent measures one-shot calls only
+      case Coll::alltoallv:  // Auto agrees on its size at init (docs/tuning.md, "alltoallv")
+        if constexpr (cclx::algo::serves<A>(Coll::alltoallv))
+          return ip ? comm.alltoallv_init(b.out, b.counts, a)
+                    : comm.alltoallv_init(b.in, b.counts, b.out, b.counts, a);
+        break;
+      default:  // barrier and the other v-collectives: --persistent measures one-shot calls only
         break;
     }
   }

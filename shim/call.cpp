@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cclx/collectives/collectives.hpp"
+#include "cclx/detail/auto_dispatch.hpp"
 #include "comm_cache.hpp"
 #include "errors.hpp"
 #include "mpi_map.hpp"
@@ -396,28 +397,14 @@ std::optional<int> Call::serve(const PassRef& pass) {
     else
       return d.count(c_.in_size, c_.out_size, c_.in_place, n, is_root());
   });
-  // The workload as algo::Auto states it (detail::auto_workload): the same on every rank.
-  tune::Workload w;
-  w.collective = collective_;
-  w.nranks = n;
-  w.root = c_.root;
-  w.elem_size = c_.kernel.elem_size;
-  // alltoallv's total differs from rank to rank: its decision cannot depend on it (size 0).
-  if (collective_ != sched::Collective::alltoallv)
-    w.bytes = coll::partition_count(collective_, c_.count, n) * w.elem_size;
-  w.commutative = !c_.has_op || c_.kernel.commutative;
+  // The workload as algo::Auto states it: the same on every rank (alltoallv's has no size).
+  const tune::Workload w = detail::auto_workload(c_, n);
 
   Decision d;
   std::optional<int> passed;  // set: the call went to MPI as the application made it
   const std::optional<int> rc = guarded(comm_, name, d.algorithm, [&]() -> std::optional<int> {
-    if (collective_ == sched::Collective::alltoallv) {
-      w.in_place = c_.in_place;  // can_serve's question
-      with_rule_policy(w, v_.rank, d,
-                       [&](const auto& policy) { serve_with(policy, d, pass, passed); });
-      return MPI_SUCCESS;
-    }
     // c_.blocks is still unset: the library packs displaced blocks itself (stage()), so Auto
-    // decides on the sizes alone.
+    // decides on the sizes alone (alltoallv: one choice for every size, docs/tuning.md).
     Communicator<>& comm = communicator(comm_, v_);
     comm.with_auto_choice(c_, algo::Auto{}, form_ == Form::blocking,
                           [&](const tune::Candidate* chosen, const auto& policy) {
@@ -437,9 +424,7 @@ std::optional<int> Call::serve(const PassRef& pass) {
   if (!d.fallback.empty())
     count(name, Path::cclx, d.algorithm, "fallback from " + d.fallback);
   else
-    count(
-        name, Path::cclx, d.algorithm,
-        d.rule.empty() ? "no CCLX_ALGO rule (alltoallv: Auto has no size all ranks know)" : d.rule);
+    count(name, Path::cclx, d.algorithm, d.rule);
   return MPI_SUCCESS;
 }
 

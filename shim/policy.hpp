@@ -1,14 +1,13 @@
 // Which algorithm serves a call: the one place that decides.
 //
-// Every collective but alltoallv is decided by the communicator's algo::Auto (docs/tuning.md):
-// CCLX_ALGO first, then a tuning table (CCLX_TUNE_FILE), online tuning (CCLX_TUNE=online), the
-// model; the Communicator makes the decision and times tuning calls as it does for header users
+// Every collective is decided by the communicator's algo::Auto (docs/tuning.md): CCLX_ALGO
+// first, then a tuning table (CCLX_TUNE_FILE), online tuning (CCLX_TUNE=online), the model; the
+// Communicator makes the decision and times tuning calls as it does for header users
 // (Communicator::with_auto_choice), and its first Auto call compares the selector's inputs across
 // the ranks. Every input of the decision is the same on every rank (the environment, the call's
-// collective, size, root, communicator size and op), so every rank chooses alike.
-//
-// alltoallv has no size every rank knows (each rank knows its own counts only): Auto serves it
-// native; the library keeps CCLX_ALGO's rule for size 0 (alltoallv:*=ring) for it, or native.
+// collective, size, root, communicator size and op), so every rank chooses alike. alltoallv has
+// no size every rank knows: Auto takes the one candidate its sources name for every size, or
+// native (docs/tuning.md, "alltoallv").
 #pragma once
 
 #include <string>
@@ -52,38 +51,5 @@ struct Decision {
 // CCLX_ALGO rule when one matches and names that algorithm, else config().auto_reason (saying so
 // when a rule matched but Auto skipped it).
 void set_auto_reason(const tune::Workload& w, Decision& d);
-
-// alltoallv's decision: calls run(policy) with the policy of CCLX_ALGO's rule for `w` on this
-// rank (`rank`), or algo::Native when none matches or the rule's algorithm cannot serve the call
-// (a request its generator refuses), which `d.fallback` then explains.
-template <class Run>
-void with_rule_policy(const tune::Workload& w, int rank, Decision& d, Run&& run) {
-  const tune::SizeRule* r = rule_for(w);
-  if (!r) return run(algo::Native{});
-  d.rule = r->text;
-  d.algorithm = algorithm_name(&r->choice);
-  const auto fall_back = [&](std::string_view why) {
-    d.fallback = d.algorithm;
-    d.fallback += ": ";
-    d.fallback += why;
-    d.algorithm = "native";
-    run(algo::Native{});
-  };
-  if (std::string why; !r->choice.native() && !tune::can_serve(r->choice, w, &why))
-    return fall_back(why);
-  algo::with_policy(r->choice, [&](const auto& policy) {
-    using A = std::decay_t<decltype(policy)>;
-    if constexpr (algo::ScheduledAlgorithm<A>) {
-      sched::ScheduleRequest req = w.request();
-      req.only_rank = rank;
-      try {
-        (void)algo::schedule_for(policy, req);  // cached: the call itself finds it there
-      } catch (const Error& e) {
-        return fall_back(e.detail());
-      }
-    }
-    run(policy);
-  });
-}
 
 }  // namespace cclx::shim

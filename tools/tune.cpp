@@ -21,8 +21,11 @@ using namespace cclx;
 
 constexpr const char* kUsage = R"(usage:
   cclx-tune explain --collective C --n N --bytes SIZE [--elem-size B] [--root R] [--in-place]
-                    [--noncommutative]
-      algo::Auto's choice for that call and why (CCLX_ALGO, CCLX_TUNE_FILE, then the model)
+                    [--noncommutative] [--any-size]
+      algo::Auto's choice for that call and why (CCLX_ALGO, CCLX_TUNE_FILE, then the model);
+      --any-size: the choice that must hold for every size, as for a one-shot alltoallv (whose
+      ranks share no size; --bytes is then ignored). alltoallv's --bytes is the busiest rank's
+      send or receive total, what alltoallv_init agrees on.
   cclx-tune show FILE
       the table: per collective, rank count and size, the candidates by measured time
   cclx-tune merge -o OUT IN [IN...]
@@ -61,11 +64,14 @@ int explain(const std::vector<std::string>& args) {
       w.in_place = true;
     } else if (a == "--noncommutative") {
       w.commutative = false;
+    } else if (a == "--any-size") {
+      w.sized = false;
     } else {
       throw UsageError{"unknown option " + a};
     }
   }
   if (w.nranks < 1) throw UsageError{"--n must be >= 1"};
+  if (!w.sized) w.bytes = 0;
   tune::Selector s(tune::Selector::config_from_env());
   std::cout << s.decide(w).explanation << "\n";
   return 0;

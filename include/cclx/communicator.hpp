@@ -728,7 +728,7 @@ class Communicator {
 
   // algo::Auto's decision for `c`, for a caller that runs the call itself (libcclx-mpi, shim/):
   // calls run(candidate, policy) with the candidate chosen and its policy (null and algo::Native
-  // where only native serves), deciding and, for a blocking call, timing as run_call(c, policy).
+  // for native), deciding and, for a blocking call, timing as run_call(c, policy).
   template <class Run>
   void with_auto_choice(const CollectiveCall& c, const algo::Auto& policy, bool blocking,
                         Run&& run);
@@ -736,6 +736,8 @@ class Communicator {
   // What algo::Auto runs for a call of `count` elements of T (counted as that call states it, e.g.
   // one block for allgather) and why: the source, and the candidates with their measured or
   // predicted times. Local: no communication (CCLX_LOG=tune prints the same at each new decision).
+  // alltoallv: two lines, the one-shot call's decision (the same for every size), then that of an
+  // alltoallv_init whose busiest rank moves `count` elements (the size such an init agrees on).
   template <Element T>
   std::string explain(sched::Collective coll, std::size_t count, int root = 0,
                       bool commutative = true, const algo::Auto& policy = {});
@@ -1140,11 +1142,15 @@ class Communicator {
                          std::shared_ptr<void> keepalive) {
     return init_auto<D>(c, algorithm, std::move(keepalive));
   }
-  std::optional<tune::Workload> auto_workload(const CollectiveCall& c);
+  tune::Workload auto_workload(const CollectiveCall& c);
   template <algo::AutoAlgorithm A>
   const tune::Candidate& auto_choice(const tune::Workload& w, const A& policy,
                                      detail::AutoContext::Timing& timing);
-  double max_over_ranks(double seconds);
+  template <class T>
+  T max_over_ranks(T value);
+  template <class Run>
+  void auto_miss(const CollectiveCall& c, const algo::Auto& policy, bool blocking,
+                 const detail::AutoKey& key, Run&& run);
   template <algo::AutoAlgorithm A>
   void run_auto(const CollectiveCall& c, const A& policy);
   template <algo::AutoAlgorithm A>

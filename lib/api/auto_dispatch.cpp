@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -9,24 +11,18 @@
 #include <unordered_set>
 #include <utility>
 
+#include "cclx/block_counts.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 #include "cclx/tune/table.hpp"
 
 namespace cclx::detail {
 
-std::optional<tune::Workload> auto_workload(const CollectiveCall& c, int nranks) {
-  if (c.collective == sched::Collective::alltoallv) return std::nullopt;
-  if (c.blocks && (c.blocks->in_displs.size != 0 || c.blocks->out_displs.size != 0))
-    return std::nullopt;
-  tune::Workload w;  // c.root is already 0 for collectives without a root
-  w.collective = c.collective;
-  w.nranks = nranks;
-  w.root = c.root;
-  w.in_place = false;  // a per-rank choice for rooted collectives: not part of the decision
-  w.bytes = coll::partition_count(c.collective, c.count, nranks) * c.kernel.elem_size;
-  w.elem_size = c.kernel.elem_size;
-  w.commutative = !c.has_op || c.kernel.commutative;
+tune::Workload auto_workload(const CollectiveCall& c, int nranks) {
+  tune::Workload w =  // c.root is already 0 for collectives without a root
+      auto_workload(c.collective, c.count, c.kernel.elem_size, nranks, c.root,
+                    !c.has_op || c.kernel.commutative);
+  w.displs = c.blocks && (c.blocks->in_displs.size != 0 || c.blocks->out_displs.size != 0);
   return w;
 }
 
@@ -36,20 +32,37 @@ tune::Workload auto_workload(sched::Collective coll, std::size_t count, std::siz
   w.collective = coll;
   w.nranks = nranks;
   w.root = coll::visit(coll, [](auto d) { return d.rooted; }) ? root : 0;
-  w.in_place = false;
-  w.bytes = coll::partition_count(coll, count, nranks) * elem_size;
+  w.in_place = false;  // a per-rank choice for rooted collectives: not part of the decision
+  w.sized = coll != sched::Collective::alltoallv;
+  w.bytes = w.sized ? coll::partition_count(coll, count, nranks) * elem_size : 0;
   w.elem_size = elem_size;
   w.commutative = commutative;
   return w;
 }
 
+std::size_t alltoallv_local_bytes(const CollectiveCall& c) {
+  const std::size_t elems =
+      c.blocks ? std::max(counts_total(c.blocks->in_counts), counts_total(c.blocks->out_counts))
+               : c.count;
+  const std::size_t elem = std::max<std::size_t>(c.kernel.elem_size, 1);
+  return elems > SIZE_MAX / elem ? SIZE_MAX : elems * elem;
+}
+
 std::string describe(const tune::Workload& w) {
-  std::string s = std::string(sched::to_string(w.collective)) + " " + tune::format_size(w.bytes) +
-                  " bytes, " + std::to_string(w.nranks) + " ranks, " + std::to_string(w.elem_size) +
-                  "-byte elements";
+  std::string s(sched::to_string(w.collective));
+  if (!w.sized) {
+    s += " (one-shot: no size all ranks know)";
+  } else {
+    const bool init = w.collective == sched::Collective::alltoallv;  // an agreed size
+    s.append(init ? "_init " : " ").append(tune::format_size(w.bytes)).append(" bytes");
+    if (init) s += " (the busiest rank's, agreed at init)";
+  }
+  s +=
+      ", " + std::to_string(w.nranks) + " ranks, " + std::to_string(w.elem_size) + "-byte elements";
   if (coll::visit(w.collective, [](auto d) { return d.rooted; }))
     s += ", root " + std::to_string(w.root);
   if (!w.commutative) s += ", non-commutative op";
+  if (w.displs) s += ", displacements";
   return s;
 }
 
@@ -157,12 +170,11 @@ const tune::Candidate& AutoContext::choose(const tune::Workload& w, bool online_
   return c;
 }
 
-const AutoContext::Memo& AutoContext::remember(const CollectiveCall& c, bool online,
-                                               const tune::Candidate* choice) {
-  memo_.key = auto_key(c, online);
-  memo_.choice = choice && !choice->native() ? choice : nullptr;
-  memo_.policy = choice ? algo::to_policy(*choice) : algo::AnyPolicy{};
-  memo_.calls_since_sample = choice ? s_->tuner.repeat_counter() : nullptr;
+const AutoContext::Memo& AutoContext::remember(const AutoKey& key, const tune::Candidate& choice) {
+  memo_.key = key;
+  memo_.choice = choice.native() ? nullptr : &choice;
+  memo_.policy = algo::to_policy(choice);
+  memo_.calls_since_sample = s_->tuner.repeat_counter();
   memo_valid_ = true;
   return memo_;
 }

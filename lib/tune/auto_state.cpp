@@ -26,6 +26,17 @@ bool log_tune_from_env() {
   return false;
 }
 
+namespace {
+// Whether the selector's decision `d` stands, online tuning or not: an override, or a table
+// measured at this very size, outranks online tuning; the model and a table's nearest other size
+// do not. A workload without a size is not tuned (one tuner would mix every size's times), nor
+// one with displacements (native alone serves them).
+bool static_decision(const Decision& d, const Workload& w, bool online) {
+  return !online || !w.sized || w.displs || d.source == Source::override_env ||
+         (d.source == Source::table && d.exact);
+}
+}  // namespace
+
 AutoState::AutoState(Selector::Config cfg, OnlineOptions o)
     : selector_(std::move(cfg)), options_(o) {}
 
@@ -49,9 +60,7 @@ const Candidate& AutoState::choose(const Workload& w, bool online, Timing& timin
     const Decision& d = selector_.decide(w);
     last_w_ = w;
     last_online_flag_ = online;
-    // An override, or a table measured at this very size, outranks online tuning; the model and
-    // a table's nearest other size do not.
-    if (!online || d.source == Source::override_env || (d.source == Source::table && d.exact)) {
+    if (static_decision(d, w, online)) {
       last_ = &d.choice;
       last_online_ = nullptr;
       return d.choice;
@@ -116,8 +125,7 @@ TuningTable AutoState::learned() const {
 
 std::string AutoState::explain(const Workload& w, bool online) {
   const Decision& d = selector_.decide(w);
-  if (!online || d.source == Source::override_env || (d.source == Source::table && d.exact))
-    return d.explanation;
+  if (static_decision(d, w, online)) return d.explanation;
   const OnlineTuner& t = *online_entry(w).tuner;
   std::string s = to_string(t.next()) + " from online tuning (" +
                   (t.converged() ? "converged after " : "tuning, ") + std::to_string(t.calls()) +

@@ -71,6 +71,9 @@ bool can_serve(const Candidate& c, const Workload& w, std::string* why) {
     return fail(c.algorithm + " reorders contributions (the op is not commutative)");
   if (channels_unserved(c, w.collective))
     return fail(std::string(sched::to_string(w.collective)) + " does not split into channels");
+  if (w.displs)
+    return fail(c.algorithm +
+                " needs packed blocks, and the call gives displacements (cclx::Displs)");
   return true;
 }
 

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <limits>
+#include <map>
 #include <span>
 
 #include "cclx/error.hpp"
@@ -16,6 +18,8 @@ std::string_view to_string(Source s) {
       return "override (CCLX_ALGO)";
     case Source::table:
       return "tuning table";
+    case Source::native_default:
+      return "native default";
     case Source::model:
       break;
   }
@@ -50,6 +54,7 @@ std::size_t WorkloadHash::operator()(const Workload& w) const noexcept {
   // Process-local (unlike the fingerprint), and on every Auto call: a few multiplies, not FNV.
   const std::uint64_t a = static_cast<std::uint64_t>(w.collective) |
                           (std::uint64_t(w.in_place) << 8) | (std::uint64_t(w.commutative) << 9) |
+                          (std::uint64_t(w.sized) << 10) | (std::uint64_t(w.displs) << 11) |
                           (std::uint64_t(w.elem_size) << 16) |
                           (std::uint64_t(static_cast<std::uint32_t>(w.root)) << 32);
   std::uint64_t h = a * 0x9e3779b97f4a7c15ull;
@@ -82,6 +87,7 @@ const Decision& Selector::decide(const Workload& w) {
 }
 
 Decision Selector::compute(const Workload& w) const {
+  if (!w.sized) return compute_any_size(w);
   Decision d;
   std::string skipped;
   const auto usable = [&](const Candidate& c, std::string_view from) {
@@ -153,9 +159,137 @@ Decision Selector::compute(const Workload& w) const {
   }
   d.explanation =
       to_string(d.choice) + " from " + std::string(to_string(d.source)) + ": " + d.explanation;
-  if (!skipped.empty())
-    d.explanation += " (skipped: " + skipped.substr(0, skipped.size() - 2) + ")";
+  if (!skipped.empty()) {
+    d.skipped = skipped.substr(0, skipped.size() - 2);
+    d.explanation += " (skipped: " + d.skipped + ")";
+  }
   return d;
+}
+
+Decision Selector::compute_any_size(const Workload& w) const {
+  // Every size where a source's answer can change: 0, the bounds of the override rules that can
+  // apply, and where the table's nearest entry changes. Between two of them every answer holds.
+  std::vector<std::size_t> at{0};
+  for (const auto& r : config_.overrides.rules()) {
+    if (r.collective && *r.collective != w.collective) continue;
+    at.push_back(r.lo);
+    if (r.hi != std::numeric_limits<std::size_t>::max()) at.push_back(r.hi);
+  }
+  if (config_.table)
+    for (const std::size_t b : config_.table->region_starts(w.collective, w.nranks))
+      at.push_back(b);
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+
+  struct Piece {
+    std::size_t lo;
+    Decision d;
+  };
+  std::vector<Piece> pieces;
+  bool same = true, model = false, table_only = true;
+  std::string skipped;
+  for (const std::size_t b : at) {
+    Workload sized = w;
+    sized.sized = true;
+    sized.bytes = b;
+    Decision d = compute(sized);
+    model = model || d.source == Source::model;
+    table_only = table_only && d.source == Source::table;
+    if (!d.skipped.empty() && skipped.find(d.skipped) == std::string::npos)
+      skipped += (skipped.empty() ? "" : "; ") + d.skipped;
+    if (pieces.empty() || !(pieces.back().d.choice == d.choice) ||
+        pieces.back().d.source != d.source)
+      pieces.push_back({b, std::move(d)});
+  }
+  std::string ranges;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    same = same && pieces[i].d.choice == pieces.front().d.choice;
+    const std::size_t hi =
+        i + 1 < pieces.size() ? pieces[i + 1].lo : std::numeric_limits<std::size_t>::max();
+    const Decision& p = pieces[i].d;
+    std::string from(to_string(p.source));
+    if (p.source == Source::override_env)
+      from = "rule '" + config_.overrides.find(w.collective, pieces[i].lo)->text + "'";
+    else if (p.source == Source::table)
+      from += " " + config_.table_origin;
+    ranges += (i ? ", " : "") + format_size(pieces[i].lo) + "-" + format_size(hi) + " " +
+              to_string(p.choice) + " (" + from + ")";
+  }
+  Decision d;
+  std::string regret;
+  if (same && !model) {
+    d.choice = pieces.front().d.choice;
+    d.source = pieces.front().d.source;
+    d.explanation =
+        to_string(d.choice) + " from " + std::string(to_string(d.source)) +
+        " at every size (no size all ranks know, so one choice must hold for all): " + ranges;
+  } else if (table_only && least_regret(w, d.choice, regret)) {
+    d.source = Source::table;
+    d.explanation = to_string(d.choice) + " from " + std::string(to_string(d.source)) +
+                    ": the choice varies with size and no size all ranks know, so the candidate "
+                    "least slower than the fastest at its worst size: " +
+                    regret + "; by size: " + ranges;
+  } else {
+    d.source = Source::native_default;
+    d.explanation =
+        "native by default: no size all ranks know, and " +
+        std::string(model ? "the model ranks candidates by size" : "the choice varies with size") +
+        ", so the native default serves every size: " + ranges;
+  }
+  if (!skipped.empty()) {
+    d.skipped = skipped;
+    d.explanation += " (skipped: " + skipped + ")";
+  }
+  return d;
+}
+
+bool Selector::least_regret(const Workload& w, Candidate& choice, std::string& why) const {
+  // Per candidate, its worst ratio to the fastest candidate over the table's sizes for
+  // (collective, nranks); only candidates measured, and able to serve, at every size.
+  std::map<std::string, double, std::less<>> worst;
+  std::map<std::string, std::size_t, std::less<>> sizes;
+  std::size_t entries = 0;
+  for (const TableEntry& e : config_.table->entries()) {
+    if (e.collective != w.collective || e.nranks != w.nranks || e.times_us.empty()) continue;
+    ++entries;
+    Workload sized = w;
+    sized.sized = true;
+    sized.bytes = e.bytes;
+    std::vector<std::pair<std::string, double>> served;
+    double fastest = std::numeric_limits<double>::infinity();
+    for (const auto& [name, t] : e.times_us) {
+      const Candidate c = parse_candidate(name);
+      if (!can_serve(c, sized) || (!c.native() && config_.model(c, sized) < 0)) continue;
+      served.emplace_back(name, t);
+      fastest = std::min(fastest, t);
+    }
+    for (const auto& [name, t] : served) {
+      double& r = worst.try_emplace(name, 0.0).first->second;
+      r = std::max(r, fastest > 0 ? t / fastest : 1.0);
+      ++sizes[name];
+    }
+  }
+  const std::string* best = nullptr;
+  for (const auto& [name, r] : worst)
+    if (sizes[name] == entries && (!best || r < worst.find(*best)->second)) best = &name;
+  if (!best) return false;
+  // The native margin over worst cases: another candidate replaces native only when its worst
+  // case is clearly better than native's.
+  const auto native = worst.find("native");
+  const bool native_everywhere = native != worst.end() && sizes["native"] == entries;
+  if (native_everywhere && *best != "native" &&
+      worst[*best] * (1 + config_.native_margin) > native->second)
+    best = &native->first;
+  choice = parse_candidate(*best);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s at most %.1f%% slower at any of %zu sizes", best->c_str(),
+                100 * (worst[*best] - 1), entries);
+  why = buf;
+  if (native_everywhere && *best != "native") {
+    std::snprintf(buf, sizeof buf, ", native up to %.1f%%", 100 * (native->second - 1));
+    why += buf;
+  }
+  return true;
 }
 
 }  // namespace cclx::tune

@@ -169,19 +169,47 @@ const TableEntry* TuningTable::exact(sched::Collective c, int nranks, std::size_
   return nullptr;
 }
 
+namespace {
+// nearest()'s distance: sizes compare on a log scale.
+double log_distance(std::size_t a, std::size_t b) {
+  return std::abs(std::log2(static_cast<double>(a) + 1) - std::log2(static_cast<double>(b) + 1));
+}
+}  // namespace
+
 const TableEntry* TuningTable::nearest(sched::Collective c, int nranks, std::size_t bytes) const {
   const TableEntry* best = nullptr;
   double best_d = 0;
-  const double x = std::log2(static_cast<double>(bytes) + 1);
   for (const auto& e : entries_) {
     if (e.collective != c || e.nranks != nranks || e.times_us.empty()) continue;
-    const double d = std::abs(std::log2(static_cast<double>(e.bytes) + 1) - x);
+    const double d = log_distance(e.bytes, bytes);
     if (!best || d < best_d) {  // entries are sorted by bytes: ties keep the smaller size
       best = &e;
       best_d = d;
     }
   }
   return best;
+}
+
+std::vector<std::size_t> TuningTable::region_starts(sched::Collective c, int nranks) const {
+  std::vector<std::size_t> starts;
+  std::size_t prev = 0;
+  for (const auto& e : entries_) {
+    if (e.collective != c || e.nranks != nranks || e.times_us.empty()) continue;
+    if (starts.empty()) {
+      starts.push_back(0);
+    } else {
+      // Sizes in (prev, e.bytes] go to the nearer of the two, ties to prev: bisect for the first
+      // that goes to e (the distance difference falls monotonically over the interval).
+      std::size_t lo = prev, hi = e.bytes;
+      while (hi - lo > 1) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        (log_distance(e.bytes, mid) < log_distance(prev, mid) ? hi : lo) = mid;
+      }
+      starts.push_back(hi);
+    }
+    prev = e.bytes;
+  }
+  return starts;
 }
 
 }  // namespace cclx::tune

@@ -1,11 +1,13 @@
 // algo::Auto through the Communicator (docs/tuning.md): every collective against a local
 // reference, the ranks' agreement on the selector's inputs, online tuning under per-rank timing
-// noise (every rank must end with the same choice), CCLX_TUNE_SAVE / CCLX_TUNE_FILE, and the
-// explain() / CCLX_LOG=tune text.
+// noise (every rank must end with the same choice), CCLX_TUNE_SAVE / CCLX_TUNE_FILE, the
+// explain() / CCLX_LOG=tune text, and alltoallv (one-shot: one choice for every size;
+// alltoallv_init: a size agreed at init).
 #include <doctest/doctest.h>
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -16,8 +18,10 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "cclx/tune/table.hpp"
 #include "support.hpp"
 
 namespace {
@@ -135,7 +139,7 @@ void every_collective(Comm& comm, std::size_t count, const std::string& label) {
 
   comm.barrier(a);
 
-  // v-collectives with counts i + 1 (packed), and alltoallv (native under Auto).
+  // v-collectives with counts i + 1 (packed), and alltoallv.
   std::vector<int> counts(un);
   std::iota(counts.begin(), counts.end(), 1);
   const std::size_t total = un * (un + 1) / 2;
@@ -397,4 +401,265 @@ TEST_CASE("auto: persistent requests choose once at init and run it at every sta
       cclx_test::compare("persistent auto bcast", b, bw, true);
     }
   }
+}
+
+// ---- alltoallv under Auto (docs/tuning.md, "alltoallv") ----
+namespace {
+
+// Runs `f` with this process's stderr captured; returns what it printed.
+template <class F>
+std::string captured_stderr(F&& f) {
+  const std::string path = "/tmp/cclx-test-auto-stderr-" + std::to_string(getpid()) + ".txt";
+  std::fflush(stderr);
+  const int saved = dup(2);
+  FILE* file = std::fopen(path.c_str(), "w");
+  REQUIRE(file != nullptr);
+  dup2(fileno(file), 2);
+  f();
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  std::fclose(file);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::remove(path.c_str());
+  return text.str();
+}
+
+// A tuning table for alltoallv on this many ranks, written by rank 0 to a file every rank names:
+// at each of `sizes`, native 10 us and ring 5 us where `ring_wins(size)`, else native 5 us and
+// ring 20 us (so that over all sizes native has the smaller worst case, 2x against ring's 4x).
+template <class Wins>
+std::string alltoallv_table(const char* stem, std::initializer_list<std::size_t> sizes,
+                            Wins ring_wins) {
+  const std::string path = shared_tmp_name(stem);
+  if (cclx_test::world_rank() == 0) {
+    cclx::tune::TuningTable t;
+    for (const std::size_t b : sizes) {
+      const bool ring = ring_wins(b);
+      t.record({Coll::alltoallv,
+                cclx_test::world_size(),
+                b,
+                {{"native", ring ? 10.0 : 5.0}, {"ring", ring ? 5.0 : 20.0}},
+                {}});
+    }
+    t.save(path);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return path;
+}
+
+// An alltoallv whose block from rank i to rank j has counts(i, j) ints of value
+// i * 1000000 + j * 1000 + k: this rank's send buffer, its recvcounts and the expected output.
+struct Exchange {
+  std::vector<int> sendcounts, recvcounts, in, want;
+  std::size_t in_total = 0, out_total = 0;
+};
+template <class Counts>
+Exchange exchange(int n, int r, Counts counts) {
+  Exchange e;
+  for (int j = 0; j < n; ++j) {
+    e.sendcounts.push_back(counts(r, j));
+    e.recvcounts.push_back(counts(j, r));
+    for (int k = 0; k < counts(r, j); ++k) e.in.push_back(r * 1000000 + j * 1000 + k);
+    for (int k = 0; k < counts(j, r); ++k) e.want.push_back(j * 1000000 + r * 1000 + k);
+  }
+  e.in_total = e.in.size();
+  e.out_total = e.want.size();
+  return e;
+}
+
+// The first line of comm.explain() for alltoallv (the one-shot decision) and the second (an
+// alltoallv_init's at `count`).
+std::pair<std::string, std::string> alltoallv_explain(Comm& comm, std::size_t count) {
+  const std::string e = comm.explain<int>(Coll::alltoallv, count);
+  const auto nl = e.find('\n');
+  REQUIRE(nl != std::string::npos);
+  return {e.substr(0, nl), e.substr(nl + 1)};
+}
+
+}  // namespace
+
+TEST_CASE("auto: alltoallv runs the one candidate a table names at every size") {
+  const int n = cclx_test::world_size(), r = cclx_test::world_rank();
+  const std::string path = alltoallv_table("a2av-one", {8, 1024, 65536}, [](auto) { return true; });
+  const ScopedEnv algo("CCLX_ALGO", nullptr), tune("CCLX_TUNE", nullptr),
+      file("CCLX_TUNE_FILE", path.c_str());
+  Comm comm(MPI_COMM_WORLD);
+  const auto [one_shot, init] = alltoallv_explain(comm, 100);
+  CHECK_MESSAGE(one_shot.find("alltoallv (one-shot: no size all ranks know), " + std::to_string(n) +
+                              " ranks, 4-byte elements: ring from tuning "
+                              "table at every size") != std::string::npos,
+                one_shot);
+  CHECK_MESSAGE(one_shot.find("0-inf ring (tuning table " + path + ")") != std::string::npos,
+                one_shot);
+  CHECK_MESSAGE(init.find("alltoallv_init 400 bytes (the busiest rank's, agreed at init)") !=
+                    std::string::npos,
+                init);
+  CHECK(same_on_all_ranks(one_shot));
+  // Counts differ per pair and per call (so the memo's key changes), zeros included.
+  for (int call = 0; call < 3; ++call) {
+    const Exchange e = exchange(n, r, [&](int i, int j) { return (i * 3 + j * 5 + call) % 7; });
+    std::vector<int> out(e.out_total, -1);
+    comm.alltoallv(e.in, e.sendcounts, out, e.recvcounts, cclx::algo::Auto{});
+    cclx_test::compare("auto alltoallv call " + std::to_string(call), out, e.want, true);
+    std::fill(out.begin(), out.end(), -1);
+    comm.ialltoallv(e.in, e.sendcounts, out, e.recvcounts, cclx::algo::Auto{}).wait();
+    cclx_test::compare("auto ialltoallv call " + std::to_string(call), out, e.want, true);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r == 0) std::remove(path.c_str());
+}
+
+// The table's choice flips with size: the one-shot call takes the smaller worst case (native);
+// alltoallv_init agrees on the busiest rank's size, so ranks whose own sizes fall on either side
+// of the flip choose alike.
+TEST_CASE("auto: alltoallv by size: one-shot least worst case, alltoallv_init on the agreed size") {
+  const int n = cclx_test::world_size(), r = cclx_test::world_rank();
+  // Ring from 4 KiB up, native at 8 B; the entries' regions meet at 192 B.
+  const std::string path =
+      alltoallv_table("a2av-flip", {8, 4096, 1u << 20}, [](std::size_t b) { return b >= 4096; });
+  const ScopedEnv algo("CCLX_ALGO", nullptr), tune("CCLX_TUNE", nullptr),
+      file("CCLX_TUNE_FILE", path.c_str()), log("CCLX_LOG", "tune");
+  // Rank 0 exchanges one int with everyone (n * 4 <= 32 bytes), the others 1024 ints with each
+  // other (more than 4 KiB): rank 0's own size maps to native, theirs to ring.
+  const auto counts = [](int i, int j) { return i == 0 || j == 0 ? 1 : 1024; };
+  const Exchange e = exchange(n, r, counts);
+  const std::size_t busiest = n > 1 ? 1 + static_cast<std::size_t>(n - 1) * 1024 : 1;
+  std::string log_text;
+  {
+    Comm comm(MPI_COMM_WORLD);
+    const auto [one_shot, init] = alltoallv_explain(comm, busiest);
+    CHECK_MESSAGE(one_shot.find("native from tuning table: the choice varies with size and no "
+                                "size all ranks know") != std::string::npos,
+                  one_shot);
+    CHECK_MESSAGE(
+        one_shot.find("native at most 100.0% slower at any of 3 sizes") != std::string::npos,
+        one_shot);
+    const bool ring = n > 1;  // busiest * 4 >= 4100 bytes, nearest to the 4 KiB entry
+    CHECK_MESSAGE(init.find(std::string(": ") + (ring ? "ring" : "native") +
+                            " from tuning table") != std::string::npos,
+                  init);
+    // Each rank's own size alone would choose differently (the precondition of the test).
+    if (n > 1) {
+      const auto own = alltoallv_explain(comm, std::max(e.in_total, e.out_total)).second;
+      CHECK_MESSAGE(own.find(r == 0 ? ": native from" : ": ring from") != std::string::npos, own);
+    }
+    log_text = captured_stderr([&] {
+      std::vector<int> out(e.out_total, -1);
+      comm.alltoallv(e.in, e.sendcounts, out, e.recvcounts, cclx::algo::Auto{});
+      cclx_test::compare("auto alltoallv (native, the least worst case)", out, e.want, true);
+      std::vector<int> pin(e.in), pout(e.out_total, -1);
+      cclx::PersistentRequest req =
+          comm.alltoallv_init(pin, e.sendcounts, pout, e.recvcounts, cclx::algo::Auto{});
+      for (int round = 0; round < 3; ++round) {
+        for (std::size_t i = 0; i < pin.size(); ++i) pin[i] = e.in[i] + round;
+        std::fill(pout.begin(), pout.end(), -1);
+        req.start();
+        req.wait();
+        std::vector<int> want(e.want);
+        for (int& v : want) v += round;
+        cclx_test::compare("auto alltoallv_init round " + std::to_string(round), pout, want, true);
+      }
+    });
+  }
+  if (r == 0) {
+    const std::string head = "cclx tune: alltoallv_init " + cclx::tune::format_size(busiest * 4) +
+                             " bytes (the busiest rank's, agreed at init)";
+    CHECK_MESSAGE(log_text.find(head) != std::string::npos, log_text);
+    CHECK_MESSAGE(
+        log_text.find("alltoallv (one-shot: no size all ranks know)") != std::string::npos,
+        log_text);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r == 0) std::remove(path.c_str());
+}
+
+// Per-rank timing noise with online tuning on: alltoallv is never tuned (no rank may time it
+// and reduce its time while another does not), every call of a new size agrees without
+// communicating, and an online-tuned allreduce in between still converges alike.
+TEST_CASE("auto: alltoallv under per-rank noise and CCLX_TUNE=online chooses alike everywhere") {
+  const int n = cclx_test::world_size(), r = cclx_test::world_rank();
+  const std::string path = alltoallv_table("a2av-noise", {8, 65536}, [](auto) { return true; });
+  const ScopedEnv algo("CCLX_ALGO", nullptr), tune("CCLX_TUNE", "online"),
+      file("CCLX_TUNE_FILE", path.c_str()), save("CCLX_TUNE_SAVE", nullptr);
+  std::mt19937 noise(static_cast<unsigned>(4321 + 7919 * r));
+  std::uniform_int_distribution<int> us(0, 300);
+  Comm comm(MPI_COMM_WORLD);
+  std::vector<int> buf(64), want(64);
+  for (int call = 0; call < 24; ++call) {
+    std::this_thread::sleep_for(std::chrono::microseconds(us(noise)));
+    const Exchange e = exchange(n, r, [&](int i, int j) { return (i + 2 * j + call) % 5; });
+    std::vector<int> out(e.out_total, -1);
+    comm.alltoallv(e.in, e.sendcounts, out, e.recvcounts, cclx::algo::Auto{});
+    cclx_test::compare("noisy alltoallv call " + std::to_string(call), out, e.want, true);
+    std::this_thread::sleep_for(std::chrono::microseconds(us(noise)));
+    for (std::size_t i = 0; i < buf.size(); ++i) {
+      buf[i] = cclx_test::data_value<int>(r, i);
+      want[i] = 0;
+      for (int q = 0; q < n; ++q) want[i] += cclx_test::data_value<int>(q, i);
+    }
+    comm.allreduce(buf, cclx::sum, cclx::algo::Auto{});
+    cclx_test::compare("noisy allreduce call " + std::to_string(call), buf, want, true);
+  }
+  std::vector<int> pin(1), pout(1);
+  const std::vector<int> ones(static_cast<std::size_t>(n), 1);
+  std::vector<int> pin_n(static_cast<std::size_t>(n)), pout_n(static_cast<std::size_t>(n), -1);
+  for (int j = 0; j < n; ++j) pin_n[static_cast<std::size_t>(j)] = r * 100 + j;
+  std::this_thread::sleep_for(std::chrono::microseconds(us(noise)));
+  cclx::PersistentRequest req = comm.alltoallv_init(pin_n, ones, pout_n, ones, cclx::algo::Auto{});
+  req.start();
+  req.wait();
+  for (int j = 0; j < n; ++j) CHECK(pout_n[static_cast<std::size_t>(j)] == j * 100 + r);
+  const auto [one_shot, init] = alltoallv_explain(comm, static_cast<std::size_t>(n));
+  CHECK_MESSAGE(one_shot.find("ring from tuning table at every size") != std::string::npos,
+                one_shot);
+  CHECK(same_on_all_ranks(one_shot));
+  CHECK(same_on_all_ranks(init));
+  CHECK(same_on_all_ranks(chosen(comm.explain<int>(Coll::allreduce, 64))));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r == 0) std::remove(path.c_str());
+}
+
+// Displacements: ring cannot serve them, so the table's ring falls back to native, and the
+// explanation (CCLX_LOG=tune) says why; the result still equals the local reference.
+TEST_CASE("auto: alltoallv with displacements falls back to native, explained") {
+  const int n = cclx_test::world_size(), r = cclx_test::world_rank();
+  const std::string path = alltoallv_table("a2av-displs", {8, 65536}, [](auto) { return true; });
+  const ScopedEnv algo("CCLX_ALGO", nullptr), tune("CCLX_TUNE", nullptr),
+      file("CCLX_TUNE_FILE", path.c_str()), log("CCLX_LOG", "tune");
+  const auto un = static_cast<std::size_t>(n);
+  // Two ints per pair; the output blocks in reverse order with a gap of one after each.
+  const std::vector<int> counts(un, 2);
+  std::vector<long> sdispls(un), rdispls(un);
+  std::vector<int> in(2 * un), out(3 * un, -7), want(3 * un, -7);
+  for (std::size_t j = 0; j < un; ++j) {
+    sdispls[j] = static_cast<long>(2 * j);
+    rdispls[j] = static_cast<long>(3 * (un - 1 - j));
+    for (std::size_t k = 0; k < 2; ++k) {
+      in[2 * j + k] = r * 100 + static_cast<int>(j * 10 + k);
+      want[3 * (un - 1 - j) + k] = static_cast<int>(j) * 100 + r * 10 + static_cast<int>(k);
+    }
+  }
+  std::string text;
+  {
+    Comm comm(MPI_COMM_WORLD);
+    text = captured_stderr([&] {
+      comm.alltoallv(in, counts, cclx::Displs(sdispls), out, counts, cclx::Displs(rdispls),
+                     cclx::algo::Auto{});
+    });
+    cclx_test::compare("auto alltoallv with displacements", out, want, true);
+  }
+  if (r == 0) {
+    CHECK_MESSAGE(text.find("alltoallv (one-shot: no size all ranks know), " + std::to_string(n) +
+                            " ranks, 4-byte elements, displacements: native from tuning table "
+                            "at every size") != std::string::npos,
+                  text);
+    CHECK_MESSAGE(text.find("table chose ring but ring needs packed blocks, and the call gives "
+                            "displacements (cclx::Displs)") != std::string::npos,
+                  text);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (r == 0) std::remove(path.c_str());
 }

@@ -38,34 +38,37 @@ TEST_CASE("auto memo: a repeated call gets the tuner's own answer, samples and r
   for (const char* v : {"CCLX_ALGO", "CCLX_TUNE_FILE", "CCLX_TUNE", "CCLX_TUNE_SAVE", "CCLX_LOG"})
     unsetenv(v);
   const cclx::CollectiveCall c = allreduce_call(1u << 20);
-  const cclx::tune::Workload w = *cclx::detail::auto_workload(c, 2);
+  const cclx::tune::Workload w = cclx::detail::auto_workload(c, 2);
+  const auto key = [](const cclx::CollectiveCall& call, bool online) {
+    return cclx::detail::auto_key(call, online);
+  };
 
   SUBCASE("a static decision is remembered for its key only") {
     AutoContext ctx;
     ctx.state(0);
-    CHECK(ctx.repeat(c, false) == nullptr);  // nothing remembered yet
+    CHECK(ctx.repeat(key(c, false)) == nullptr);  // nothing remembered yet
     AutoContext::Timing timing{};
     const Candidate& choice = ctx.choose(w, false, timing);
     REQUIRE(timing == AutoContext::Timing::none);
-    ctx.remember(c, false, &choice);
+    ctx.remember(key(c, false), choice);
     for (int i = 0; i < 3 * AutoState::sample_every; ++i) {
-      const AutoContext::Memo* m = ctx.repeat(c, false);
+      const AutoContext::Memo* m = ctx.repeat(key(c, false));
       REQUIRE(m != nullptr);
       CHECK(m->choice == (choice.native() ? nullptr : &choice));
       CHECK(std::holds_alternative<cclx::algo::Native>(m->policy) == choice.native());
     }
     cclx::CollectiveCall other = c;
     other.count += 1;
-    CHECK(ctx.repeat(other, false) == nullptr);
-    CHECK(ctx.repeat(c, true) == nullptr);  // Auto{.online = true} is another decision
+    CHECK(ctx.repeat(key(other, false)) == nullptr);
+    CHECK(ctx.repeat(key(c, true)) == nullptr);  // Auto{.online = true} is another decision
     other = c;
     other.kernel.commutative = false;
-    CHECK(ctx.repeat(other, false) == nullptr);
+    CHECK(ctx.repeat(key(other, false)) == nullptr);
     other = c;
     other.collective = cclx::sched::Collective::reduce_scatter;
-    CHECK(ctx.repeat(other, false) == nullptr);
+    CHECK(ctx.repeat(key(other, false)) == nullptr);
     ctx.forget();
-    CHECK(ctx.repeat(c, false) == nullptr);
+    CHECK(ctx.repeat(key(c, false)) == nullptr);
   }
 
   SUBCASE("online: the same candidates and timings as the tuner alone, call by call") {
@@ -84,14 +87,14 @@ TEST_CASE("auto memo: a repeated call gets the tuner's own answer, samples and r
       const Candidate expected = ref.choose(w, true, want);
       AutoContext::Timing got = AutoContext::Timing::none;
       Candidate ran;
-      if (const AutoContext::Memo* m = ctx.repeat(c, true)) {
+      if (const AutoContext::Memo* m = ctx.repeat(key(c, true))) {
         ++repeated;
         ran = m->choice ? *m->choice : Candidate{};
       } else {
         ctx.forget();
         const Candidate& chosen = ctx.choose(w, true, got);
         ran = chosen;
-        if (got == AutoContext::Timing::none) ctx.remember(c, true, &chosen);
+        if (got == AutoContext::Timing::none) ctx.remember(key(c, true), chosen);
       }
       INFO("call " << call);
       REQUIRE(got == want);

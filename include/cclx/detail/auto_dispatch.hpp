@@ -17,7 +17,6 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <span>
 #include <string>
 
@@ -27,16 +26,26 @@
 
 namespace cclx::detail {
 
-// The workload of call `c` on `nranks` ranks, the same on every rank of a valid call; nullopt when
-// only native serves it on every rank alike: alltoallv (each rank knows only its own counts, so
-// the ranks share no size) and v-collectives given displacements (a scheduled algorithm needs the
-// packed layout, which displacements may break on some ranks only).
-[[nodiscard]] std::optional<tune::Workload> auto_workload(const CollectiveCall& c, int nranks);
+// The workload of call `c` on `nranks` ranks, the same on every rank of a valid call. Two kinds
+// of call need care:
+//   - alltoallv: each rank knows only its own counts, so the ranks share no size: the workload
+//     has none (Workload::sized false; the selector decides for every size at once), and a
+//     persistent alltoallv_init agrees on one at init (alltoallv_local_bytes(), max over ranks);
+//   - v-collectives given displacements (Workload::displs): native alone serves them, and the
+//     selector's explanation says what it skipped. Whether a call gives cclx::Displs decides the
+//     algorithm, so under Auto every rank gives them or none does (as it names the policy).
+[[nodiscard]] tune::Workload auto_workload(const CollectiveCall& c, int nranks);
 
-// The workload explain() describes: `count` elements of `elem_size` bytes as the call states it.
+// The workload explain() describes: `count` elements of `elem_size` bytes as the call states it
+// (alltoallv: without a size, as its one-shot call).
 [[nodiscard]] tune::Workload auto_workload(sched::Collective coll, std::size_t count,
                                            std::size_t elem_size, int nranks, int root,
                                            bool commutative);
+
+// What this rank of an alltoallv moves: the larger of its send and receive totals, in bytes
+// (saturating). Its max over ranks is the size alltoallv_init decides on: the busiest rank's
+// buffer, which is what cclx-bench and cclx-tune record as alltoallv's (and alltoall's) size.
+[[nodiscard]] std::size_t alltoallv_local_bytes(const CollectiveCall& c);
 
 // "allreduce 4K bytes, 2 ranks, 4-byte elements"
 [[nodiscard]] std::string describe(const tune::Workload& w);
@@ -74,18 +83,19 @@ class AutoContext {
     algo::AnyPolicy policy;
     int* calls_since_sample = nullptr;  // tune::AutoState::repeat_counter()
   };
-  // The memo when `c` repeats its key and its decision needs no timing this call, else null.
-  const Memo* repeat(const CollectiveCall& c, bool online) {
-    if (!memo_valid_ || auto_key(c, online) != memo_.key) return nullptr;
+  // The memo when a call of `key` (auto_key()) repeats the remembered one and its decision needs
+  // no timing this call, else null.
+  const Memo* repeat(const AutoKey& key) {
+    if (!memo_valid_ || key != memo_.key) return nullptr;
     if (int* n = memo_.calls_since_sample) {
       if (*n + 1 >= tune::AutoState::sample_every) return nullptr;
       ++*n;
     }
     return &memo_;
   }
-  // After a blocking call of `c` whose choose() returned Timing::none, with its `choice` (null
-  // where only native serves the workload): remember that decision for repeat().
-  const Memo& remember(const CollectiveCall& c, bool online, const tune::Candidate* choice);
+  // After a blocking call of `key` whose choose() returned Timing::none, with its `choice`:
+  // remember that decision for repeat().
+  const Memo& remember(const AutoKey& key, const tune::Candidate& choice);
   // Before any other decision: the memo no longer holds.
   void forget() { memo_valid_ = false; }
 

@@ -4,12 +4,15 @@
 // in run() and one in start().
 //
 // A persistent collective (*_init) chooses once, at init, through the same auto_choice(), and
-// keeps the candidate for the request's life.
+// keeps the candidate for the request's life. A persistent alltoallv first agrees on its size
+// (one allreduce at init), so that it is decided by size like the other collectives; its one-shot
+// calls are decided without one (auto_dispatch.hpp).
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdint>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -20,8 +23,17 @@
 
 namespace cclx {
 
+namespace detail {
+// Runs a remembered decision's resolved policy: native, the common case, without a visit.
+template <class Run>
+void run_remembered(const AutoContext::Memo& m, Run&& run) {
+  if (!m.choice) return run(m.choice, algo::Native{});
+  std::visit([&](const auto& p) { run(m.choice, p); }, m.policy);
+}
+}  // namespace detail
+
 template <class Backend>
-std::optional<tune::Workload> Communicator<Backend>::auto_workload(const CollectiveCall& c) {
+tune::Workload Communicator<Backend>::auto_workload(const CollectiveCall& c) {
   if (!auto_.agreed()) {
     // The first Auto call: compare the selector's inputs across ranks (one 16-byte allgather).
     const std::array<std::uint64_t, 2> mine = auto_.local_fingerprint(rank());
@@ -44,16 +56,18 @@ const tune::Candidate& Communicator<Backend>::auto_choice(const tune::Workload& 
   return auto_.choose(w, policy.online, timing);
 }
 
+// `value`'s max over ranks (one native allreduce of one element).
 template <class Backend>
-double Communicator<Backend>::max_over_ranks(double seconds) {
-  CollectiveCall m = base_call<double>(sched::Collective::allreduce);
-  m.kernel = detail::kernel_for<double>(cclx::max);
+template <class T>
+T Communicator<Backend>::max_over_ranks(T value) {
+  CollectiveCall m = base_call<T>(sched::Collective::allreduce);
+  m.kernel = detail::kernel_for<T>(cclx::max);
   m.has_op = true;
-  m.in = m.out = &seconds;
+  m.in = m.out = &value;
   m.in_place = true;
   m.count = m.in_size = m.out_size = 1;
   b_.native(m);
-  return seconds;
+  return value;
 }
 
 // Runs the chosen candidate; a tuning call is timed and its time reduced to the max over ranks,
@@ -62,46 +76,52 @@ template <class Backend>
 template <algo::AutoAlgorithm A>
 void Communicator<Backend>::run_auto(const CollectiveCall& c, const A& policy) {
   // The repeated call's path, kept here (small enough to inline into the caller) ahead of
-  // with_auto_choice()'s; the common native choice runs without a visit of the policy.
-  if (const detail::AutoContext::Memo* m = auto_.repeat(c, policy.online)) {
+  // auto_miss(); the common native choice runs without a visit of the policy.
+  const detail::AutoKey key = detail::auto_key(c, policy.online);
+  if (const detail::AutoContext::Memo* m = auto_.repeat(key)) {
     if (!m->choice) return run(c, algo::Native{});
     return std::visit([&](const auto& p) { run(c, p); }, m->policy);
   }
-  with_auto_choice(c, policy, true, [&](const tune::Candidate*, const auto& p) { run(c, p); });
+  auto_miss(c, policy, true, key, [&](const tune::Candidate*, const auto& p) { run(c, p); });
 }
 
 template <class Backend>
 template <class Run>
 void Communicator<Backend>::with_auto_choice(const CollectiveCall& c, const algo::Auto& policy,
                                              bool blocking, Run&& run) {
-  using Timing = detail::AutoContext::Timing;
-  // A blocking call repeating the last one's settled decision: its resolved policy, nothing else.
-  const auto run_memo = [&](const detail::AutoContext::Memo& m) {
-    if (!m.choice) return run(m.choice, algo::Native{});  // the common case, without a visit
-    std::visit([&](const auto& p) { run(m.choice, p); }, m.policy);
-  };
-  if (blocking)
-    if (const detail::AutoContext::Memo* m = auto_.repeat(c, policy.online)) return run_memo(*m);
-  auto_.forget();
-  const std::optional<tune::Workload> w = auto_workload(c);
-  if (!w) {
-    if (blocking) auto_.remember(c, policy.online, nullptr);
-    return run(static_cast<const tune::Candidate*>(nullptr), algo::Native{});
+  detail::AutoKey key;  // only a blocking call is remembered
+  if (blocking) {
+    key = detail::auto_key(c, policy.online);
+    // A blocking call repeating the last one's settled decision: its resolved policy.
+    if (const detail::AutoContext::Memo* m = auto_.repeat(key))
+      return detail::run_remembered(*m, run);
   }
+  auto_miss(c, policy, blocking, key, std::forward<Run>(run));
+}
+
+// A call that did not repeat the remembered decision (`key` is its auto_key(), computed once by
+// the caller): decides, runs, times where the tuner asks, and remembers a settled decision.
+template <class Backend>
+template <class Run>
+void Communicator<Backend>::auto_miss(const CollectiveCall& c, const algo::Auto& policy,
+                                      bool blocking, const detail::AutoKey& key, Run&& run) {
+  using Timing = detail::AutoContext::Timing;
+  auto_.forget();
+  const tune::Workload w = auto_workload(c);
   const auto run_choice = [&](const tune::Candidate& choice) {
     algo::with_policy(choice, [&](const auto& p) { run(choice.native() ? nullptr : &choice, p); });
   };
-  if (!blocking) return run_choice(untimed_choice(c, *w, policy));
+  if (!blocking) return run_choice(untimed_choice(c, w, policy));
   Timing timing = Timing::none;
-  const tune::Candidate& choice = auto_choice(*w, policy, timing);
-  if (timing == Timing::none) return run_memo(auto_.remember(c, policy.online, &choice));
+  const tune::Candidate& choice = auto_choice(w, policy, timing);
+  if (timing == Timing::none) return detail::run_remembered(auto_.remember(key, choice), run);
   const double t0 = MPI_Wtime();
   run_choice(choice);
   const double local = MPI_Wtime() - t0;
   if (timing == Timing::tune) {
-    auto_.observe(*w, policy.online, max_over_ranks(local));
-  } else if (auto_.add_sample(*w, local)) {
-    auto_.check_drift(*w, max_over_ranks(auto_.window_score(*w)));
+    auto_.observe(w, policy.online, max_over_ranks(local));
+  } else if (auto_.add_sample(w, local)) {
+    auto_.check_drift(w, max_over_ranks(auto_.window_score(w)));
   }
 }
 
@@ -124,20 +144,24 @@ template <class Backend>
 template <algo::AutoAlgorithm A>
 Request Communicator<Backend>::start_auto(const CollectiveCall& c, const A& policy,
                                           std::shared_ptr<void> keepalive) {
-  const std::optional<tune::Workload> w = auto_workload(c);
-  if (!w) return start(c, algo::Native{}, std::move(keepalive));
-  return algo::with_policy(untimed_choice(c, *w, policy),
+  return algo::with_policy(untimed_choice(c, auto_workload(c), policy),
                            [&](const auto& p) { return start(c, p, std::move(keepalive)); });
 }
 
-// A persistent request chooses once, here, and keeps that candidate for its whole life.
+// A persistent request chooses once, here, and keeps that candidate for its whole life. An
+// alltoallv agrees on its size first: the busiest rank's bytes (one 8-byte allreduce, on every
+// rank before anything here can throw), which is the size tables record for alltoallv.
 template <class Backend>
 template <class D, algo::AutoAlgorithm A>
 PersistentRequest Communicator<Backend>::init_auto(const CollectiveCall& c, const A& policy,
                                                    std::shared_ptr<void> keepalive) {
-  const std::optional<tune::Workload> w = auto_workload(c);
-  if (!w) return init<D>(c, algo::Native{}, std::move(keepalive));
-  return algo::with_policy(untimed_choice(c, *w, policy), [&](const auto& p) -> PersistentRequest {
+  tune::Workload w = auto_workload(c);
+  if (!w.sized) {
+    w.bytes = static_cast<std::size_t>(
+        max_over_ranks(static_cast<std::uint64_t>(detail::alltoallv_local_bytes(c))));
+    w.sized = true;
+  }
+  return algo::with_policy(untimed_choice(c, w, policy), [&](const auto& p) -> PersistentRequest {
     using P = std::decay_t<decltype(p)>;
     if constexpr (algo::serves<P>(D::id))
       return init<D>(c, p, std::move(keepalive));
@@ -151,8 +175,14 @@ template <class Backend>
 template <Element T>
 std::string Communicator<Backend>::explain(sched::Collective coll, std::size_t count, int root,
                                            bool commutative, const algo::Auto& policy) {
-  const tune::Workload w = detail::auto_workload(coll, count, sizeof(T), size(), root, commutative);
-  return auto_.explain(w, policy.online, rank());
+  tune::Workload w = detail::auto_workload(coll, count, sizeof(T), size(), root, commutative);
+  std::string s = auto_.explain(w, policy.online, rank());
+  if (!w.sized) {  // alltoallv: also what an alltoallv_init agreeing on `count` elements runs
+    w.sized = true;
+    w.bytes = count * sizeof(T);
+    s += "\n" + auto_.explain(w, policy.online, rank());
+  }
+  return s;
 }
 
 }  // namespace cclx

@@ -37,6 +37,12 @@ struct Workload {
   std::size_t bytes = 0;      // the whole partition (ScheduleRequest::bytes)
   std::size_t elem_size = 1;  // sizeof the element type
   bool commutative = true;    // the op's (true for data movement)
+  // False where the ranks share no size: a one-shot alltoallv, whose ranks each know only their
+  // own counts. `bytes` is then 0, and the decision must hold for every size (Selector).
+  bool sized = true;
+  // The call places blocks at displacements (cclx::Displs), which native alone serves. Given on
+  // every rank or on none, as the v-collective's form (detail/auto_dispatch.hpp).
+  bool displs = false;
 
   [[nodiscard]] sched::ScheduleRequest request() const;
   friend bool operator==(const Workload&, const Workload&) = default;
@@ -69,7 +75,8 @@ using Predictor = std::function<double(const Candidate&, const Workload&)>;
 [[nodiscard]] Predictor alpha_beta_model(const ModelParams& m = {});
 
 // Whether candidate `c` can run `w` at all: native always; a scheduled algorithm when it serves
-// the collective, keeps rank order for a non-commutative op, and generates for the request.
+// the collective, keeps rank order for a non-commutative op, takes no displacements, and
+// generates for the request.
 [[nodiscard]] bool can_serve(const Candidate& c, const Workload& w, std::string* why = nullptr);
 
 // The candidates the model ranks for `w`: native and every registered algorithm that can serve it

@@ -4,10 +4,20 @@
 //                 fastest candidate that clearly beats native (margin.hpp), else native
 //   3. model      the predictor (model.hpp): the fastest predicted candidate
 // A source whose choice cannot serve the call (wrong collective, reorders a non-commutative op,
-// generator refuses the request) is skipped, and the explanation says so: never a silent change of
-// the collective's semantics. Decisions are cached per workload, so a repeated call costs one hash
-// lookup. Every input is the same on every rank (env, file, model constants: compared across ranks
-// by fingerprint()), and the decision a pure function of them, so all ranks choose alike.
+// displacements, generator refuses the request) is skipped, and the explanation says so: never a
+// silent change of the collective's semantics.
+//
+// A workload without a size (Workload::sized false: a one-shot alltoallv, whose ranks each know
+// only their own counts) is decided for every size at once: the sources above are asked at every
+// size where their answer can change (the override's range bounds, the table's region_starts());
+// when they name one candidate at all of them, that candidate serves every call. When the table
+// alone decides and its choice varies with size, the candidate least slower than the fastest at
+// its worst measured size (minimax regret; native unless clearly better, margin.hpp). Otherwise
+// (rules that vary with size, or sizes left to the model, which ranks by size) native: agreeing
+// on a size would cost an allreduce per call, more than a small alltoallv itself (docs/tuning.md,
+// "alltoallv"). Decisions are cached per workload, so a repeated call costs one
+// hash lookup. Every input is the same on every rank (env, file, model constants: compared across
+// ranks by fingerprint()), and the decision a pure function of them, so all ranks choose alike.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +34,9 @@
 
 namespace cclx::tune {
 
-enum class Source : std::uint8_t { override_env, table, model };
+// native_default: a workload without a size whose sources do not name one candidate for every
+// size (see above).
+enum class Source : std::uint8_t { override_env, table, model, native_default };
 [[nodiscard]] std::string_view to_string(Source s);
 
 struct Decision {
@@ -36,6 +48,9 @@ struct Decision {
   // Human-readable: where the choice came from, what was skipped and why, and the candidates with
   // their measured (table) or predicted (model) times.
   std::string explanation;
+  // The sources skipped and why ("CCLX_ALGO chose ring but ..."; "; "-separated), also in
+  // `explanation`.
+  std::string skipped;
 };
 
 struct WorkloadHash {
@@ -63,6 +78,11 @@ class Selector {
 
  private:
   Decision compute(const Workload& w) const;
+  Decision compute_any_size(const Workload& w) const;
+  // For a workload without a size whose table choice varies with size: the candidate with the
+  // smallest worst ratio to the fastest over the table's sizes (native unless clearly better),
+  // and that ratio in words; false when no candidate was measured at every size.
+  bool least_regret(const Workload& w, Candidate& choice, std::string& why) const;
   Config config_;
   std::uint64_t fingerprint_ = 0;
   std::unordered_map<Workload, Decision, WorkloadHash> cache_;

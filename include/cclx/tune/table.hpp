@@ -58,6 +58,9 @@ class TuningTable {
   // the smaller size); null when the table has nothing for (c, nranks).
   [[nodiscard]] const TableEntry* nearest(sched::Collective c, int nranks, std::size_t bytes) const;
   [[nodiscard]] const TableEntry* exact(sched::Collective c, int nranks, std::size_t bytes) const;
+  // Where nearest() changes entry: for each entry of (c, nranks) with times, in size order, the
+  // smallest size it is nearest to (the first one's: 0). Empty when there is none.
+  [[nodiscard]] std::vector<std::size_t> region_starts(sched::Collective c, int nranks) const;
   [[nodiscard]] const std::vector<TableEntry>& entries() const { return entries_; }
 
  private:
