@@ -57,7 +57,9 @@ struct Profile {
 // its fastest profiled inter-host rate (α 0). Ranks get unlimited ports: the engine posts a step's
 // messages at once, and they share the rank's NIC. Alone, a message costs exactly its pair's fit.
 // Pairwise probes are interference-free by design, so they cannot reveal NICs shared by several
-// ranks of a host: each rank gets its own.
+// ranks of a host: each rank gets its own. Every rank gets the measured overhead_s; links keep
+// their fitted α (which holds the idle overheads of a ping-pong: a lone message is predicted up to
+// 2·overhead_s slow, never fast).
 [[nodiscard]] Topology topology_from_profile(const HostMap& hosts, const Profile& p);
 
 }  // namespace cclx::topo
