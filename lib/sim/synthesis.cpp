@@ -3,9 +3,9 @@
 // hosts, chains inside hosts. Then a coordinate search scored by the simulator on the all-active
 // schedule: number of trees, host fan-out and rotation, swaps of two hosts in the order (compared
 // at up to 4 chunks per tree, which keeps the runs cheap), then the chunk count on the chosen
-// shape; a candidate is kept only when strictly faster. A second descent compares the shapes
-// pipelined (16 blocks in all) and the better result is kept. The budget counts simulated
-// transfers, so the result is the same on every rank.
+// shape; a candidate is kept only when strictly faster. Two more descents compare the shapes
+// pipelined (16 blocks in all), from par-trees and from one chain of hosts; the best is kept.
+// The budget counts simulated transfers, so the result is the same on every rank.
 #include "cclx/schedule/synthesis.hpp"
 
 #include <algorithm>
