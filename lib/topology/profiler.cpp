@@ -45,9 +45,9 @@ double burst(MPI_Comm comm, int rank, int size, int k, std::vector<char>& buf,
                     comm, &reqs[static_cast<std::size_t>(i)]),
           "MPI_Irecv");
   }
-  for (int i = 0; i < k; ++i)
-    check(MPI_Isend(buf.data() + static_cast<std::size_t>(k + i) * kBytes, kBytes, MPI_BYTE, next,
-                    kTag, comm, &reqs[static_cast<std::size_t>(k + i)]),
+  for (int i = k; i < 2 * k; ++i)  // sends from the buffer's second half, requests k .. 2k-1
+    check(MPI_Isend(buf.data() + static_cast<std::size_t>(i) * kBytes, kBytes, MPI_BYTE, next, kTag,
+                    comm, &reqs[static_cast<std::size_t>(i)]),
           "MPI_Isend");
   check(MPI_Waitall(2 * k, reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   double t = MPI_Wtime() - t0;
