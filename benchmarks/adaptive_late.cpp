@@ -18,6 +18,7 @@
 //       [--jitter-ms M] [--seed S] [--loop] [--repeat R] [--algos a,b,...] [--topology FILE]
 //       [--json]
 // adaptive runs on --topology's machine; adaptive=FILE (repeatable) on the topology in FILE.
+// adaptive:cN:tM[=FILE] fixes the synthesis' chunk bytes (cN) and/or its trees (tM).
 #include <mpi.h>
 
 #include <algorithm>
@@ -101,10 +102,10 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-std::vector<std::string> split(const std::string& s) {
+std::vector<std::string> split(const std::string& s, char sep = ',') {
   std::vector<std::string> out;
   std::stringstream in(s);
-  for (std::string t; std::getline(in, t, ',');)
+  for (std::string t; std::getline(in, t, sep);)
     if (!t.empty()) out.push_back(t);
   return out;
 }
@@ -229,15 +230,29 @@ int main(int argc, char** argv) {
                    comm.allreduce_init(in, out, cclx::sum, cclx::algo::RecursiveHalvingDoubling{}));
       else if (name == "stragglar")
         persistent(name, comm.allreduce_init(in, out, cclx::sum, stragglar));
-      else if (name == "adaptive")
-        persistent(name, comm.allreduce_init(in, out, cclx::sum, adaptive));
-      else if (name.starts_with("adaptive=")) {  // on another topology: adaptive=FILE
-        cclx::algo::Adaptive other;
-        const std::string file = name.substr(name.find('=') + 1);
-        other.topology =
-            std::make_shared<const cclx::topo::Topology>(cclx::topo::load_topology(file));
-        persistent("adaptive[" + file.substr(file.find_last_of('/') + 1) + "]",
-                   comm.allreduce_init(in, out, cclx::sum, other));
+      else if (name == "adaptive" || name.starts_with("adaptive=") ||
+               name.starts_with("adaptive:")) {
+        // adaptive[:cN][:tM][=FILE]: fixed chunk bytes / trees, another topology
+        cclx::algo::Adaptive other = adaptive;
+        const auto eq = name.find('=');
+        std::string label = name.substr(0, eq);
+        for (const auto& f : split(label, ':')) {
+          if (f == "adaptive") continue;
+          const auto v = std::strtoull(f.c_str() + 1, nullptr, 10);
+          if (f[0] == 'c')
+            other.chunk_bytes = v;
+          else if (f[0] == 't')
+            other.max_trees = static_cast<int>(v);
+          else
+            usage_error("bad adaptive field '" + f + "' (cN chunk bytes, tM trees)");
+        }
+        if (eq != std::string::npos) {
+          const std::string file = name.substr(eq + 1);
+          other.topology =
+              std::make_shared<const cclx::topo::Topology>(cclx::topo::load_topology(file));
+          label += "[" + file.substr(file.find_last_of('/') + 1) + "]";
+        }
+        persistent(label, comm.allreduce_init(in, out, cclx::sum, other));
       } else if (name == "straggler_aware")  // blocking only: it picks per call
         entries.push_back({name, [&] { comm.allreduce(in, out, cclx::sum, aware); }, nullptr});
       else

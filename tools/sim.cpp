@@ -56,6 +56,8 @@ topology (default: full mesh with --alpha / --bw on every link):
 model:
   --gamma S_PER_BYTE    cost of reductions (default 0); --copy-gamma likewise for copies
   --ports P             messages a rank may send (and receive) at once; 0 = unlimited
+  --overhead S          every rank's per-message overhead in seconds (LogP's o, serialized on
+                        the rank; overrides the topology's, see sim/simulator.hpp)
   --sharing maxmin|equal   bandwidth sharing on shared links (default maxmin)
   --start R:S[,R:S...]  rank R starts at time S (a straggler)
   --late R:S[,R:S...]   rank R's data is ready at time S: synth / par_trees run as relay
@@ -120,6 +122,7 @@ struct Args {
   std::string topology;
   double gamma = 0, copy_gamma = 0;
   int ports = -1;
+  double overhead = -1;  // >= 0: every rank's per-message overhead
   sim::Sharing sharing = sim::Sharing::max_min;
   std::vector<std::pair<int, double>> starts;
   std::vector<std::pair<int, double>> late;
@@ -177,6 +180,9 @@ Args parse(int argc, char** argv) {
       a.gamma = parse_double(val(), "--gamma");
     } else if (k == "--copy-gamma") {
       a.copy_gamma = parse_double(val(), "--copy-gamma");
+    } else if (k == "--overhead") {
+      a.overhead = parse_double(val(), "--overhead");
+      if (!(a.overhead >= 0)) throw Error("--overhead must be >= 0");
     } else if (k == "--ports") {
       a.ports = static_cast<int>(parse_double(val(), "--ports"));
     } else if (k == "--sharing") {
@@ -271,6 +277,10 @@ Machine machine_for(const Args& a, int n) {
     m.t = std::make_unique<topo::Topology>(
         topo::full_mesh(n, topo::LinkCost::from_bandwidth(a.alpha, a.bw)));
     m.desc = {{"kind", "full_mesh"}, {"alpha", a.alpha}, {"bw", a.bw}};
+  }
+  if (a.overhead >= 0) {
+    for (int r = 0; r < m.t->nranks(); ++r) m.t->set_overhead(r, a.overhead);
+    m.desc["overhead"] = a.overhead;
   }
   m.sim = std::make_unique<sim::Simulator>(*m.t);
   return m;

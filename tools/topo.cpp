@@ -28,9 +28,11 @@ namespace topo = cclx::topo;
 
 constexpr const char* kUsage =
     "usage: mpiexec -n N cclx-topo [--json FILE] [--dot FILE] [--png FILE] [--budget-s S]\n"
-    "                              [--max-bytes B] [--min-reps R] [--max-reps R]\n"
+    "                              [--max-bytes B] [--min-reps R] [--max-reps R] [--burst K]\n"
     "  --budget-s S    time allowed for all probe rounds (default 2)\n"
-    "  --max-bytes B   largest probe message (default 4 MiB; sizes 8 B .. B)\n";
+    "  --max-bytes B   largest probe message (default 4 MiB; sizes 8 B .. B)\n"
+    "  --burst K       messages per rank in the per-message overhead probe (default 256; 0: "
+    "none)\n";
 
 struct Args {
   std::string json, dot, png;
@@ -62,6 +64,8 @@ Args parse(int argc, char** argv) {
       a.prof.min_reps = std::stoi(val());
     else if (k == "--max-reps")
       a.prof.max_reps = std::stoi(val());
+    else if (k == "--burst")
+      a.prof.burst = std::stoi(val());
     else
       throw Error("unknown option '" + k + "'\n" + kUsage);
   }
@@ -109,6 +113,7 @@ void write_file(const std::string& path, const std::string& text) {
 void report(const Args& a, const topo::HostMap& hosts, const topo::Profile& p) {
   std::printf("cclx-topo: %d ranks on %zu host(s), %d interference-free rounds, %.3f s\n", p.nranks,
               hosts.host_names.size(), p.rounds, p.elapsed_s);
+  std::printf("  per-message overhead, every rank busy: %.3f us\n", p.overhead_s * 1e6);
   for (std::size_t h = 0; h < hosts.host_names.size(); ++h) {
     std::printf("  host %zu %s: ranks", h, hosts.host_names[h].c_str());
     for (std::size_t r = 0; r < hosts.host_of_rank.size(); ++r)

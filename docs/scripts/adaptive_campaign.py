@@ -21,6 +21,9 @@ delays that iteration drew, averaged over iterations and repetitions:
                          RelayModel::cost), or when every rank is ready; then synth as a relay
                          collective from that moment with the late ranks ready at their times.
   native                 not simulated (MPICH's choice is internal to it)
+"adaptive (profiled)" is predicted on the profile it ran on (topo-PROFILE.json in --data, as
+adaptive.sh writes it) when that file is there: its trees are the profile's, not the built
+topology's.
 The schedules are those of the runtime: the relay-aware trees (--param relay=1) for partial
 calls; when every rank is present, the fastest of ring, RHD, the pipelined and binomial trees and
 both tree sets (relay=0 and 1), as lib/sim/relay_model.cpp picks it.
@@ -42,6 +45,18 @@ BUILT = {
 }
 WAITING = ["native", "ring", "rhd", "stragglar", "straggler_aware"]
 ALL_ACTIVE = ["ring", "rhd", "pipelined_tree", "binomial_tree"]  # lib/sim/relay_model.cpp
+
+
+PROFILE = {"slow8": "slow8", "classes8": "classes8", "jitter8": "uniform8",
+           "slowrank8": "uniform8"}
+
+
+def profile_topology(job, data):
+    for prefix, name in PROFILE.items():
+        path = os.path.join(data, f"topo-{name}.json")
+        if job.startswith(prefix) and os.path.exists(path):
+            return path
+    return None
 
 
 def built_topology(job):
@@ -153,16 +168,20 @@ def mean_compute(doc):
     return statistics.mean(max(it) for rep in doc["delays"] for it in rep)
 
 
-def table(job, doc, sim_exe):
+def table(job, doc, sim_exe, data):
     topo = built_topology(job)
     sim = Sim(sim_exe, topo, doc["bytes"])
+    prof = profile_topology(job, data)
+    prof_sim = Sim(sim_exe, prof, doc["bytes"]) if prof else sim
     per, partial = summarize(doc)
     native = statistics.median(per["native"]) if "native" in per else None
     calls = doc["iters"] + 1
     print(f"#### {job}: {doc['n']} hosts, {size(doc['bytes'])}, late rank {doc['late_rank']} "
           f"by {doc['late_ms']:g} ms, jitter mean {doc['jitter_ms']:g} ms "
           f"({doc['repeat']} repetitions x {doc['iters']} iterations)\n")
-    print(f"Predictions on `{topo}`; mean largest compute delay per iteration "
+    print(f"Predictions on `{topo}`"
+          f"{f' (adaptive (profiled) on its profile `{os.path.basename(prof)}`)' if prof else ''}"
+          f"; mean largest compute delay per iteration "
           f"{mean_compute(doc) * 1e3:.0f} ms.\n")
     print("| algorithm | mean iteration (s), median | min-max | simulated (s) | sim / measured "
           "| speedup over native | calls without some rank |")
@@ -170,7 +189,7 @@ def table(job, doc, sim_exe):
     rows = {}
     for algo, v in per.items():
         med = statistics.median(v)
-        pred = predict(sim, algo, doc)
+        pred = predict(prof_sim if algo == "adaptive (profiled)" else sim, algo, doc)
         rows[algo] = (med, pred)
         part = (f"{partial[algo]} of {calls * doc['repeat']}" if algo.startswith("adaptive")
                 else "—")
@@ -228,7 +247,7 @@ def main():
     ap.add_argument("--no-plots", action="store_true")
     a = ap.parse_args()
     jobs = load(a.data)
-    results = {job: table(job, doc, a.sim) for job, doc in jobs.items()}
+    results = {job: table(job, doc, a.sim, a.data) for job, doc in jobs.items()}
     if not a.no_plots:
         plot(results, {job: size(doc["bytes"]) for job, doc in jobs.items()}, a.img_prefix)
 

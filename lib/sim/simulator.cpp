@@ -57,6 +57,8 @@ struct RankState {
   bool entered = false;  // has started running `step`
   bool done = false;
   int ports = 1;
+  double overhead = 0;  // seconds of this rank's CPU per message (topology's Vertex::overhead)
+  double cpu_free = 0;  // when its CPU is done with the overheads reserved so far
   int sends_active = 0, recvs_active = 0;
   std::uint32_t first_op = 0, nops = 0;  // the current step's ops
   std::uint32_t pending = 0;             // its transfer ops not yet complete
@@ -69,7 +71,7 @@ struct RankState {
   Mark enter, send_free, recv_free, local, last;
 };
 
-enum class Ev : std::uint8_t { rank_start, latency, flow_done, local_done };
+enum class Ev : std::uint8_t { rank_start, latency, flow_done, deliver, local_done };
 
 struct Event {
   double t;
@@ -112,6 +114,7 @@ class Run {
       RankState& R = rank(r);
       R.prog = &s_.programs[static_cast<std::size_t>(r)];
       R.ports = o_.ports >= 0 ? o_.ports : topo_.graph()[topo_.rank_vertex(r)].ports;
+      R.overhead = topo_.graph()[topo_.rank_vertex(r)].overhead;
       const double t0 = o_.start_time.empty() ? 0.0 : o_.start_time[static_cast<std::size_t>(r)];
       if (!(t0 >= 0)) throw Error("simulator: start times must be >= 0");
       R.enter = {t0, record({t0, t0, -1, r, -1, 0, 0, PathItem::Kind::start})};
@@ -138,6 +141,9 @@ class Run {
           break;
         case Ev::flow_done:
           if (net_.version(e.id) == e.version) finish_transfer(net_.owner(e.id), e.id);
+          break;
+        case Ev::deliver:
+          deliver(e.id);
           break;
         case Ev::local_done:
           finish_local(e.id);
@@ -328,8 +334,14 @@ class Run {
     const Mark cause = later(later(A.send_free, B.recv_free), later(A.enter, B.enter));
     T.act = record({now_, now_, cause.act, T.src, T.dst, A.step, A.first_op + T.send_op,
                     PathItem::Kind::transfer});
-    if (T.route.alpha > 0)
-      push(now_ + T.route.alpha, Ev::latency, id, 0);
+    // The sender's overhead: its CPU hands the message over when done with earlier ones.
+    double wire = now_;
+    if (T.src != T.dst && A.overhead > 0) {
+      wire = std::max(now_, A.cpu_free) + A.overhead;
+      A.cpu_free = wire;
+    }
+    if (wire > now_ || T.route.alpha > 0)
+      push(wire + T.route.alpha, Ev::latency, id, 0);
     else
       begin_data(id);
     return true;
@@ -361,6 +373,24 @@ class Run {
     net_.remove(flow, now_);
     push_changed();
     const Transfer T = transfers_[static_cast<std::size_t>(id)];
+    if (T.src != T.dst && rank(T.dst).overhead > 0) {
+      // The data is in; the receive completes once the receiver's CPU has spent its overhead on
+      // it, after the overheads reserved before (LogP's o at the receiver). The send is done.
+      RankState& B = rank(T.dst);
+      B.cpu_free = std::max(now_, B.cpu_free) + B.overhead;
+      push(B.cpu_free, Ev::deliver, id, 0);
+      const Mark m{now_, T.act};
+      RankState& A = rank(T.src);
+      --A.sends_active;
+      A.send_free = m;
+      A.op_done[T.send_op] = m;
+      --A.pending;
+      A.last = later(A.last, m);
+      pump(T.src, true);
+      try_locals(T.src);
+      advance(T.src);
+      return;
+    }
     free_.push_back(id);
     set_end(T.act, now_);
     const Mark m{now_, T.act};
@@ -382,6 +412,23 @@ class Run {
     if (T.src != T.dst) try_locals(T.src);
     advance(T.src);
     if (T.src != T.dst) advance(T.dst);
+  }
+
+  // The receiving half of a transfer whose receiver has a per-message overhead.
+  void deliver(int id) {
+    const Transfer T = transfers_[static_cast<std::size_t>(id)];
+    free_.push_back(id);
+    set_end(T.act, now_);
+    const Mark m{now_, T.act};
+    RankState& B = rank(T.dst);
+    --B.recvs_active;
+    B.recv_free = m;
+    B.op_done[T.recv_op] = m;
+    --B.pending;
+    B.last = later(B.last, m);
+    pump(T.dst, false);
+    try_locals(T.dst);
+    advance(T.dst);
   }
 
   // Runs rank r's next local ops whose inputs are in place.

@@ -3,9 +3,9 @@
 // hosts, chains inside hosts. Then a coordinate search scored by the simulator on the all-active
 // schedule: number of trees, host fan-out and rotation, swaps of two hosts in the order (compared
 // at up to 4 chunks per tree, which keeps the runs cheap), then the chunk count on the chosen
-// shape; a candidate is kept only when strictly faster. A second descent compares the shapes
-// pipelined (16 blocks in all) and the better result is kept. The budget counts simulated
-// transfers, so the result is the same on every rank.
+// shape; a candidate is kept only when strictly faster. Two more descents compare the shapes
+// pipelined (16 blocks in all), from par-trees and from one chain of hosts; the best is kept.
+// The budget counts simulated transfers, so the result is the same on every rank.
 #include "cclx/schedule/synthesis.hpp"
 
 #include <algorithm>
@@ -210,17 +210,27 @@ TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t byte
     return std::min(kMaxChunks, std::max<std::uint32_t>(
                                     few, kPipelineBlocks / static_cast<std::uint32_t>(s.trees)));
   };
+  // Another descent from `from`, pipelined; keeps the better of it and the best so far.
+  auto descend_from = [&](Shape from) {
+    from.chunks = piped(from);
+    if (spent + cost_of(from) > o.max_transfers) return;
+    const Shape first = best;
+    const double first_time = best_time;
+    best = from;
+    best_time = score(best);
+    descend(piped);
+    if (first_time <= best_time) best = first, best_time = first_time;
+  };
   if (!o.chunk_bytes) {
-    Shape piped_start = start;
-    piped_start.chunks = piped(start);
-    if (spent + cost_of(piped_start) <= o.max_transfers) {
-      const Shape first = best;
-      const double first_time = best_time;
-      best = piped_start;
-      best_time = score(best);
-      descend(piped);
-      if (first_time <= best_time) best = first, best_time = first_time;
-    }
+    descend_from(start);
+    // A third descent from one pipelined chain of hosts: the descents from par-trees can end in
+    // a local optimum of bushy trees far from it (a profile of the uniform testbed: a relay cost
+    // of 0.77 s against the chain's 0.58 s; docs/algorithms/adaptive.md, "Search starts").
+    Shape chain = start;
+    chain.trees = 1;
+    chain.fanout = 1;
+    chain.rotate = true;
+    descend_from(chain);
   }
   if (ring_like)
     for (const std::uint32_t k : {1u, 2u}) {

@@ -32,6 +32,29 @@ double ping_pong(MPI_Comm comm, int peer, bool initiator, std::vector<char>& buf
   return 0;
 }
 
+// Every rank at once: k sends of 8 bytes to the next rank, k receives from the previous one;
+// returns the slowest rank's time.
+double burst(MPI_Comm comm, int rank, int size, int k, std::vector<char>& buf,
+             std::vector<MPI_Request>& reqs) {
+  constexpr int kTag = 0x7071, kBytes = 8;
+  const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  check(MPI_Barrier(comm), "MPI_Barrier");
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < k; ++i) {
+    check(MPI_Irecv(buf.data() + static_cast<std::size_t>(i) * kBytes, kBytes, MPI_BYTE, prev, kTag,
+                    comm, &reqs[static_cast<std::size_t>(i)]),
+          "MPI_Irecv");
+  }
+  for (int i = k; i < 2 * k; ++i)  // sends from the buffer's second half, requests k .. 2k-1
+    check(MPI_Isend(buf.data() + static_cast<std::size_t>(i) * kBytes, kBytes, MPI_BYTE, next, kTag,
+                    comm, &reqs[static_cast<std::size_t>(i)]),
+          "MPI_Isend");
+  check(MPI_Waitall(2 * k, reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  double t = MPI_Wtime() - t0;
+  check(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+  return t;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
@@ -47,6 +70,8 @@ Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
   if (opt.sizes.size() < 2) throw Error("profile_links: need at least two message sizes");
   if (opt.min_reps < 1 || opt.max_reps < opt.min_reps)
     throw Error("profile_links: need 1 <= min_reps <= max_reps");
+  if (opt.burst < 0 || (opt.burst > 0 && opt.burst < 4))
+    throw Error("profile_links: burst must be 0 (no overhead probe) or at least 4");
   const std::size_t max_bytes = *std::max_element(opt.sizes.begin(), opt.sizes.end());
   if (max_bytes > static_cast<std::size_t>(INT32_MAX))
     throw Error("profile_links: message sizes must fit in an int");
@@ -109,6 +134,20 @@ Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
                                static_cast<double>(f.samples), static_cast<double>(reps)});
     }
   }
+  // Per-message overhead with every rank busy (profiler.hpp).
+  if (size > 1 && opt.burst >= 4) {
+    const int hi = opt.burst, lo = opt.burst / 4;
+    std::vector<char> bbuf(static_cast<std::size_t>(2 * hi) * 8, 0);
+    std::vector<MPI_Request> reqs(static_cast<std::size_t>(2 * hi));
+    (void)burst(comm, rank, size, hi, bbuf, reqs);  // warm-up
+    std::vector<double> slopes;
+    for (int i = 0; i < std::max(1, opt.burst_reps); ++i) {
+      const double t_lo = burst(comm, rank, size, lo, bbuf, reqs);
+      const double t_hi = burst(comm, rank, size, hi, bbuf, reqs);
+      slopes.push_back((t_hi - t_lo) / (hi - lo) / 2);
+    }
+    prof.overhead_s = std::max(0.0, median(slopes));  // identical on every rank
+  }
   double elapsed = MPI_Wtime() - t_start;
   check(MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
   prof.elapsed_s = elapsed;
@@ -152,7 +191,10 @@ Topology topology_from_profile(const HostMap& hosts, const Profile& p) {
   // rank's fastest profiled inter-host rate with α 0. Alone, a message costs exactly its pair's
   // fit; at once, a rank's messages share its fastest rate.
   const auto n = hosts.host_of_rank.size();
-  for (const int h : hosts.host_of_rank) t.add_rank(h, 0);
+  for (const int h : hosts.host_of_rank) {
+    t.add_rank(h, 0);
+    t.set_overhead(t.nranks() - 1, p.overhead_s);
+  }
   std::vector<double> fastest(n, -1);  // smallest inter-host β per rank; -1: no such pair
   auto host_of = [&](int r) { return hosts.host_of_rank[static_cast<std::size_t>(r)]; };
   for (const auto& pp : p.pairs) {

@@ -84,18 +84,18 @@ VertexId Topology::add_rank(int host, int ports) {
   std::string name(1, 'r');
   name += std::to_string(r);  // (append: GCC 12 warns falsely on "r" + string)
   const VertexId v = boost::add_vertex(
-      Vertex{VertexKind::rank, std::move(name), r, host < 0 ? -1 : host, ports}, g_);
+      Vertex{VertexKind::rank, std::move(name), r, host < 0 ? -1 : host, ports, 0.0}, g_);
   rank_v_.push_back(v);
   return v;
 }
 
 VertexId Topology::add_nic(int host, std::string name) {
   if (host >= nhosts()) throw Error("topology: NIC on unknown host " + std::to_string(host));
-  return boost::add_vertex(Vertex{VertexKind::nic, std::move(name), -1, host, 0}, g_);
+  return boost::add_vertex(Vertex{VertexKind::nic, std::move(name), -1, host, 0, 0.0}, g_);
 }
 
 VertexId Topology::add_switch(std::string name) {
-  return boost::add_vertex(Vertex{VertexKind::switch_node, std::move(name), -1, -1, 0}, g_);
+  return boost::add_vertex(Vertex{VertexKind::switch_node, std::move(name), -1, -1, 0, 0.0}, g_);
 }
 
 std::uint32_t Topology::add_link(VertexId from, VertexId to, LinkCost cost, LinkKind kind) {
@@ -144,6 +144,11 @@ void Topology::set_link_cost(std::uint32_t id, LinkCost cost) {
 void Topology::set_ports(int rank, int ports) {
   if (ports < 0) throw Error("topology: negative port count");
   g_[rank_vertex(rank)].ports = ports;
+}
+
+void Topology::set_overhead(int rank, double seconds) {
+  if (!(seconds >= 0)) throw Error("topology: the per-message overhead must be >= 0");
+  g_[rank_vertex(rank)].overhead = seconds;
 }
 
 }  // namespace cclx::topo

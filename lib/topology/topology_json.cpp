@@ -24,6 +24,7 @@ std::string to_json(const Topology& t, int indent) {
     if (p.kind == VertexKind::rank) {
       jv["rank"] = p.rank;
       jv["ports"] = p.ports;
+      if (p.overhead > 0) jv["overhead"] = p.overhead;
     }
     if (p.host >= 0) jv["host"] = p.host;
     vs.push_back(std::move(jv));
@@ -60,7 +61,14 @@ LinkCost cost_of(const json& j) {
   return c;
 }
 
-Topology from_builder(const json& j) {
+// A rank's per-message overhead in seconds (Vertex::overhead), 0 when absent.
+double overhead_of(const json& j) {
+  const double o = j.value("overhead", 0.0);
+  if (!(o >= 0)) throw Error("topology JSON: overhead must be >= 0");
+  return o;
+}
+
+Topology from_builder_shape(const json& j) {
   const auto b = j.at("builder").get<std::string>();
   if (b == "full_mesh")
     return full_mesh(j.at("nranks").get<int>(), cost_of(j), j.value("ports", 1));
@@ -78,6 +86,14 @@ Topology from_builder(const json& j) {
   throw Error("topology JSON: unknown builder '" + b + "'");
 }
 
+// Builders: "overhead" applies to every rank.
+Topology from_builder(const json& j) {
+  Topology t = from_builder_shape(j);
+  const double o = overhead_of(j);
+  for (int r = 0; r < t.nranks(); ++r) t.set_overhead(r, o);
+  return t;
+}
+
 Topology from_explicit(const json& j) {
   Topology t;
   if (j.contains("hosts"))
@@ -93,6 +109,7 @@ Topology from_explicit(const json& j) {
         if (jv.contains("rank") && jv.at("rank").get<int>() != t.nranks())
           throw Error("topology JSON: rank vertices must be listed in rank order");
         ids.push_back(t.add_rank(host, jv.value("ports", 1)));
+        t.set_overhead(t.nranks() - 1, overhead_of(jv));
         break;
       }
       case VertexKind::nic:

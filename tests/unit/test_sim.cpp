@@ -290,6 +290,36 @@ TEST_CASE("single-port ranks serialize their sends; more ports overlap them") {
   CHECK(sim::simulate(s, t, o).time == exact(2 * one));
 }
 
+TEST_CASE("per-message overhead: a lone message pays it at both ends, a rank's messages in turn") {
+  topo::Topology t = topo::full_mesh(4, LinkCost::from_bandwidth(kAlpha, kBw), 0);
+  const double o = 50e-6;
+  sim::SimOptions so;
+  so.bytes = 1 << 20;
+  const double one = kAlpha + so.bytes * kBeta;
+  const auto fan = messages(4, {{0, 1}, {0, 2}, {0, 3}});
+  CHECK(sim::simulate(fan, t, so).time == exact(one));  // no overhead: unlimited ports overlap
+  for (int r = 0; r < 4; ++r) t.set_overhead(r, o);
+  CHECK(sim::simulate(messages(4, {{0, 1}}), t, so).time == exact(o + one + o));
+  // Rank 0 hands its three messages over one after the other; each receiver pays its own o.
+  CHECK(sim::simulate(fan, t, so).time == exact(3 * o + one + o));
+  // A receiver with three incoming messages at once takes them in turn.
+  CHECK(sim::simulate(messages(4, {{1, 0}, {2, 0}, {3, 0}}), t, so).time == exact(o + one + 3 * o));
+  // A rank's sends and receives share its CPU: both directions of an exchange on each rank.
+  CHECK(sim::simulate(messages(2, {{0, 1}, {1, 0}}), t, so).time == exact(o + one + o));
+  // The same k small messages each way on every rank of a ring cost 2·k·o: what the profiler's
+  // burst measures (profiler.hpp).
+  std::vector<std::pair<int, int>> ring;
+  const int k = 16;
+  for (int i = 0; i < k; ++i)
+    for (int r = 0; r < 4; ++r) ring.emplace_back(r, (r + 1) % 4);
+  so.bytes = 8;
+  const double t16 = sim::simulate(messages(4, ring), t, so).time;
+  ring.resize(ring.size() / 2);
+  const double t8 = sim::simulate(messages(4, ring), t, so).time;
+  CHECK((t16 - t8) / (k / 2) / 2 == doctest::Approx(o).epsilon(1e-9));
+  CHECK_THROWS_AS(t.set_overhead(0, -1e-6), Error);
+}
+
 TEST_CASE("profiled topology: a pair alone costs its fit; a rank's messages share its NIC") {
   // Three hosts: rank 0 and 1 fast (24 MB/s between them), rank 2 slow (6 MB/s to both).
   const double fast = 1.0 / 24e6, slow = 1.0 / 6e6, a = 1e-4;

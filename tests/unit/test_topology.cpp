@@ -118,6 +118,7 @@ TEST_CASE("JSON round trip keeps vertices, links and costs") {
   h.host_inter = {h.inter, LinkCost::from_bandwidth(7e-6, 10e9)};
   Topology t = two_level(2, 3, h);
   t.set_ports(4, 2);
+  t.set_overhead(3, 4.5e-5);
   const std::string text = to_json(t);
   const Topology u = topology_from_json(text);
   CHECK(to_json(u) == text);
@@ -132,6 +133,8 @@ TEST_CASE("JSON round trip keeps vertices, links and costs") {
     CHECK(boost::target(u.edge(l), u.graph()) == boost::target(t.edge(l), t.graph()));
   }
   CHECK(u.graph()[u.rank_vertex(4)].ports == 2);
+  CHECK(u.graph()[u.rank_vertex(3)].overhead == 4.5e-5);
+  CHECK(u.graph()[u.rank_vertex(2)].overhead == 0);
   CHECK(u.host_of(4) == 1);
 }
 
@@ -140,6 +143,13 @@ TEST_CASE("JSON builder form and bandwidth shorthand") {
       topology_from_json(R"({"builder":"full_mesh","nranks":4,"alpha":2e-6,"bw":1e9})");
   CHECK(m.num_links() == 12);
   CHECK(m.link(0).beta == doctest::Approx(1e-9));
+  CHECK(m.graph()[m.rank_vertex(3)].overhead == 0);
+  const Topology mo = topology_from_json(
+      R"({"builder":"full_mesh","nranks":4,"alpha":2e-6,"bw":1e9,"overhead":3e-5})");
+  for (int r = 0; r < 4; ++r) CHECK(mo.graph()[mo.rank_vertex(r)].overhead == 3e-5);
+  CHECK_THROWS_AS((void)topology_from_json(
+                      R"({"builder":"full_mesh","nranks":2,"alpha":0,"bw":1,"overhead":-1})"),
+                  cclx::Error);
   const Topology t = topology_from_json(R"({"builder":"two_level","hosts":2,"ranks_per_host":2,
       "intra":{"alpha":1e-6,"bw":4e11},"inter":{"alpha":5e-6,"bw":2.5e10}})");
   CHECK(t.nranks() == 4);

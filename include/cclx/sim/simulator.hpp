@@ -8,6 +8,11 @@
 //   then moves its s bytes as a fluid flow whose rate is the max-min fair share of every link of
 //   P (capacity 1/β_l), recomputed whenever a flow starts or ends on a link it shares.
 //   Alone on its links it takes s·beta_P with beta_P = max_{l∈P} β_l: alpha_P + s·beta_P in all.
+// Per-message overhead (LogP's o, Vertex::overhead, 0 by default): a message also costs its
+//   sender o_a of CPU before it leaves and its receiver o_b after its data is in; each rank's
+//   overheads run one at a time (first come, first served), so a rank with many messages pays
+//   their count times o even where the network would carry them at once. A lone message costs
+//   o_a + alpha_P + s·beta_P + o_b. The overheads do not delay the rank's local ops.
 // Steps: a rank runs its steps in order, independently of the others; its step ends when all its
 // transfers (as sender and as receiver) and local ops are done. A rank's sends within one step
 // wait for its send port in program order (likewise receives), so with one port they serialize.

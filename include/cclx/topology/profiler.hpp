@@ -6,6 +6,14 @@
 // MPI_Allreduce, sets the cost of a repetition), then runs as many more repetitions as fit its
 // share, at most max_reps and at least min_reps when they fit. Only the calibration repetition
 // itself can exceed the budget (very slow links or a huge max size: lower --max-bytes).
+//
+// Per-message overhead (LogP's o; Vertex::overhead): the pairwise ping-pongs see one message at a
+// time, but a collective's rank handles many at once, all ranks busy, and on an oversubscribed
+// machine the ranks (and progress threads) share the cores. So after the pairs every rank at once
+// posts `burst` tiny sends to the next rank and as many receives from the previous one (ring
+// order) and waits for them; the slope of the slowest rank's time from burst / 4 to burst messages,
+// halved (each rank handles one send and one receive per message index), is o. Median of
+// `burst_reps` slopes; its cost is about 2.5 · burst_reps · burst · 2o, outside the budget.
 #pragma once
 
 #include <mpi.h>
@@ -23,6 +31,8 @@ struct ProfileOptions {
   std::vector<std::size_t> sizes = {8, 1 << 10, 16 << 10, 128 << 10, 1 << 20, 4 << 20};
   int min_reps = 3;
   int max_reps = 200;
+  int burst = 256;  // messages per rank in the overhead probe; 0: no probe (overhead 0)
+  int burst_reps = 5;
 };
 
 struct PairProfile {
@@ -35,6 +45,7 @@ struct Profile {
   int nranks = 0;
   int rounds = 0;
   double elapsed_s = 0;            // slowest rank's wall time for the whole profile
+  double overhead_s = 0;           // per-message overhead with every rank busy (same on all)
   std::vector<PairProfile> pairs;  // sorted by (a, b); complete on rank 0 only
 };
 
@@ -46,7 +57,9 @@ struct Profile {
 // its fastest profiled inter-host rate (α 0). Ranks get unlimited ports: the engine posts a step's
 // messages at once, and they share the rank's NIC. Alone, a message costs exactly its pair's fit.
 // Pairwise probes are interference-free by design, so they cannot reveal NICs shared by several
-// ranks of a host: each rank gets its own.
+// ranks of a host: each rank gets its own. Every rank gets the measured overhead_s; links keep
+// their fitted α (which holds the idle overheads of a ping-pong: a lone message is predicted up to
+// 2·overhead_s slow, never fast).
 [[nodiscard]] Topology topology_from_profile(const HostMap& hosts, const Profile& p);
 
 }  // namespace cclx::topo

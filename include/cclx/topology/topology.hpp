@@ -36,6 +36,10 @@ struct Vertex {
   // Rank vertices: how many messages the rank may send at once and, separately, receive at once.
   // 1 = single-port (the α-β model of StragglAR); 0 = unlimited.
   int ports = 1;
+  // Rank vertices: seconds of the rank's own (CPU) time per message it sends or receives, LogP's
+  // o, serialized on the rank (its messages' overheads never overlap). 0: free, the α-β model.
+  // What the profiler measures with every rank busy (profiler.hpp), e.g. 8 ranks on 2 cores.
+  double overhead = 0;
 };
 
 // Cost of one directed link. beta = 0 means the link never limits bandwidth.
@@ -95,6 +99,8 @@ class Topology {
   [[nodiscard]] std::optional<std::uint32_t> find_link(VertexId from, VertexId to) const;
   void set_link_cost(std::uint32_t id, LinkCost cost);
   void set_ports(int rank, int ports);
+  // Throws cclx::Error unless seconds >= 0.
+  void set_overhead(int rank, double seconds);
 
  private:
   Graph g_;

@@ -7,12 +7,14 @@
 //    "links": [{"from": 0, "to": 1, "alpha": 3e-06, "beta": 2.2e-12, "kind": "direct"}, ...]}
 // Vertices are referred to by their index in "vertices"; rank vertices must appear in rank order.
 // A link may give "bw" (bytes/s) instead of "beta", and "duplex": true for both directions.
+// A rank vertex may give "overhead" (seconds per message, Vertex::overhead; written when > 0).
 //
 // Builder form (read only), for large homogeneous shapes:
 //   {"builder": "full_mesh", "nranks": 256, "alpha": 3e-6, "bw": 450e9}
 //   {"builder": "two_level", "hosts": 32, "ranks_per_host": 8,
 //    "intra": {"alpha": 1e-6, "bw": 450e9}, "inter": {"alpha": 5e-6, "bw": 50e9},
 //    "pcie": {...}, "nics_per_host": 1, "host_inter": [{...}, ...]}
+// Both builders take "ports" (per rank) and "overhead" (every rank's, seconds per message).
 #pragma once
 
 #include <string>

@@ -1,0 +1,204 @@
+// cclx-relay-phases: the adaptive runtime's schedules timed one by one against the simulator's
+// prediction of each (docs/algorithms/adaptive.md, "Per-message cost"). For every tree shape
+// given, the trees are synthesized relay-aware on --topology (as algo::Adaptive does), and three
+// schedules are run as ordinary allreduces of --bytes of int32: the all-active tree schedule, and
+// phase 1 and phase 2 of the relay plan without --late-rank (phase 2 alone reads whatever phase 1
+// would have left in Scratch: the timing is real, the result is not checked). Ring is the
+// reference. Reported per schedule: messages (sends over all ranks), the most messages one rank
+// sends plus receives, the median over --reps of the slowest rank's time after a barrier, and the
+// simulated time on the topology.
+//
+//   mpiexec -n 8 cclx-relay-phases --topology FILE [--bytes B] [--late-rank R] [--reps K]
+//       [--shapes synth,c65536:t1,...]
+// A shape is `synth` (the synthesis' own choice) or fields joined by ':': cN chunk bytes, tN
+// trees (max_trees). Output: one JSON document on rank 0.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cclx/cclx.hpp"
+#include "cclx/schedule/generate.hpp"
+#include "cclx/schedule/relay.hpp"
+#include "cclx/schedule/synthesis.hpp"
+#include "cclx/sim/simulator.hpp"
+#include "cclx/topology/topology_json.hpp"
+#include "cclx/tune/model.hpp"
+#include "median.hpp"
+
+namespace {
+
+using cclx::sched::Collective;
+
+// Runs one fixed schedule (the same on every rank) as an allreduce.
+struct Fixed {
+  static constexpr std::string_view name = "relay_phases_bench";
+  static constexpr std::array collectives = {Collective::allreduce};
+  static constexpr std::array<Collective, 0> keeps_rank_order = {};
+  std::shared_ptr<const cclx::sched::Schedule> schedule;
+  std::string id;
+  [[nodiscard]] cclx::sched::Schedule generate(const cclx::sched::ScheduleRequest&) const {
+    return *schedule;
+  }
+  [[nodiscard]] std::string cache_params(const cclx::sched::ScheduleRequest&) const {
+    return "id=" + id;
+  }
+  [[nodiscard]] cclx::engine::ExecOptions exec_options() const { return {}; }
+};
+
+[[noreturn]] void usage_error(const std::string& what) {
+  std::fprintf(stderr, "cclx-relay-phases: %s\n", what.c_str());
+  std::exit(2);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string t; std::getline(in, t, sep);)
+    if (!t.empty()) out.push_back(t);
+  return out;
+}
+
+// Sends over all ranks, and the most sends + receives of one rank.
+std::pair<std::size_t, std::size_t> messages(const cclx::sched::Schedule& s) {
+  std::size_t all = 0, most = 0;
+  for (const auto& p : s.programs) {
+    std::size_t sends = 0, recvs = 0;
+    for (const auto& op : p.ops) {
+      sends += op.kind == cclx::sched::OpKind::send ? 1 : 0;
+      recvs += op.kind == cclx::sched::OpKind::recv ? 1 : 0;
+    }
+    all += sends;
+    most = std::max(most, sends + recvs);
+  }
+  return {all, most};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  std::string topology, shapes = "synth";
+  std::size_t bytes = 4 << 20;
+  int late = -1, reps = 5;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    if (i + 1 >= argc) usage_error("option " + k + " needs a value");
+    const char* v = argv[++i];
+    if (k == "--topology")
+      topology = v;
+    else if (k == "--bytes")
+      bytes = std::strtoull(v, nullptr, 10);
+    else if (k == "--late-rank")
+      late = std::atoi(v);
+    else if (k == "--reps")
+      reps = std::atoi(v);
+    else if (k == "--shapes")
+      shapes = v;
+    else
+      usage_error("unknown option " + k);
+  }
+  if (topology.empty()) usage_error("--topology is required");
+  if (reps < 1) usage_error("--reps must be >= 1");
+  int status = 0;
+  try {
+    cclx::Communicator comm(MPI_COMM_WORLD);
+    const int n = comm.size(), rank = comm.rank();
+    if (late < 0) late = n - 1;
+    if (late >= n) usage_error("--late-rank out of range");
+    const cclx::topo::Topology t = cclx::topo::load_topology(topology);
+    if (t.nranks() != n) usage_error("the topology's rank count is not the communicator's");
+    const cclx::sim::Simulator sim(t);
+    cclx::sim::SimOptions so;
+    so.bytes = bytes;
+    so.elem_size = sizeof(std::int32_t);
+    so.gamma = cclx::tune::ModelParams{}.gamma;  // as the runtime's model
+    so.critical_path = false;
+    cclx::sched::ScheduleRequest req;
+    req.collective = Collective::allreduce;
+    req.nranks = n;
+    req.bytes = bytes;
+    std::vector<bool> active(static_cast<std::size_t>(n), true);
+    active[static_cast<std::size_t>(late)] = false;
+
+    const std::size_t count = bytes / sizeof(std::int32_t);
+    std::vector<std::int32_t> in(count, rank), out(count);
+    nlohmann::json rows = nlohmann::json::array();
+    int id = 0;
+    auto time_one = [&](const std::string& shape, const std::string& what, const std::string& trees,
+                        cclx::sched::Schedule s) {
+      const auto [all, most] = messages(s);
+      const std::size_t rounds = s.num_rounds();
+      const double predicted = sim.run(s, so).time;
+      const Fixed policy{std::make_shared<const cclx::sched::Schedule>(std::move(s)),
+                         std::to_string(id++)};
+      comm.allreduce(in, out, cclx::sum, policy);  // warm-up
+      std::vector<double> times;
+      for (int r = 0; r < reps; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        comm.allreduce(in, out, cclx::sum, policy);
+        double mine = MPI_Wtime() - t0, slowest = 0;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        times.push_back(slowest);
+      }
+      const double measured = median(times);
+      rows.push_back({{"shape", shape},
+                      {"schedule", what},
+                      {"trees", trees},
+                      {"messages", all},
+                      {"most_per_rank", most},
+                      {"rounds", rounds},
+                      {"measured_s", measured},
+                      {"min_s", *std::min_element(times.begin(), times.end())},
+                      {"predicted_s", predicted}});
+      if (rank == 0)
+        std::fprintf(stderr,
+                     "%-14s %-7s msgs %5zu (rank max %4zu) rounds %4zu: measured %.4f s, sim %.4f "
+                     "s\n",
+                     shape.c_str(), what.c_str(), all, most, rounds, measured, predicted);
+    };
+    time_one("ring", "full", "", cclx::sched::generate_by_name("ring", req));
+    for (const auto& shape : split(shapes, ',')) {
+      cclx::sched::SynthesisOptions o;
+      o.relay = true;
+      if (shape != "synth")
+        for (const auto& f : split(shape, ':')) {
+          if (f.size() < 2) usage_error("bad shape field '" + f + "'");
+          const auto v = std::strtoull(f.c_str() + 1, nullptr, 10);
+          if (f[0] == 'c')
+            o.chunk_bytes = v;
+          else if (f[0] == 't')
+            o.max_trees = static_cast<int>(v);
+          else
+            usage_error("bad shape field '" + f + "' (cN chunk bytes, tN trees)");
+        }
+      const auto ts = cclx::sched::synthesize_trees(t, Collective::allreduce, bytes, 0, o);
+      const std::string desc = ts.describe();
+      time_one(shape, "full", desc, cclx::sched::tree_schedule(ts, req));
+      auto plan = cclx::sched::relay_schedules(ts, req, active);
+      time_one(shape, "phase1", desc, std::move(plan.phase1));
+      time_one(shape, "phase2", desc, std::move(plan.phase2));
+    }
+    if (rank == 0)
+      std::printf("%s\n", nlohmann::json{{"n", n},
+                                         {"bytes", bytes},
+                                         {"late_rank", late},
+                                         {"topology", topology},
+                                         {"reps", reps},
+                                         {"rows", rows}}
+                              .dump(1)
+                              .c_str());
+  } catch (const cclx::Error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    status = 1;
+  }
+  MPI_Finalize();
+  return status;
+}
