@@ -1,0 +1,51 @@
+// Times algo::relay_model()'s cost() (the ski-rental rule's buying cost, which rank 0's progress
+// thread computes for each set of ready ranks it sees for the first time) over every proper,
+// non-empty active set of a topology, for a 4 MiB float allreduce (docs/algorithms/adaptive.md,
+// the 15:30 re-run's "15% above ring without jitter"). Kept for the record of that measurement;
+// not part of the build (after `cmake --build --preset release`):
+//
+//   g++ -std=c++20 -O2 -Iinclude -Ibuild/include benchmarks/prototypes/relay_cost_time.cpp \
+//       build/lib/libcclx_topology.a build/lib/libcclx.a $(mpicxx -show | cut -d' ' -f2-) \
+//       -o relay-cost-time
+//   ./relay-cost-time TOPOLOGY.json
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "cclx/algo/adaptive.hpp"
+#include "cclx/topology/topology_json.hpp"
+int main(int argc, char** argv) {
+  auto topo = std::make_shared<cclx::topo::Topology>(cclx::topo::load_topology(argv[1]));
+  cclx::algo::Adaptive a;
+  a.topology = topo;
+  cclx::sched::ScheduleRequest req;
+  req.collective = cclx::sched::Collective::allreduce;
+  req.nranks = topo->nranks();
+  req.bytes = 4u << 20;
+  auto t0 = std::chrono::steady_clock::now();
+  auto m = cclx::algo::relay_model(a, req, 4);
+  auto t1 = std::chrono::steady_clock::now();
+  std::printf("init %.1f ms\n", std::chrono::duration<double, std::milli>(t1 - t0).count());
+  const int n = req.nranks;
+  double mx = 0, sum = 0;
+  int cnt = 0;
+  for (int mask = 1; mask < (1 << n) - 1; ++mask) {
+    std::vector<bool> act(n);
+    for (int r = 0; r < n; ++r) act[r] = mask >> r & 1;
+    auto s = std::chrono::steady_clock::now();
+    double c = 0;
+    try {
+      c = m->cost(act);
+    } catch (...) {
+      continue;
+    }
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
+    mx = std::max(mx, ms);
+    sum += ms;
+    ++cnt;
+    if (__builtin_popcount(mask) == 1 || __builtin_popcount(mask) == n - 1)
+      std::printf("set %02x cost %.3f s computed in %.2f ms\n", mask, c, ms);
+  }
+  std::printf("%d sets: mean %.2f ms, max %.2f ms\n", cnt, sum / cnt, mx);
+}
