@@ -1,8 +1,8 @@
 // Times algo::relay_model()'s cost() (the ski-rental rule's buying cost, which rank 0's progress
 // thread computes for each set of ready ranks it sees for the first time) over every proper,
 // non-empty active set of a topology, for a 4 MiB float allreduce (docs/algorithms/adaptive.md,
-// the 15:30 re-run's "15% above ring without jitter"). Kept for the record of that measurement;
-// not part of the build (after `cmake --build --preset release`):
+// the 15:30 re-run's "15% above ring without jitter"), and checks cost_floor() against it. Kept for
+// the record of that measurement; not part of the build (after `cmake --build --preset release`):
 //
 //   g++ -std=c++20 -O2 -Iinclude -Ibuild/include benchmarks/prototypes/relay_cost_time.cpp \
 //       build/lib/libcclx_topology.a build/lib/libcclx.a $(mpicxx -show | cut -d' ' -f2-) \
@@ -27,8 +27,8 @@ int main(int argc, char** argv) {
   auto t1 = std::chrono::steady_clock::now();
   std::printf("init %.1f ms\n", std::chrono::duration<double, std::milli>(t1 - t0).count());
   const int n = req.nranks;
-  double mx = 0, sum = 0;
-  int cnt = 0;
+  double mx = 0, sum = 0, min_floor_ratio = 1;
+  int cnt = 0, above = 0;
   for (int mask = 1; mask < (1 << n) - 1; ++mask) {
     std::vector<bool> act(n);
     for (int r = 0; r < n; ++r) act[r] = mask >> r & 1;
@@ -41,11 +41,17 @@ int main(int argc, char** argv) {
     }
     double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
+    const double f = m->cost_floor(act);  // must never exceed the cost
+    above += f > c ? 1 : 0;
+    if (__builtin_popcount(mask) == n - 1) min_floor_ratio = std::min(min_floor_ratio, f / c);
     mx = std::max(mx, ms);
     sum += ms;
     ++cnt;
     if (__builtin_popcount(mask) == 1 || __builtin_popcount(mask) == n - 1)
-      std::printf("set %02x cost %.3f s computed in %.2f ms\n", mask, c, ms);
+      std::printf("set %02x cost %.3f s (floor %.3f s) computed in %.2f ms\n", mask, c, f, ms);
   }
-  std::printf("%d sets: mean %.2f ms, max %.2f ms\n", cnt, sum / cnt, mx);
+  std::printf(
+      "%d sets: mean %.2f ms, max %.2f ms; floor above cost in %d; one late: floor >= %.2f of "
+      "cost\n",
+      cnt, sum / cnt, mx, above, min_floor_ratio);
 }

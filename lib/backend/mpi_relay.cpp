@@ -303,8 +303,11 @@ class RelayOp final : public PersistentOp {
         std::vector<bool> ready(static_cast<std::size_t>(n_));
         for (int q = 0; q < n_; ++q) ready[static_cast<std::size_t>(q)] = r.ready_at[q] >= 0;
         // Ski rental: waiting is renting, proceeding is buying at the predicted cost of phase 1
-        // + phase 2 with the ranks ready now; buy once the waiting has cost as much.
-        if (r.nready == n_ || now - r.first >= cost(ready)) {
+        // + phase 2 with the ranks ready now; buy once the waiting has cost as much. Below the
+        // model's cheap floor of that cost the rule cannot buy yet: the simulation that prices a
+        // new set (milliseconds, on this thread) waits until it can matter.
+        const double waited = now - r.first;
+        if (r.nready == n_ || (waited >= model_->cost_floor(ready) && waited >= cost(ready))) {
           decide(epoch, r);
           progress = true;
         }

@@ -8,6 +8,7 @@
 // uniform links ring and the ring-like chains tie, and ring needs no receiver-ready handshake).
 // Partial calls run the relay-aware trees.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@
 #include "cclx/sim/relay.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"
+#include "cclx/topology/egress.hpp"
 #include "cclx/tune/model.hpp"
 
 namespace cclx::algo {
@@ -44,6 +46,18 @@ class TreeRelayModel final : public detail::RelayModel {
     sim_options_.elem_size = elem_size;
     sim_options_.gamma = tune::ModelParams{}.gamma;
     sim_options_.critical_path = false;
+    // A late rank's whole contribution must leave it in phase 2 (allreduce; reduce unless it is
+    // the root), which takes at least bytes / its egress bandwidth. A late bcast rank, or a late
+    // reduce root, may receive what it needs while relaying in phase 1: no floor.
+    late_floor_.assign(static_cast<std::size_t>(req.nranks), 0.0);
+    const bool contributes = req.collective == sched::Collective::allreduce ||
+                             req.collective == sched::Collective::reduce;
+    for (int r = 0; contributes && r < req.nranks; ++r) {
+      if (req.collective == sched::Collective::reduce && r == req.root) continue;
+      const double egress = topo::egress_bandwidth(topology_, r);
+      if (egress > 0 && std::isfinite(egress))
+        late_floor_[static_cast<std::size_t>(r)] = static_cast<double>(req.bytes) / egress;
+    }
   }
 
   // Picks the all-active schedule among the candidates (see the file comment).
@@ -84,6 +98,12 @@ class TreeRelayModel final : public detail::RelayModel {
     const sched::RelayPlan p = sched::relay_schedules(relay_trees_, req_, active);
     return sim::simulate_relay(sim_, p, active, sim_options_).time;
   }
+  [[nodiscard]] double cost_floor(const std::vector<bool>& active) const override {
+    double f = 0;
+    for (std::size_t r = 0; r < active.size() && r < late_floor_.size(); ++r)
+      if (!active[r]) f = std::max(f, late_floor_[r]);
+    return f;
+  }
 
  private:
   static bool everyone(const std::vector<bool>& active) {
@@ -97,6 +117,7 @@ class TreeRelayModel final : public detail::RelayModel {
   sim::SimOptions sim_options_;
   std::shared_ptr<const sched::Schedule> all_active_, nothing_;
   double all_active_cost_ = 0;
+  std::vector<double> late_floor_;  // by rank: the floor of a call in which it is late
 };
 
 }  // namespace

@@ -23,6 +23,9 @@ class RelayModel {
   // Predicted seconds of proceeding now with `active`: phase 1, then phase 2 as if the late
   // ranks' data were ready now (sim::simulate_relay; the buying cost of the ski-rental rule).
   [[nodiscard]] virtual double cost(const std::vector<bool>& active) const = 0;
+  // A cheap floor of cost(active) (O(ranks)): while the waiting is below it, the rule cannot buy,
+  // so the runtime need not compute cost() (milliseconds of simulation per new set) yet.
+  [[nodiscard]] virtual double cost_floor(const std::vector<bool>& /*active*/) const { return 0; }
 };
 
 // This process's relay activity (tests and benchmarks read it): the calls that rank 0 decided to
