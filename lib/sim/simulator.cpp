@@ -379,13 +379,7 @@ class Run {
       RankState& B = rank(T.dst);
       B.cpu_free = std::max(now_, B.cpu_free) + B.overhead;
       push(B.cpu_free, Ev::deliver, id, 0);
-      const Mark m{now_, T.act};
-      RankState& A = rank(T.src);
-      --A.sends_active;
-      A.send_free = m;
-      A.op_done[T.send_op] = m;
-      --A.pending;
-      A.last = later(A.last, m);
+      send_done(T, Mark{now_, T.act});
       pump(T.src, true);
       try_locals(T.src);
       advance(T.src);
@@ -394,18 +388,8 @@ class Run {
     free_.push_back(id);
     set_end(T.act, now_);
     const Mark m{now_, T.act};
-    RankState& A = rank(T.src);
-    RankState& B = rank(T.dst);
-    --A.sends_active;
-    --B.recvs_active;
-    A.send_free = m;
-    B.recv_free = m;
-    A.op_done[T.send_op] = m;
-    B.op_done[T.recv_op] = m;
-    --A.pending;
-    --B.pending;
-    A.last = later(A.last, m);
-    B.last = later(B.last, m);
+    send_done(T, m);
+    recv_done(T, m);
     pump(T.src, true);
     pump(T.dst, false);
     try_locals(T.dst);
@@ -419,16 +403,28 @@ class Run {
     const Transfer T = transfers_[static_cast<std::size_t>(id)];
     free_.push_back(id);
     set_end(T.act, now_);
-    const Mark m{now_, T.act};
+    recv_done(T, Mark{now_, T.act});
+    pump(T.dst, false);
+    try_locals(T.dst);
+    advance(T.dst);
+  }
+
+  // The bookkeeping of a transfer's two halves (the sender's, the receiver's) at mark m.
+  void send_done(const Transfer& T, Mark m) {
+    RankState& A = rank(T.src);
+    --A.sends_active;
+    A.send_free = m;
+    A.op_done[T.send_op] = m;
+    --A.pending;
+    A.last = later(A.last, m);
+  }
+  void recv_done(const Transfer& T, Mark m) {
     RankState& B = rank(T.dst);
     --B.recvs_active;
     B.recv_free = m;
     B.op_done[T.recv_op] = m;
     --B.pending;
     B.last = later(B.last, m);
-    pump(T.dst, false);
-    try_locals(T.dst);
-    advance(T.dst);
   }
 
   // Runs rank r's next local ops whose inputs are in place.
