@@ -30,7 +30,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,6 +38,7 @@
 #include "cclx/algo/straggler_aware.hpp"
 #include "cclx/cclx.hpp"
 #include "cclx/topology/topology_json.hpp"
+#include "fields.hpp"
 #include "median.hpp"
 
 namespace {
@@ -100,14 +100,6 @@ Args parse(int argc, char** argv) {
   if (a.iters < 1 || a.repeat < 1 || a.late_ms < 0 || a.jitter_ms < 0)
     usage_error("--iters and --repeat must be >= 1, --late-ms and --jitter-ms >= 0");
   return a;
-}
-
-std::vector<std::string> split(const std::string& s, char sep = ',') {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string t; std::getline(in, t, sep);)
-    if (!t.empty()) out.push_back(t);
-  return out;
 }
 
 // Rank r's compute delay (seconds) in iteration `it` of repetition `rep`; iteration -1 warms up
@@ -237,13 +229,7 @@ int main(int argc, char** argv) {
         const auto eq = name.find('=');
         std::string label = name.substr(0, eq);
         for (const auto& f : split(label, ':')) {
-          if (f == "adaptive") continue;
-          const auto v = std::strtoull(f.c_str() + 1, nullptr, 10);
-          if (f[0] == 'c')
-            other.chunk_bytes = v;
-          else if (f[0] == 't')
-            other.max_trees = static_cast<int>(v);
-          else
+          if (f != "adaptive" && !set_shape_field(other, f))
             usage_error("bad adaptive field '" + f + "' (cN chunk bytes, tM trees)");
         }
         if (eq != std::string::npos) {

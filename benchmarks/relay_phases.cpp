@@ -19,7 +19,6 @@
 #include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,6 +29,7 @@
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/topology_json.hpp"
 #include "cclx/tune/model.hpp"
+#include "fields.hpp"
 #include "median.hpp"
 
 namespace {
@@ -55,14 +55,6 @@ struct Fixed {
 [[noreturn]] void usage_error(const std::string& what) {
   std::fprintf(stderr, "cclx-relay-phases: %s\n", what.c_str());
   std::exit(2);
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string t; std::getline(in, t, sep);)
-    if (!t.empty()) out.push_back(t);
-  return out;
 }
 
 // Sends over all ranks, and the most sends + receives of one rank.
@@ -169,16 +161,9 @@ int main(int argc, char** argv) {
       cclx::sched::SynthesisOptions o;
       o.relay = true;
       if (shape != "synth")
-        for (const auto& f : split(shape, ':')) {
-          if (f.size() < 2) usage_error("bad shape field '" + f + "'");
-          const auto v = std::strtoull(f.c_str() + 1, nullptr, 10);
-          if (f[0] == 'c')
-            o.chunk_bytes = v;
-          else if (f[0] == 't')
-            o.max_trees = static_cast<int>(v);
-          else
+        for (const auto& f : split(shape, ':'))
+          if (!set_shape_field(o, f))
             usage_error("bad shape field '" + f + "' (cN chunk bytes, tN trees)");
-        }
       const auto ts = cclx::sched::synthesize_trees(t, Collective::allreduce, bytes, 0, o);
       const std::string desc = ts.describe();
       time_one(shape, "full", desc, cclx::sched::tree_schedule(ts, req));
