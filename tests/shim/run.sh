@@ -39,7 +39,9 @@ trap 'rm -f "$report"' EXIT
 export CCLX_SHIM_REPORT=$report
 "$@"
 for e in "${expects[@]}"; do
-  if ! tr '\t' ' ' <"$report" | grep -Eq -- "$e"; then
+  # grep reads to the end (no -q): with pipefail, -q exiting at the first match could kill tr with
+  # SIGPIPE and fail the pipeline though a line matched (seen in CI on a loaded machine).
+  if ! tr '\t' ' ' <"$report" | grep -E -- "$e" >/dev/null; then
     echo "run.sh: no line of the libcclx-mpi report matches /$e/; the report:" >&2
     cat "$report" >&2
     exit 1
