@@ -251,7 +251,7 @@ int main(int argc, char** argv) {
     for (int rep = 0; rep < a.repeat; ++rep)
       for (std::size_t e = 0; e < entries.size(); ++e) {
         std::fill(out.begin(), out.end(), -1.0f);
-        const auto before = cclx::detail::relay_counters().partial_decisions;
+        const auto before = cclx::detail::relay_counters();
         const Sample s = measure(rank, n, a, rep, late, entries[e].call);
         std::size_t bad = 0;
         for (std::size_t i = 0; i < count; ++i) bad += out[i] != expected(i) ? 1 : 0;
@@ -261,13 +261,16 @@ int main(int argc, char** argv) {
                          bad);
           status = 1;
         }
-        const auto partial = cclx::detail::relay_counters().partial_decisions - before;
+        const auto after = cclx::detail::relay_counters();
+        const auto partial = after.partial_decisions - before.partial_decisions;
+        const auto predicted = after.predicted_decisions - before.predicted_decisions;
         primary[e].push_back(s.primary);
         results.push_back({{"algo", entries[e].name},
                            {"rep", rep},
                            {a.loop ? "iter_s" : "early_s", s.primary},
                            {"late_rank_s", s.late_rank},
-                           {"partial_decisions", partial}});
+                           {"partial_decisions", partial},
+                           {"predicted_decisions", predicted}});
       }
 
     if (rank == 0 && a.json) {

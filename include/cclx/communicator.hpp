@@ -1044,6 +1044,7 @@ class Communicator {
     o.fault_factor = algorithm.fault_factor;
     o.fault_floor_s = algorithm.fault_floor_s;
     o.fault_cap_s = algorithm.fault_cap_s;
+    o.predict_calls = algorithm.predict_calls;
     return PersistentRequest(b_.relay_init(c, std::move(model), o, std::move(keepalive)));
   }
   template <algo::Algorithm A>

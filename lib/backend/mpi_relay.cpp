@@ -3,8 +3,10 @@
 // Per backend, at the first adaptive init (collective): a control communicator (a duplicate of
 // the private one; control messages never share it with data) and a progress thread, which
 //   - receives every control message of this rank (MPI_Improbe + MPI_Mrecv, one tag),
-//   - on rank 0, coordinates: collects ready notices, decides by the ski-rental rule, tells every
-//     rank the active set, and declares missing ranks failed after the fault time-out,
+//   - on rank 0, coordinates: collects ready notices, decides by the ski-rental rule (or at once
+//     when ranks late in every recent call are predicted late enough that proceeding pays:
+//     detail/late_prediction.hpp), tells every rank the active set, and declares missing ranks
+//     failed after the fault time-out,
 //   - runs this rank's phase 1 as a relay (scratch only) when the rank is not active in a call.
 // Protocol per request and call ("epoch": the k-th start() of the request, the same on every
 // rank): start() sends READY(request, epoch) to rank 0; rank 0 sends DECISION(request, epoch,
@@ -28,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -37,6 +40,7 @@
 
 #include "cclx/backend/mpi.hpp"
 #include "cclx/detail/call_support.hpp"
+#include "cclx/detail/late_prediction.hpp"
 #include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"
 #include "mpi_state.hpp"
@@ -57,7 +61,7 @@ struct Header {
 };
 constexpr int kControlTag = 0;
 
-std::atomic<std::uint64_t> partial_decisions{0}, relays_run{0};
+std::atomic<std::uint64_t> partial_decisions{0}, predicted_decisions{0}, relays_run{0};
 
 std::string rank_list(const std::vector<int>& ranks) {
   std::ostringstream s;
@@ -82,7 +86,7 @@ std::string thread_level_name(int level) {
 }  // namespace
 
 RelayCounters relay_counters() {
-  return {partial_decisions.load(), relays_run.load()};
+  return {partial_decisions.load(), predicted_decisions.load(), relays_run.load()};
 }
 
 class RelayOp;
@@ -305,15 +309,20 @@ class RelayOp final : public PersistentOp {
         // Ski rental: waiting is renting, proceeding is buying at the predicted cost of phase 1
         // + phase 2 with the ranks ready now; buy once the waiting has cost as much. Below the
         // model's cheap floor of that cost the rule cannot buy yet: the simulation that prices a
-        // new set (milliseconds, on this thread) waits until it can matter.
+        // new set (milliseconds, on this thread) waits until it can matter. Before that, ranks
+        // late in every recent call may be predicted late enough to proceed at once.
         const double waited = now - r.first;
-        if (r.nready == n_ || (waited >= model_->cost_floor(ready) && waited >= cost(ready))) {
+        const bool predicted = r.nready < n_ && proceed_on_prediction(r, ready, now);
+        if (r.nready == n_ || predicted ||
+            (waited >= model_->cost_floor(ready) && waited >= cost(ready).total())) {
           decide(epoch, r);
+          if (predicted) predicted_decisions.fetch_add(1);
           progress = true;
         }
       }
       if (r.decided && r.nready == n_) {
         spread_ = std::max(spread_, r.last - r.first);
+        remember_delays(r);
         it = rounds_.erase(it);
         continue;
       }
@@ -491,13 +500,13 @@ class RelayOp final : public PersistentOp {
   }
 
   // ---- rank 0 ----
-  double cost(const std::vector<bool>& ready) {
+  RelayModel::Cost cost(const std::vector<bool>& ready) {
     auto it = costs_.find(ready);
     if (it == costs_.end()) {
       // A set the model cannot serve is never chosen: the call then waits for every rank.
-      double c = std::numeric_limits<double>::infinity();
+      RelayModel::Cost c{std::numeric_limits<double>::infinity(), 0};
       try {
-        c = model_->cost(ready);
+        c = model_->phase_costs(ready);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "cclx: rank 0: %s: no relay for this set of ready ranks: %s\n",
                      name_.c_str(), e.what());
@@ -505,6 +514,32 @@ class RelayOp final : public PersistentOp {
       it = costs_.emplace(ready, c).first;
     }
     return it->second;
+  }
+  // Whether every missing rank is predicted late and proceeding now is predicted to finish
+  // sooner than waiting for the latest of them (detail/late_prediction.hpp).
+  bool proceed_on_prediction(const Round& r, const std::vector<bool>& ready, double now) {
+    if (!predictor_ || !predictor_->any()) return false;
+    double arrival = now;  // the latest predicted ready time of a missing rank (hub time)
+    for (int q = 0; q < n_; ++q) {
+      if (ready[static_cast<std::size_t>(q)]) continue;
+      if (!predictor_->late()[static_cast<std::size_t>(q)]) return false;
+      arrival = std::max(arrival, r.first + predictor_->delay(q));
+    }
+    const RelayModel::Cost c = cost(ready);
+    return proceed_pays(arrival - now, c.phase1, c.phase2, all_active_cost(), kPredictionMargin);
+  }
+  // A call every rank has joined: how late each rank was, for the predictor.
+  void remember_delays(const Round& r) {
+    if (options_.predict_calls <= 0) return;
+    if (!predictor_)
+      predictor_.emplace(n_, options_.predict_calls, kLateFraction * all_active_cost());
+    std::vector<double> delays(static_cast<std::size_t>(n_));
+    for (int q = 0; q < n_; ++q)
+      delays[static_cast<std::size_t>(q)] = r.ready_at[static_cast<std::size_t>(q)] - r.first;
+    predictor_->record(delays);
+  }
+  double all_active_cost() {
+    return cost(std::vector<bool>(static_cast<std::size_t>(n_), true)).total();
   }
   double fault_limit(double spread) const {
     return std::clamp(options_.fault_factor * spread, options_.fault_floor_s,
@@ -558,7 +593,8 @@ class RelayOp final : public PersistentOp {
   std::string relay_error_;
   // Rank 0's coordination.
   std::map<int, Round> rounds_;
-  std::map<std::vector<bool>, double> costs_;
+  std::map<std::vector<bool>, RelayModel::Cost> costs_;
+  std::optional<LatePredictor> predictor_;  // made at the first complete call
   double spread_ = 0;
 
   // The user's thread only.
@@ -734,6 +770,10 @@ std::unique_ptr<detail::PersistentOp> MpiBackend::relay_init(
                             "; initialize MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)");
   RelayOptions o = options;
   fault_from_env(o, s.rank);
+  if (o.predict_calls < 0)
+    throw Error(s.rank, std::string(sched::to_string(call.collective)) +
+                            " (adaptive): predict_calls is " + std::to_string(o.predict_calls) +
+                            "; expected >= 0 (0: no prediction of late ranks)");
   if (!s.relay) s.relay = std::make_shared<detail::RelayHub>(s);
   return std::make_unique<detail::RelayOp>(s_, std::move(model), call, o, std::move(keepalive));
 }

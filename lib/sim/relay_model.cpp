@@ -93,10 +93,11 @@ class TreeRelayModel final : public detail::RelayModel {
   }
 
   // Both phases from now with every rank's data ready now: what proceeding costs at the least.
-  [[nodiscard]] double cost(const std::vector<bool>& active) const override {
-    if (everyone(active)) return all_active_cost_;
+  [[nodiscard]] Cost phase_costs(const std::vector<bool>& active) const override {
+    if (everyone(active)) return {all_active_cost_, 0};
     const sched::RelayPlan p = sched::relay_schedules(relay_trees_, req_, active);
-    return sim::simulate_relay(sim_, p, active, sim_options_).time;
+    const sim::RelayTimes t = sim::simulate_relay(sim_, p, active, sim_options_);
+    return {t.phase1_end, t.time - t.phase1_end};
   }
   [[nodiscard]] double cost_floor(const std::vector<bool>& active) const override {
     double f = 0;

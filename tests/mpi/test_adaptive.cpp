@@ -7,10 +7,14 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <memory>
 #include <set>
 #include <thread>
 #include <vector>
 
+#include "cclx/algo/adaptive.hpp"
+#include "cclx/detail/late_prediction.hpp"
+#include "cclx/topology/builders.hpp"
 #include "support.hpp"
 
 namespace cclx_test {
@@ -132,6 +136,88 @@ TEST_CASE("adaptive: reduce and bcast at several roots with late ranks") {
       compare<std::int32_t>("bcast " + what, bbuf, bwant, true);
     }
   }
+}
+
+// Rank 0's predicted decisions during f(), summed over ranks (only rank 0 decides).
+template <class F>
+std::uint64_t predicted_during(F&& f) {
+  const std::uint64_t before = cclx::detail::relay_counters().predicted_decisions;
+  f();
+  const std::uint64_t mine = cclx::detail::relay_counters().predicted_decisions - before;
+  std::uint64_t sum = 0;
+  MPI_Allreduce(&mine, &sum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return sum;
+}
+
+// The persistently late rank's delay: below the cost of proceeding on the model machine below
+// (ski rental alone waits for it), above the point where proceeding at once pays.
+constexpr auto kPredictedLate = std::chrono::milliseconds(20);
+
+TEST_CASE("adaptive: a persistently late rank is predicted, exactly") {
+  // The same rank late by kPredictedLate in every call, on a model machine whose links make the 8
+  // KB allreduce cost about as much as the delay (1 µs per byte): ski rental alone would wait (the
+  // delay is below the cost of proceeding), while after predict_calls late calls the model says
+  // proceeding at once finishes first wherever phase 2 is shorter than the whole allreduce by the
+  // margin (not at n = 2, where both are one exchange of the data). Results stay exact. With
+  // predict_calls = 0 it never predicts; a negative value is refused.
+  if (!thread_multiple() || world_size() < 2) return;
+  Comm comm(MPI_COMM_WORLD);
+  comm.set_timeout(60);
+  const int n = comm.size(), rank = comm.rank();
+  std::vector<std::int64_t> buf(kCount);
+  const auto machine = std::make_shared<const cclx::topo::Topology>(
+      cclx::topo::full_mesh(n, cclx::topo::LinkCost{1e-6, 1e-6}));
+  const cclx::algo::Adaptive policy{.topology = machine, .predict_calls = 2};
+  // The model's phases without `late`, and its all-active cost.
+  auto model_costs = [&](int late) {
+    const auto model = cclx::algo::relay_model(
+        policy, {cclx::sched::Collective::allreduce, n, 0, false, kCount * 8}, 8);
+    std::vector<bool> active(static_cast<std::size_t>(n), true);
+    const double full = model->cost(active);
+    active[static_cast<std::size_t>(late)] = false;
+    return std::pair{model->phase_costs(active), full};
+  };
+
+  int call = 1000;
+  auto run = [&](cclx::PersistentRequest& req, int late, int calls) {
+    for (int c = 0; c < calls; ++c, ++call) {
+      for (std::size_t i = 0; i < kCount; ++i) buf[i] = ivalue(rank, call, i);
+      if (!no_throw("late rank " + std::to_string(late), [&] {
+            if (rank == late) std::this_thread::sleep_for(kPredictedLate);
+            req.start();
+            req.wait();
+          }))
+        return;
+      std::vector<std::int64_t> want(kCount, 0);
+      for (int r = 0; r < n; ++r)
+        for (std::size_t i = 0; i < kCount; ++i) want[i] += ivalue(r, call, i);
+      compare<std::int64_t>("allreduce, late rank " + std::to_string(late), buf, want, true);
+    }
+  };
+  for (const int late : {n - 1, 0}) {
+    progress("adaptive prediction, late rank " + std::to_string(late));
+    // What rank 0 should conclude once `late` is predicted late by kLate.
+    const auto [c, full] = model_costs(late);
+    const bool proceed =
+        cclx::detail::proceed_pays(std::chrono::duration<double>(kPredictedLate).count(), c.phase1,
+                                   c.phase2, full, cclx::detail::kPredictionMargin);
+    INFO("late rank " << late << ": phase 1 " << c.phase1 << " s, phase 2 " << c.phase2
+                      << " s, all active " << full << " s");
+    CHECK_MESSAGE((proceed || n == 2), "the model gives prediction nothing to do at n = " << n);
+    auto req = comm.allreduce_init(buf, cclx::sum, policy);
+    const std::uint64_t predicted = predicted_during([&] { run(req, late, 8); });
+    if (proceed)
+      CHECK_MESSAGE(predicted >= 1, "rank " << late << " late in 8 calls was never predicted");
+  }
+  auto never = comm.allreduce_init(buf, cclx::sum,
+                                   cclx::algo::Adaptive{.topology = machine, .predict_calls = 0});
+  CHECK(predicted_during([&] { run(never, n - 1, 4); }) == 0);
+  expect_error("predict_calls", rank,
+               [&] {
+                 auto p =
+                     comm.allreduce_init(buf, cclx::sum, cclx::algo::Adaptive{.predict_calls = -1});
+               },
+               {"allreduce (adaptive)", "predict_calls is -1"});
 }
 
 TEST_CASE("adaptive: late ranks relayed") {

@@ -49,6 +49,10 @@ struct Adaptive {
   double fault_factor = 5;
   double fault_floor_s = 10;
   double fault_cap_s = 300;
+  // Persistently late ranks (docs/algorithms/adaptive.md, "Persistently late ranks"): a rank late
+  // in each of the last predict_calls calls is predicted late again, and rank 0 proceeds at once
+  // when the model says that beats waiting for it; 0: the ski-rental rule alone.
+  int predict_calls = 2;
 };
 
 // The model of `a` for `req` (every rank's request, only_rank = -1) with elements of `elem_size`

@@ -92,6 +92,7 @@ class MpiBackend {
   // Collective. Throws cclx::Error unless MPI provides MPI_THREAD_MULTIPLE.
   struct RelayOptions {
     double fault_factor = 5, fault_floor_s = 10, fault_cap_s = 300;  // algo::Adaptive's
+    int predict_calls = 2;                                           // algo::Adaptive's
   };
   std::unique_ptr<detail::PersistentOp> relay_init(const CollectiveCall& call,
                                                    std::shared_ptr<const detail::RelayModel> model,

@@ -22,7 +22,16 @@ class RelayModel {
   [[nodiscard]] virtual Phases phases(const std::vector<bool>& active, int only_rank) const = 0;
   // Predicted seconds of proceeding now with `active`: phase 1, then phase 2 as if the late
   // ranks' data were ready now (sim::simulate_relay; the buying cost of the ski-rental rule).
-  [[nodiscard]] virtual double cost(const std::vector<bool>& active) const = 0;
+  // phase1: when the last rank finishes phase 1; phase2: the rest. All active: phase1 is the
+  // all-active schedule's time, phase2 0.
+  struct Cost {
+    double phase1 = 0, phase2 = 0;
+    [[nodiscard]] double total() const { return phase1 + phase2; }
+  };
+  [[nodiscard]] virtual Cost phase_costs(const std::vector<bool>& active) const = 0;
+  [[nodiscard]] double cost(const std::vector<bool>& active) const {
+    return phase_costs(active).total();
+  }
   // A cheap floor of cost(active) (O(ranks)): while the waiting is below it, the rule cannot buy,
   // so the runtime need not compute cost() (milliseconds of simulation per new set) yet.
   [[nodiscard]] virtual double cost_floor(const std::vector<bool>& /*active*/) const { return 0; }
@@ -32,6 +41,7 @@ class RelayModel {
 // run with some ranks inactive, and the phase-1 relays this rank ran (lib/backend/mpi_relay.cpp).
 struct RelayCounters {
   std::uint64_t partial_decisions = 0;
+  std::uint64_t predicted_decisions = 0;  // of those, made at once on a prediction of late ranks
   std::uint64_t relays = 0;
 };
 [[nodiscard]] RelayCounters relay_counters();

@@ -1,0 +1,59 @@
+// Wait or proceed with a prediction (docs/algorithms/adaptive.md, "Persistently late ranks"). The
+// ski-rental rule knows nothing of the past, so with a rank late by the same delay in every call
+// it rents until the break-even every time, and never proceeds when the delay is below the cost of
+// proceeding, even where proceeding at once would finish first. Rank 0 of an adaptive request
+// therefore remembers how late each rank was in its last calls: a rank late by at least a
+// threshold in each of the last `calls` calls is predicted late again, by the least of those
+// delays. When exactly the predicted-late ranks are missing, rank 0 proceeds at once if the
+// model's finish of proceeding beats that of waiting by a margin; otherwise the ski-rental rule
+// decides as before. A wrong prediction costs one call (at most the cost of proceeding instead of
+// the all-active schedule) and ends the streak that made it.
+#pragma once
+
+#include <deque>
+#include <vector>
+
+namespace cclx::detail {
+
+// Proceeding on a prediction must beat waiting by this fraction of its own modelled cost: the
+// α-β simulator is within about 10% of the testbed (docs/algorithms/adaptive.md), and a wrong
+// prediction costs a whole call.
+inline constexpr double kPredictionMargin = 0.1;
+// A rank counts as late in a call when it was ready this fraction of the all-active schedule's
+// predicted time after the first rank, or later; shorter delays cannot make proceeding pay much.
+inline constexpr double kLateFraction = 0.1;
+
+class LatePredictor {
+ public:
+  // `calls`: consecutive late calls before a rank is predicted late (0: never predict);
+  // `threshold_s`: the least delay (after the call's first ready rank) that counts as late.
+  LatePredictor(int nranks, int calls, double threshold_s);
+
+  // A completed call: delays[r] = rank r's ready time minus the call's first ready time.
+  void record(const std::vector<double>& delays);
+
+  // The predicted delay of rank r (seconds after the call's first ready rank); 0: not predicted
+  // late.
+  [[nodiscard]] double delay(int r) const;
+  // The ranks predicted late (late[r]), and whether there are any.
+  [[nodiscard]] const std::vector<bool>& late() const { return late_; }
+  [[nodiscard]] bool any() const { return any_; }
+
+ private:
+  int calls_;
+  double threshold_;
+  std::vector<std::deque<double>> streak_;  // by rank: delays of its current run of late calls
+  std::vector<bool> late_;
+  bool any_ = false;
+};
+
+// The model's finish of proceeding now against waiting for the late ranks, both measured from
+// now: proceeding runs phase 1 at once and phase 2 once phase 1 is done and the late ranks have
+// arrived (`arrival_in` seconds from now, predicted; overdue counts as now); waiting runs the
+// all-active schedule (`full`) after the arrival. True when proceeding is predicted to finish
+// sooner by more than the fraction `margin` of its own modelled cost, phase1 + phase2 (the
+// model's error scales with what it models, not with the predicted delay).
+[[nodiscard]] bool proceed_pays(double arrival_in, double phase1, double phase2, double full,
+                                double margin);
+
+}  // namespace cclx::detail

@@ -1,0 +1,51 @@
+// The late-rank predictor of the adaptive runtime (include/cclx/detail/late_prediction.hpp).
+#include "cclx/detail/late_prediction.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
+#include "cclx/error.hpp"
+
+namespace cclx::detail {
+
+LatePredictor::LatePredictor(int nranks, int calls, double threshold_s)
+    : calls_(calls),
+      threshold_(threshold_s),
+      streak_(static_cast<std::size_t>(std::max(nranks, 0))),
+      late_(static_cast<std::size_t>(std::max(nranks, 0)), false) {
+  if (nranks < 1 || calls < 0 || !(threshold_s >= 0))
+    throw Error("LatePredictor: needs nranks >= 1, calls >= 0 and a threshold >= 0");
+}
+
+void LatePredictor::record(const std::vector<double>& delays) {
+  if (delays.size() != streak_.size())
+    throw Error("LatePredictor: " + std::to_string(delays.size()) + " delays for " +
+                std::to_string(streak_.size()) + " ranks");
+  any_ = false;
+  for (std::size_t r = 0; r < streak_.size(); ++r) {
+    auto& s = streak_[r];
+    if (delays[r] >= threshold_ && delays[r] > 0) {
+      s.push_back(delays[r]);
+      if (static_cast<int>(s.size()) > calls_) s.pop_front();
+    } else {
+      s.clear();  // on time once: the streak, and any prediction from it, ends
+    }
+    late_[r] = calls_ > 0 && static_cast<int>(s.size()) == calls_;
+    any_ = any_ || late_[r];
+  }
+}
+
+double LatePredictor::delay(int r) const {
+  const auto& s = streak_.at(static_cast<std::size_t>(r));
+  return late_.at(static_cast<std::size_t>(r)) ? *std::min_element(s.begin(), s.end()) : 0.0;
+}
+
+bool proceed_pays(double arrival_in, double phase1, double phase2, double full, double margin) {
+  const double arrival = std::max(arrival_in, 0.0);
+  const double proceed = std::max(phase1, arrival) + phase2;
+  const double wait = arrival + full;
+  return proceed + margin * (phase1 + phase2) < wait;
+}
+
+}  // namespace cclx::detail
