@@ -16,13 +16,23 @@ class RelayModel {
   struct Phases {
     std::shared_ptr<const sched::Schedule> phase1, phase2;
   };
+  // The cheapest plan for proceeding now with an active set, and its predicted seconds.
+  struct Choice {
+    double cost = 0;
+    int plan = 0;
+  };
   virtual ~RelayModel() = default;
-  // The two phases for the active set (active[r]: rank r contributes in phase 1); only_rank >= 0
-  // generates that rank's programs only, -1 every rank's.
-  [[nodiscard]] virtual Phases phases(const std::vector<bool>& active, int only_rank) const = 0;
-  // Predicted seconds of proceeding now with `active`: phase 1, then phase 2 as if the late
-  // ranks' data were ready now (sim::simulate_relay; the buying cost of the ski-rental rule).
-  [[nodiscard]] virtual double cost(const std::vector<bool>& active) const = 0;
+  // The two phases of plan `plan` for the active set (active[r]: rank r contributes in phase 1);
+  // only_rank >= 0 generates that rank's programs only, -1 every rank's. Every rank must run the
+  // same plan: rank 0 picks it (choose()) and sends its index with the active set. Plan 0 exists
+  // for every set; an index the model does not have throws cclx::Error.
+  [[nodiscard]] virtual Phases phases(const std::vector<bool>& active, int only_rank,
+                                      int plan) const = 0;
+  // Predicted seconds of proceeding now with `active`, over the model's plans for that set, and
+  // the cheapest of them: phase 1, then phase 2 as if the late ranks' data were ready now
+  // (sim::simulate_relay; the buying cost of the ski-rental rule).
+  [[nodiscard]] virtual Choice choose(const std::vector<bool>& active) const = 0;
+  [[nodiscard]] double cost(const std::vector<bool>& active) const { return choose(active).cost; }
   // A cheap floor of cost(active) (O(ranks)): while the waiting is below it, the rule cannot buy,
   // so the runtime need not compute cost() (milliseconds of simulation per new set) yet.
   [[nodiscard]] virtual double cost_floor(const std::vector<bool>& /*active*/) const { return 0; }
