@@ -70,7 +70,7 @@ inline constexpr std::size_t kMaxSubsetChunks = 512;
 // The phase-1 schedules algo::Adaptive prices for its subset plans (plan 1 + index; plan 0 is
 // relay_schedules on its trees), in order of preference on ties.
 inline constexpr std::string_view kSubsetAlgorithms[] = {"ring", "rhd"};
-inline constexpr std::size_t kSubsetSegmentBytes = 64 * 1024;
+inline constexpr std::size_t kSubsetSegmentBytes = std::size_t{64} << 10;
 [[nodiscard]] RelayPlan subset_relay_schedules(std::string_view algorithm,
                                                const ScheduleRequest& req,
                                                const std::vector<bool>& active,
