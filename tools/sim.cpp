@@ -37,7 +37,9 @@ constexpr const char* kUsage =
                         synthesized on the topology, schedule/synthesis.hpp) and `par_trees`
                         (the same without the simulator-driven search); their --param keys:
                         max_trees, chunk_bytes, max_transfers, relay (schedule/synthesis.hpp;
-                        relay is on by default with --late)
+                        relay is on by default with --late), plan (with --late: 0 the relay
+                        trees, 1.. the subset plans of sched::kSubsetAlgorithms, -1 the cheapest
+                        as algo::Adaptive picks it)
   --n COUNTS            rank counts, comma-separated (ignored with --topology: its rank count)
   --bytes SIZE          message size; K, M, G suffixes are binary (1G = 2^30), plain numbers may
                         use exponents (1e9)
@@ -301,6 +303,7 @@ nlohmann::json run_one(const Args& a, const Machine& m, const std::string& algo,
   const bool trees = algo == "synth" || algo == "par_trees";
   sched::TreeSet ts;
   sched::Schedule s;
+  int plan = 0;  // with --late: the relay plan (RelayModel::phases); -1 the runtime's choice
   if (trees) {
     sched::SynthesisOptions so;
     so.search = algo == "synth";
@@ -314,6 +317,8 @@ nlohmann::json run_one(const Args& a, const Machine& m, const std::string& algo,
         so.max_transfers = static_cast<std::size_t>(value);
       else if (key == "relay")
         so.relay = value != 0;
+      else if (key == "plan")
+        plan = static_cast<int>(value);
       else
         throw Error(std::string(algo)
                         .append(" has no parameter '")
@@ -349,7 +354,23 @@ nlohmann::json run_one(const Args& a, const Machine& m, const std::string& algo,
   if (trees && !a.late.empty()) {
     std::vector<bool> active(static_cast<std::size_t>(n), true);
     for (const auto& [r, t] : a.late) active[static_cast<std::size_t>(r)] = false;
-    const auto rt = sim::simulate_relay(*m.sim, sched::relay_schedules(ts, req, active), active, o);
+    sched::RelayPlan p;
+    if (plan < 0) {  // what algo::Adaptive's model picks (every late rank ready now)
+      cclx::algo::Adaptive ad;
+      ad.topology = std::make_shared<const topo::Topology>(*m.t);
+      const auto model = cclx::algo::relay_model(ad, req, a.elem_size);
+      plan = model->choose(active).plan;
+      const auto ph = model->phases(active, -1, plan);
+      p = {*ph.phase1, *ph.phase2};
+    } else if (plan == 0) {
+      p = sched::relay_schedules(ts, req, active);
+    } else if (static_cast<std::size_t>(plan) <= std::size(sched::kSubsetAlgorithms)) {
+      p = sched::subset_relay_schedules(sched::kSubsetAlgorithms[plan - 1], req, active);
+    } else {
+      throw Error("--param plan=" + std::to_string(plan) + ": no such relay plan");
+    }
+    j["plan"] = plan;
+    const auto rt = sim::simulate_relay(*m.sim, p, active, o);
     h.result = rt.phase2;
     h.result.time = rt.time;
     h.result.rounds += rt.phase1.rounds;

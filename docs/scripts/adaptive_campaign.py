@@ -67,15 +67,17 @@ def built_topology(job):
 
 
 class Sim:
-    def __init__(self, exe, topology, nbytes):
-        self.exe, self.topology, self.bytes = exe, topology, nbytes
+    # plan: the relay plan of a partial call (cclx-sim --param plan): -1 the cheapest, as the
+    # runtime picks it; 0 the relay-aware trees only (the runtime before the subset plans).
+    def __init__(self, exe, topology, nbytes, plan=-1):
+        self.exe, self.topology, self.bytes, self.plan = exe, topology, nbytes, plan
 
     @functools.lru_cache(maxsize=None)
     def _run(self, algo, flag, times, relay=1):
         cmd = [self.exe, "--topology", self.topology, "--algo", algo, "--bytes", str(self.bytes),
                "--json", "--no-critical-path"]
         if algo == "synth":
-            cmd += ["--param", f"relay={relay}"]
+            cmd += ["--param", f"relay={relay}", "--param", f"plan={self.plan}"]
         if times:
             cmd += [flag, ",".join(f"{r}:{t:.6f}" for r, t in times)]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout

@@ -2,14 +2,16 @@
 """How much could any wait-or-proceed rule gain under the campaign's compute delays?
 
   /usr/bin/python3 docs/scripts/adaptive_oracle.py --sim build/tools/cclx-sim \
-      [--data docs/algorithms/adaptive/campaign]
+      [--data docs/algorithms/adaptive/campaign] [--plan -1|0]
 
 For each jitter and slow-rank job of the adaptive testbed campaign (uniform links, the built
 topology docs/algorithms/adaptive/testbed8.json), replays the delays every rank drew and prints
 the mean iteration time, all simulated (cclx-sim), of:
   ring-wait        ring, every rank starting when its delay ends (the best waiting policy there)
-  ski              the runtime's ski-rental rule with today's relay schedules (adaptive_campaign.py)
-  oracle           the best moment to proceed, known in hindsight, with today's relay schedules:
+  ski              the runtime's ski-rental rule with today's relay plans (adaptive_campaign.py;
+                   --plan -1, the default: the cheapest per active set, as the runtime picks it;
+                   --plan 0: the relay-aware trees only, the runtime before the subset plans)
+  oracle           the best moment to proceed, known in hindsight, with those relay plans:
                    at each arrival, or waiting for everyone (then the fastest full schedule)
   ideal-oracle     the same with *ideal* relay phases (a lower bound no implementation reaches):
                    phase 1 = ring over the ready ranks as if the relays cost nothing; phase 2 =
@@ -90,6 +92,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sim", required=True)
     ap.add_argument("--data", default="docs/algorithms/adaptive/campaign")
+    ap.add_argument("--plan", type=int, default=-1, help="relay plan (cclx-sim --param plan)")
     a = ap.parse_args()
     print("| job | ring-wait (s) | ski | oracle | ideal-oracle | ideal-ski |")
     print("|:---|---:|---:|---:|---:|---:|")
@@ -100,7 +103,7 @@ def main():
         with open(path) as f:
             doc = json.load(f)
         topo = ac.built_topology(job)
-        sim = ac.Sim(a.sim, topo, doc["bytes"])
+        sim = ac.Sim(a.sim, topo, doc["bytes"], a.plan)
         ideal = Ideal(a.sim, topo, doc["bytes"])
         rows = [replay(sim, ideal, ready) for rep in doc["delays"] for ready in rep]
         means = [statistics.mean(col) for col in zip(*rows)]

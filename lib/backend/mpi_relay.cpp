@@ -54,8 +54,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 enum class Msg : std::int32_t { ready = 1, decision = 2, fault = 3 };
-// Every control message: this header, then (decision, fault) one byte per rank, then (fault) the
-// message text.
+// Every control message: this header, then (decision, fault) one byte per rank, then (decision)
+// the plan's index (RelayModel::phases) or (fault) the message text.
 struct Header {
   std::int32_t kind, request, epoch, rank;
 };
@@ -194,7 +194,7 @@ class RelayOp final : public PersistentOp {
         rank_(s_->rank),
         name_(std::string(sched::to_string(c.collective)) + " (adaptive)") {
     const std::vector<bool> all(static_cast<std::size_t>(n_), true);
-    const RelayModel::Phases p = model_->phases(all, rank_);
+    const RelayModel::Phases p = model_->phases(all, rank_, 0);
     check_schedule(c, *p.phase1, rank_);  // a non-commutative op is refused here
     buffers_ = engine_buffers(c, *p.phase1, rank_);
     {
@@ -288,7 +288,10 @@ class RelayOp final : public PersistentOp {
     if (r.nready++ == 0) r.first = t;
     r.last = t;
   }
-  void on_decision(int epoch, std::vector<bool> active) { decisions_[epoch] = std::move(active); }
+  void on_decision(int epoch, std::vector<bool> active, int plan) {
+    decisions_[epoch] = std::move(active);
+    plans_[epoch] = plan;
+  }
   void on_fault(int epoch, std::string text) {
     faults_[epoch] = std::move(text);
     fault_epoch_.store(std::max(fault_epoch_.load(), epoch));
@@ -362,7 +365,7 @@ class RelayOp final : public PersistentOp {
     if (fault_epoch_.load() >= epoch) return false;
     relay_epoch_ = epoch;
     try {
-      relay_case_ = &case_of(d->second);
+      relay_case_ = &case_of(d->second, plans_[epoch]);
       relay_case_->exec1->start(buffers_with_scratch(*relay_case_), kernel_,
                                 static_cast<unsigned>(tag1_), exec_options());
       relay_ = Relay::running;
@@ -395,11 +398,12 @@ class RelayOp final : public PersistentOp {
     return o;
   }
 
-  // The plans and executions of an active set, made when it first occurs. Caller holds mu.
-  Case& case_of(const std::vector<bool>& active) {
-    auto it = cases_.find(active);
+  // The plans and executions of an active set and plan, made when they first occur. Caller holds
+  // mu.
+  Case& case_of(const std::vector<bool>& active, int plan) {
+    auto it = cases_.find({active, plan});
     if (it != cases_.end()) return *it->second;
-    const RelayModel::Phases p = model_->phases(active, rank_);
+    const RelayModel::Phases p = model_->phases(active, rank_, plan);
     engine::ExecOptions o = exec_options();
     auto c = std::make_unique<Case>();
     auto plan1 = engine::make_plan(p.phase1, rank_, n_, buffers_, kernel_.elem_size, o);
@@ -407,7 +411,7 @@ class RelayOp final : public PersistentOp {
     c->scratch_bytes = std::max(plan1->scratch_bytes, plan2->scratch_bytes);
     c->exec1 = std::make_unique<engine::Execution>(std::move(plan1), *s_->persistent, s_->scratch);
     c->exec2 = std::make_unique<engine::Execution>(std::move(plan2), *s_->persistent, s_->scratch);
-    return *cases_.emplace(active, std::move(c)).first->second;
+    return *cases_.emplace(std::make_pair(active, plan), std::move(c)).first->second;
   }
   // The bound buffers with the request's scratch, grown for `c` (only between calls: nothing of
   // this request runs then). Caller holds mu.
@@ -437,7 +441,7 @@ class RelayOp final : public PersistentOp {
           stage_ = Stage::relaying;  // the progress thread runs phase 1
           return false;
         }
-        case_ = &case_of(d->second);
+        case_ = &case_of(d->second, plans_[epoch_]);
         case_->exec1->start(buffers_with_scratch(*case_), kernel_, static_cast<unsigned>(tag1_),
                             exec_options());
         stage_ = Stage::phase1;
@@ -461,6 +465,7 @@ class RelayOp final : public PersistentOp {
         if (!case_->exec2->test()) return false;
         const std::lock_guard lock(hub_->mu);
         decisions_.erase(epoch_);
+        plans_.erase(epoch_);
         ++completed_;
         stage_ = Stage::idle;
         return true;
@@ -500,13 +505,13 @@ class RelayOp final : public PersistentOp {
   }
 
   // ---- rank 0 ----
-  RelayModel::Cost cost(const std::vector<bool>& ready) {
+  const RelayModel::Choice& cost(const std::vector<bool>& ready) {
     auto it = costs_.find(ready);
     if (it == costs_.end()) {
       // A set the model cannot serve is never chosen: the call then waits for every rank.
-      RelayModel::Cost c{std::numeric_limits<double>::infinity(), 0};
+      RelayModel::Choice c{std::numeric_limits<double>::infinity(), 0, 0};
       try {
-        c = model_->phase_costs(ready);
+        c = model_->choose(ready);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "cclx: rank 0: %s: no relay for this set of ready ranks: %s\n",
                      name_.c_str(), e.what());
@@ -525,7 +530,7 @@ class RelayOp final : public PersistentOp {
       if (!predictor_->late()[static_cast<std::size_t>(q)]) return false;
       arrival = std::max(arrival, r.first + predictor_->delay(q));
     }
-    const RelayModel::Cost c = cost(ready);
+    const RelayModel::Choice& c = cost(ready);
     return proceed_pays(arrival - now, c.phase1, c.phase2, all_active_cost(), kPredictionMargin);
   }
   // A call every rank has joined: how late each rank was, for the predictor.
@@ -545,9 +550,16 @@ class RelayOp final : public PersistentOp {
     return std::clamp(options_.fault_factor * spread, options_.fault_floor_s,
                       std::max(options_.fault_floor_s, options_.fault_cap_s));
   }
+  // DECISION: the active flags, then the index of the plan (the one cost() priced cheapest).
   void decide(int epoch, Round& r) {
-    std::vector<std::uint8_t> flags(static_cast<std::size_t>(n_));
-    for (int q = 0; q < n_; ++q) flags[static_cast<std::size_t>(q)] = r.ready_at[q] >= 0 ? 1 : 0;
+    std::vector<std::uint8_t> flags(static_cast<std::size_t>(n_) + 1);
+    std::vector<bool> ready(static_cast<std::size_t>(n_));
+    for (int q = 0; q < n_; ++q) {
+      ready[static_cast<std::size_t>(q)] = r.ready_at[q] >= 0;
+      flags[static_cast<std::size_t>(q)] = ready[static_cast<std::size_t>(q)] ? 1 : 0;
+    }
+    const auto c = costs_.find(ready);
+    flags.back() = static_cast<std::uint8_t>(c == costs_.end() ? 0 : c->second.plan);
     for (int q = 0; q < n_; ++q) hub_->post(q, Msg::decision, id_, epoch, flags);
     r.decided = true;
     if (r.nready < n_) partial_decisions.fetch_add(1);
@@ -582,9 +594,10 @@ class RelayOp final : public PersistentOp {
   // Guarded by the hub's mutex.
   int started_ = 0, completed_ = 0;
   std::map<int, std::vector<bool>> decisions_;  // by epoch, until the call completes here
+  std::map<int, int> plans_;                    // the decision's plan index, by epoch
   std::map<int, std::string> faults_;
   std::atomic<int> fault_epoch_{-1};  // the latest faulted epoch (read without the mutex)
-  std::map<std::vector<bool>, std::unique_ptr<Case>> cases_;
+  std::map<std::pair<std::vector<bool>, int>, std::unique_ptr<Case>> cases_;
   engine::ScratchPool::Lease scratch_;
   std::size_t scratch_bytes_ = 0;
   int relay_epoch_ = -1;
@@ -593,7 +606,7 @@ class RelayOp final : public PersistentOp {
   std::string relay_error_;
   // Rank 0's coordination.
   std::map<int, Round> rounds_;
-  std::map<std::vector<bool>, RelayModel::Cost> costs_;
+  std::map<std::vector<bool>, RelayModel::Choice> costs_;
   std::optional<LatePredictor> predictor_;  // made at the first complete call
   double spread_ = 0;
 
@@ -656,7 +669,7 @@ void RelayHub::handle(const std::vector<std::byte>& m) {
     case Msg::decision: {
       std::vector<bool> active(n);
       for (std::size_t q = 0; q < n; ++q) active[q] = flags[q] != 0;
-      op->second->on_decision(h.epoch, std::move(active));
+      op->second->on_decision(h.epoch, std::move(active), m.size() > sizeof h + n ? flags[n] : 0);
       break;
     }
     case Msg::fault:

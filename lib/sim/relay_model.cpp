@@ -6,7 +6,10 @@
 // pipelined and binomial trees, as they serve it), the trees synthesized for that case, and the
 // relay-aware trees; ties (within kTieTolerance) go to the earlier candidate, ring first (on
 // uniform links ring and the ring-like chains tie, and ring needs no receiver-ready handshake).
-// Partial calls run the relay-aware trees.
+// A partial call runs the cheapest of its plans (the simulator prices each): plan 0 the
+// relay-aware trees (late ranks relay in phase 1), plans 1.. the subset plans of allreduce (phase 1
+// a library schedule over the active ranks only, sched::kSubsetAlgorithms; schedule/relay.hpp);
+// ties (kTieTolerance) go to the tree plan, then to the earlier subset plan.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -83,21 +86,35 @@ class TreeRelayModel final : public detail::RelayModel {
     nothing_ = std::make_shared<const sched::Schedule>(std::move(none));
   }
 
-  [[nodiscard]] Phases phases(const std::vector<bool>& active, int only_rank) const override {
+  [[nodiscard]] Phases phases(const std::vector<bool>& active, int only_rank,
+                              int plan_index) const override {
     if (everyone(active)) return {all_active_, nothing_};
     sched::ScheduleRequest r = req_;
     r.only_rank = only_rank;
-    sched::RelayPlan p = sched::relay_schedules(relay_trees_, r, active);
+    sched::RelayPlan p = plan(active, r, plan_index);
     return {std::make_shared<const sched::Schedule>(std::move(p.phase1)),
             std::make_shared<const sched::Schedule>(std::move(p.phase2))};
   }
 
   // Both phases from now with every rank's data ready now: what proceeding costs at the least.
-  [[nodiscard]] Cost phase_costs(const std::vector<bool>& active) const override {
-    if (everyone(active)) return {all_active_cost_, 0};
-    const sched::RelayPlan p = sched::relay_schedules(relay_trees_, req_, active);
-    const sim::RelayTimes t = sim::simulate_relay(sim_, p, active, sim_options_);
-    return {t.phase1_end, t.time - t.phase1_end};
+  [[nodiscard]] Choice choose(const std::vector<bool>& active) const override {
+    if (everyone(active)) return {all_active_cost_, 0, 0};
+    auto price = [&](int i) {
+      const sim::RelayTimes t =
+          sim::simulate_relay(sim_, plan(active, req_, i), active, sim_options_);
+      return Choice{t.phase1_end, t.time - t.phase1_end, i};
+    };
+    Choice best = price(0);
+    for (int i = 1; i < plans(); ++i) {
+      Choice c;
+      try {  // a generator that cannot serve m ranks leaves its plan out
+        c = price(i);
+      } catch (const Error&) {
+        continue;
+      }
+      if (c.total() < best.total() * (1 - kTieTolerance)) best = c;
+    }
+    return best;
   }
   [[nodiscard]] double cost_floor(const std::vector<bool>& active) const override {
     double f = 0;
@@ -107,6 +124,20 @@ class TreeRelayModel final : public detail::RelayModel {
   }
 
  private:
+  // Plans of a partial set: the relay-aware trees, then the subset plans (allreduce).
+  [[nodiscard]] int plans() const {
+    return req_.collective == sched::Collective::allreduce
+               ? 1 + static_cast<int>(std::size(sched::kSubsetAlgorithms))
+               : 1;
+  }
+  [[nodiscard]] sched::RelayPlan plan(const std::vector<bool>& active,
+                                      const sched::ScheduleRequest& r, int index) const {
+    if (index < 0 || index >= plans())
+      throw Error("adaptive: no relay plan " + std::to_string(index) + " for " +
+                  std::string(sched::to_string(r.collective)));
+    if (index == 0) return sched::relay_schedules(relay_trees_, r, active);
+    return sched::subset_relay_schedules(sched::kSubsetAlgorithms[index - 1], r, active);
+  }
   static bool everyone(const std::vector<bool>& active) {
     return std::find(active.begin(), active.end(), false) == active.end();
   }

@@ -2,7 +2,8 @@
 // (sched::concat_phases, one execution) through the Communicator, for every active subset at
 // n <= 4 and a few beyond, allreduce / reduce / bcast, 1 and 3 trees. Integers must equal the
 // locally computed reduction; float sums must be bitwise identical on every rank (allreduce).
-// The runtime that runs the phases as two executions is tested with algo::Adaptive.
+// The same for the subset plans (allreduce, in place too). The runtime that runs the phases as
+// two executions is tested with algo::Adaptive.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -39,6 +40,27 @@ struct RelayConcat {
   }
   [[nodiscard]] std::string cache_params(const cclx::sched::ScheduleRequest&) const {
     return "mask=" + std::to_string(mask) + ",trees=" + std::to_string(trees);
+  }
+  [[nodiscard]] cclx::engine::ExecOptions exec_options() const { return {}; }
+};
+
+// Test policy: the subset plan of `mask` with phase 1 from `algo`, both phases as one schedule
+// (16-byte segments: about 60 chunks in phase 2).
+struct SubsetConcat {
+  static constexpr std::string_view name = "relay_subset_concat";
+  static constexpr std::array collectives = {Coll::allreduce};
+  static constexpr std::array<Coll, 0> keeps_rank_order = {};
+  std::uint64_t mask = 0;
+  std::string algo;
+
+  [[nodiscard]] cclx::sched::Schedule generate(const cclx::sched::ScheduleRequest& req) const {
+    std::vector<bool> active(static_cast<std::size_t>(req.nranks));
+    for (int r = 0; r < req.nranks; ++r) active[static_cast<std::size_t>(r)] = (mask >> r) & 1;
+    const auto plan = cclx::sched::subset_relay_schedules(algo, req, active, 64);
+    return cclx::sched::concat_phases(plan.phase1, plan.phase2);
+  }
+  [[nodiscard]] std::string cache_params(const cclx::sched::ScheduleRequest&) const {
+    return "mask=" + std::to_string(mask) + ",algo=" + algo;
   }
   [[nodiscard]] cclx::engine::ExecOptions exec_options() const { return {}; }
 };
@@ -87,6 +109,31 @@ TEST_CASE("relay schedules: phase 1 + phase 2 on real data") {
       std::vector<std::int32_t> bw(count);
       for (std::size_t i = 0; i < count; ++i) bw[i] = data_value<std::int32_t>(root, i);
       compare(l + " bcast int32", b, bw, true);
+    }
+}
+
+TEST_CASE("relay schedules: subset plans on real data") {
+  Comm comm(MPI_COMM_WORLD);
+  const int n = comm.size(), r = comm.rank();
+  Consistency cons(comm.native_handle());
+  const std::size_t count = 1000;
+  for (const std::uint64_t mask : masks(n))
+    for (const std::string algo : {"ring", "rhd"}) {
+      const SubsetConcat policy{mask, algo};
+      const std::string l = "mask=" + std::to_string(mask) + " " + algo;
+      std::vector<std::int32_t> in(count), out(count, sentinel<std::int32_t>()), want(count);
+      for (std::size_t i = 0; i < count; ++i) {
+        in[i] = reduce_input<std::int32_t>(cclx::OpId::sum, r, i);
+        want[i] = expected_reduction<std::int32_t>(cclx::OpId::sum, n, i);
+      }
+      comm.allreduce(in, out, cclx::sum, policy);
+      compare(l + " allreduce int32", out, want, true);
+      comm.allreduce(in, cclx::sum, policy);  // in place
+      compare(l + " allreduce int32 in place", in, want, true);
+      std::vector<float> fin(count), fout(count);
+      for (std::size_t i = 0; i < count; ++i) fin[i] = reduce_input<float>(cclx::OpId::sum, r, i);
+      comm.allreduce(fin, fout, cclx::sum, policy);
+      cons.add<float>(l + " allreduce float", fout);
     }
 }
 

@@ -110,10 +110,11 @@ TEST_CASE("synthesis: deterministic, and the search never loses to its par-trees
 
 // algo::Adaptive's model: a call every rank joined runs the fastest in simulation of the
 // library's schedules and both tree sets (no relay, no phase 2; predictions within 3% are ties,
-// which go to the earlier candidate, ring first), a partial one the relay-aware trees. On the
-// testbed's uniform links and on its two link classes (hosts 4-7 at a quarter) that is ring (RHD
-// predicted 0.4% and 0.1% faster: a tie); with one slow host the trees win; both phases of a
-// partial set still prove the whole allreduce.
+// which go to the earlier candidate, ring first), a partial one the cheapest of its plans (plan 0
+// the relay-aware trees). On the testbed's uniform links and on its two link classes (hosts 4-7
+// at a quarter) that is ring (RHD predicted 0.4% and 0.1% faster: a tie); with one slow host the
+// trees win; both phases of a partial set still prove the whole allreduce. On uniform links a
+// late rank is best left out of phase 1: the subset plan over a ring (plan 1) wins.
 TEST_CASE("relay model: the fastest full schedule for full calls, relay trees for partial ones") {
   const int n = 8;
   const std::size_t bytes = 4 << 20;
@@ -143,7 +144,7 @@ TEST_CASE("relay model: the fastest full schedule for full calls, relay trees fo
         std::min(sim::simulate(sched::tree_schedule(full_trees, req), *t, so).time,
                  sim::simulate(sched::tree_schedule(relay_trees, req), *t, so).time);
     const double ring = sim::simulate(sched::generate_by_name("ring", req), *t, so).time;
-    const auto p = model->phases(all, -1);
+    const auto p = model->phases(all, -1, 0);
     CHECK(p.phase2->num_rounds() == 0);
     CHECK(sched::verify(*p.phase1, bytes).ok);
     CHECK(model->cost(all) <= ring);
@@ -155,11 +156,16 @@ TEST_CASE("relay model: the fastest full schedule for full calls, relay trees fo
       CHECK(model->cost(all) == doctest::Approx(trees).epsilon(1e-9));
     }
 
-    const auto q = model->phases(partial, -1);
+    const auto q = model->phases(partial, -1, 0);  // plan 0: the relay-aware trees
     CHECK(q.phase1->programs == sched::relay_schedules(relay_trees, req, partial).phase1.programs);
     const auto report = sched::verify_phases(*q.phase1, *q.phase2, partial, bytes);
     CHECK(report.ok);
-    CHECK(model->cost(partial) > 0);
+    const auto choice = model->choose(partial);
+    CHECK(choice.total() > 0);
+    const auto c = model->phases(partial, -1, choice.plan);
+    CHECK(sched::verify_phases(*c.phase1, *c.phase2, partial, bytes).ok);
+    CHECK_THROWS_AS((void)model->phases(partial, -1, 99), Error);
+    if (slow == 0) CHECK(choice.plan == 1);
   }
 }
 

@@ -16,21 +16,26 @@ class RelayModel {
   struct Phases {
     std::shared_ptr<const sched::Schedule> phase1, phase2;
   };
-  virtual ~RelayModel() = default;
-  // The two phases for the active set (active[r]: rank r contributes in phase 1); only_rank >= 0
-  // generates that rank's programs only, -1 every rank's.
-  [[nodiscard]] virtual Phases phases(const std::vector<bool>& active, int only_rank) const = 0;
-  // Predicted seconds of proceeding now with `active`: phase 1, then phase 2 as if the late
-  // ranks' data were ready now (sim::simulate_relay; the buying cost of the ski-rental rule).
-  // phase1: when the last rank finishes phase 1; phase2: the rest. All active: phase1 is the
-  // all-active schedule's time, phase2 0.
-  struct Cost {
+  // A plan for proceeding now with an active set and its predicted seconds per phase.
+  struct Choice {
     double phase1 = 0, phase2 = 0;
+    int plan = 0;
     [[nodiscard]] double total() const { return phase1 + phase2; }
   };
-  [[nodiscard]] virtual Cost phase_costs(const std::vector<bool>& active) const = 0;
+  virtual ~RelayModel() = default;
+  // The two phases of plan `plan` for the active set (active[r]: rank r contributes in phase 1);
+  // only_rank >= 0 generates that rank's programs only, -1 every rank's. Every rank must run the
+  // same plan: rank 0 picks it (choose()) and sends its index with the active set. Plan 0 exists
+  // for every set; an index the model does not have throws cclx::Error.
+  [[nodiscard]] virtual Phases phases(const std::vector<bool>& active, int only_rank,
+                                      int plan) const = 0;
+  // The cheapest of the model's plans for proceeding now with `active`, and its predicted
+  // seconds: phase 1, then phase 2 as if the late ranks' data were ready now (sim::simulate_relay;
+  // total() is the buying cost of the ski-rental rule). phase1: when the last rank finishes phase
+  // 1; phase2: the rest. All active: phase1 is the all-active schedule's time, phase2 0.
+  [[nodiscard]] virtual Choice choose(const std::vector<bool>& active) const = 0;
   [[nodiscard]] double cost(const std::vector<bool>& active) const {
-    return phase_costs(active).total();
+    return choose(active).total();
   }
   // A cheap floor of cost(active) (O(ranks)): while the waiting is below it, the rule cannot buy,
   // so the runtime need not compute cost() (milliseconds of simulation per new set) yet.

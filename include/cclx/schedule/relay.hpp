@@ -4,6 +4,8 @@
 // docs/algorithms/adaptive.md explains the design; trees.hpp the partition into blocks.
 #pragma once
 
+#include <cstddef>
+#include <string_view>
 #include <vector>
 
 #include "cclx/schedule/generate.hpp"
@@ -50,6 +52,29 @@ struct RelayPlan {
 };
 [[nodiscard]] RelayPlan relay_schedules(const TreeSet& trees, const ScheduleRequest& req,
                                         const std::vector<bool>& active);
+
+// Subset plans (allreduce only): phase 1 is the library schedule `algorithm` (a registry name:
+// "ring", "rhd", ...) generated for the m active ranks and remapped onto them; inactive ranks have
+// empty phase-1 programs (nothing to relay). Phase 2 folds the k late ranks in along one chain
+// L1 -> ... -> Lk -> A1 -> ... -> Am (ranks ascending in each group), pipelined in chunks: the
+// late ranks reduce their data L, each active rank computes Out = P (+) L as a chunk lands and
+// forwards L, and Am's result streams back Am -> Lk -> ... -> L1. Every directed link carries one
+// stream, so with one late rank phase 2 costs one pass of the data over a link plus the chain's
+// fill. Float results are bitwise identical everywhere (P from the generator is, L is forwarded,
+// late ranks receive Am's bits). The partition is the generator's blocks each split into g, with
+// g such that there are about bytes / segment_bytes blocks (at most kMaxSubsetChunks, at least
+// the generator's); one block is one chunk of phase 2. All active: phase 2 is empty; none
+// active: phase 1 is empty. only_rank as in relay_schedules. Throws cclx::Error for another
+// collective or a malformed request (and whatever the generator throws).
+inline constexpr std::size_t kMaxSubsetChunks = 512;
+// The phase-1 schedules algo::Adaptive prices for its subset plans (plan 1 + index; plan 0 is
+// relay_schedules on its trees), in order of preference on ties.
+inline constexpr std::string_view kSubsetAlgorithms[] = {"ring", "rhd"};
+inline constexpr std::size_t kSubsetSegmentBytes = std::size_t{64} << 10;
+[[nodiscard]] RelayPlan subset_relay_schedules(std::string_view algorithm,
+                                               const ScheduleRequest& req,
+                                               const std::vector<bool>& active,
+                                               std::size_t segment_bytes = kSubsetSegmentBytes);
 
 // Phase 1 followed by phase 2 as one schedule: every rank's phase-1 program is padded to phase 1's
 // round count, so phase 2's step s is step L1 + s everywhere and no message matches across the

@@ -1,0 +1,159 @@
+// Subset relay plans (schedule/relay.hpp, subset_relay_schedules): phase 1 a library schedule over
+// the active ranks, phase 2 the late ranks folded in along one chain. verify_phases proves the
+// result over all ranks and that inactive ranks touch nothing in phase 1: every active subset for
+// n <= 8 (ring, and RHD on a few), random subsets beyond; and the simulator's view of a late rank
+// with nothing to relay.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cclx/error.hpp"
+#include "cclx/schedule/relay.hpp"
+#include "cclx/schedule/verifier.hpp"
+#include "cclx/sim/relay.hpp"
+#include "cclx/sim/simulator.hpp"
+#include "cclx/topology/builders.hpp"
+
+using namespace cclx::sched;
+
+namespace {
+
+std::vector<bool> subset(int n, std::uint64_t mask) {
+  std::vector<bool> a(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) a[static_cast<std::size_t>(r)] = (mask >> r) & 1;
+  return a;
+}
+
+std::string show(const std::vector<bool>& a) {
+  std::string s;
+  for (bool b : a) s += b ? '1' : '0';
+  return s;
+}
+
+// Proves one plan; `count` elements of one byte, 10-byte segments (a few chunks per block).
+RelayPlan prove(std::string_view algo, int n, bool in_place, const std::vector<bool>& active,
+                std::size_t count) {
+  ScheduleRequest req{Collective::allreduce, n, 0, in_place, count};
+  const RelayPlan plan = subset_relay_schedules(algo, req, active, 10);
+  const VerifyReport rep = verify_phases(plan.phase1, plan.phase2, active, count);
+  INFO(algo, " n=", n, " in_place=", in_place, " active=", show(active), " count=", count);
+  INFO((rep.errors.empty() ? std::string() : rep.errors.front()));
+  CHECK(rep.ok);
+  return plan;
+}
+
+}  // namespace
+
+TEST_CASE("relay subset: every active subset, n <= 8") {
+  for (int n = 1; n <= 8; ++n)
+    for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << n); ++mask) {
+      const auto active = subset(n, mask);
+      const bool in_place = mask % 2 == 1;
+      const auto plan = prove("ring", n, in_place, active, 37 + mask % 5);
+      if (mask % 7 == 0) prove("rhd", n, !in_place, active, 61);
+      // Inactive ranks have nothing to do in phase 1.
+      for (int r = 0; r < n; ++r)
+        if (!active[static_cast<std::size_t>(r)])
+          CHECK(plan.phase1.programs[static_cast<std::size_t>(r)].ops.empty());
+    }
+}
+
+TEST_CASE("relay subset: random subsets up to n = 32, empty blocks") {
+  std::uint64_t x = 0x9e3779b97f4a7c15ull;
+  auto next = [&] {  // xorshift64*
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    return x * 0x2545f4914f6cdd1dull;
+  };
+  for (int n : {9, 12, 17, 31, 32})
+    for (int k = 0; k < 6; ++k) {
+      std::vector<bool> active(static_cast<std::size_t>(n));
+      const int only = static_cast<int>(next() % static_cast<std::uint64_t>(n));
+      for (int r = 0; r < n; ++r)
+        active[static_cast<std::size_t>(r)] = k == 0   ? r == only
+                                              : k == 1 ? r != only
+                                                       : (next() >> 40) % 3 != 0;
+      prove(k % 3 == 2 ? "rhd" : "ring", n, k % 2 == 1, active, 1000);
+    }
+  // Fewer elements than blocks: 5 elements of 8 bytes in bytes / 10 blocks.
+  for (std::uint64_t mask : {0u, 0b101101u, 0b111111u, 0b010000u}) {
+    const auto active = subset(6, mask);
+    ScheduleRequest req{Collective::allreduce, 6, 0, false, 200};
+    const auto plan = subset_relay_schedules("ring", req, active, 10);
+    REQUIRE(plan.phase1.nblocks > 5);
+    CHECK(verify_phases(plan.phase1, plan.phase2, active, 5, 8).ok);
+  }
+}
+
+TEST_CASE("relay subset: partition, only_rank and the chain") {
+  const int n = 8;
+  std::vector<bool> active(n, true);
+  active[7] = false;
+  // 4 MiB in 64 KiB segments: 64 chunks, rounded up to a multiple of the ring's 7 blocks.
+  ScheduleRequest req{Collective::allreduce, n, 0, false, std::size_t{4} << 20};
+  const auto whole = subset_relay_schedules("ring", req, active);
+  CHECK(whole.phase1.nblocks == 70);
+  CHECK(whole.phase2.nblocks == 70);
+  CHECK(whole.phase1.scratch_copies == whole.phase2.scratch_copies);
+  // Phase 2 with one late rank: 70 chunks through a chain of 8, then back to the late rank.
+  CHECK(whole.phase2.num_rounds() == 70 + 8 - 1);
+  for (const Op& op : whole.phase2.programs[7].ops)
+    if (op.is_transfer()) CHECK(op.peer == (op.kind == OpKind::send ? 0 : 6));
+  for (int r = 0; r < n; ++r) {
+    req.only_rank = r;
+    const auto one = subset_relay_schedules("ring", req, active);
+    CHECK(one.phase1.programs[static_cast<std::size_t>(r)] ==
+          whole.phase1.programs[static_cast<std::size_t>(r)]);
+    CHECK(one.phase2.programs[static_cast<std::size_t>(r)] ==
+          whole.phase2.programs[static_cast<std::size_t>(r)]);
+    for (int q = 0; q < n; ++q)
+      if (q != r) CHECK(one.phase2.programs[static_cast<std::size_t>(q)].ops.empty());
+  }
+  // The cap on chunks.
+  req.only_rank = -1;
+  req.bytes = std::size_t{1} << 30;
+  CHECK(subset_relay_schedules("ring", req, active).phase1.nblocks <= kMaxSubsetChunks + 6);
+}
+
+TEST_CASE("relay subset: bad requests throw cclx::Error") {
+  ScheduleRequest req{Collective::reduce, 3, 0, false, 100};
+  CHECK_THROWS_AS((void)subset_relay_schedules("ring", req, {true, false, true}), cclx::Error);
+  req.collective = Collective::allreduce;
+  CHECK_THROWS_AS((void)subset_relay_schedules("ring", req, {true, false}), cclx::Error);
+  CHECK_THROWS_AS((void)subset_relay_schedules("no_such", req, {true, false, true}), cclx::Error);
+  req.only_rank = 3;
+  CHECK_THROWS_AS((void)subset_relay_schedules("ring", req, {true, false, true}), cclx::Error);
+}
+
+TEST_CASE("relay subset: simulate_relay with an empty phase 1 on the late rank") {
+  // The uniform testbed's shape (8 hosts at 23.9 MB/s, α 150 µs, NICs shared), rank 7 late.
+  auto t = cclx::topo::per_host_bandwidth(1, cclx::topo::LinkCost::from_bandwidth(0, 1e15), 150e-6,
+                                          std::vector(8, 23.9e6));
+  for (int r = 0; r < 8; ++r) t.set_ports(r, 0);
+  const std::size_t bytes = 4 << 20;
+  std::vector<bool> active(8, true);
+  active[7] = false;
+  const auto plan = subset_relay_schedules(
+      "ring", ScheduleRequest{Collective::allreduce, 8, 0, false, bytes}, active);
+  cclx::sim::SimOptions o;
+  o.bytes = bytes;
+  o.critical_path = false;
+  const cclx::sim::Simulator sim(t);
+  const auto now = cclx::sim::simulate_relay(sim, plan, active, o);
+  CHECK(now.phase1.rank_end[7] == 0);  // nothing to relay
+  // Phase 1 a ring over 7 ranks: 2 · 6/7 · s/B; phase 2 one pass of s plus the chain's fill.
+  const double pass = static_cast<double>(bytes) / 23.9e6;
+  CHECK(now.phase1_end == doctest::Approx(2.0 * 6 / 7 * pass).epsilon(0.05));
+  CHECK(now.time - now.phase1_end < 1.25 * pass);
+  // Rank 7's data ready at 1 s: phase 2 starts there, after phase 1 ended.
+  o.start_time.assign(8, 0.0);
+  o.start_time[7] = 1.0;
+  const auto late = cclx::sim::simulate_relay(sim, plan, active, o);
+  CHECK(late.phase1_end == doctest::Approx(now.phase1_end));
+  CHECK(late.time > 1.0 + pass);
+  CHECK(late.time < 1.0 + 1.25 * pass);
+}
