@@ -48,4 +48,26 @@ bool proceed_pays(double arrival_in, double phase1, double phase2, double full, 
   return proceed + margin * (phase1 + phase2) < wait;
 }
 
+std::optional<double> ski_gain(const std::vector<ArrivalStep>& steps, double last, double full) {
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const ArrivalStep& s = steps[k];
+    const double next = k + 1 < steps.size() ? steps[k + 1].at : last;
+    const double tau = std::max(s.at, s.phase1 + s.phase2);
+    if (!(tau < next)) continue;  // the next rank came first (or this set cannot proceed)
+    return (last + full) - (std::max(tau + s.phase1, last) + s.phase2);
+  }
+  return std::nullopt;
+}
+
+void SkiGuard::record(double gain) {
+  gains_.push_back(gain);
+  if (static_cast<int>(gains_.size()) > kSkiWindow) gains_.pop_front();
+}
+
+bool SkiGuard::enabled() const {
+  double sum = 0;
+  for (const double g : gains_) sum += g;
+  return sum >= 0;
+}
+
 }  // namespace cclx::detail

@@ -312,12 +312,14 @@ class RelayOp final : public PersistentOp {
         // Ski rental: waiting is renting, proceeding is buying at the predicted cost of phase 1
         // + phase 2 with the ranks ready now; buy once the waiting has cost as much. Below the
         // model's cheap floor of that cost the rule cannot buy yet: the simulation that prices a
-        // new set (milliseconds, on this thread) waits until it can matter. Before that, ranks
-        // late in every recent call may be predicted late enough to proceed at once.
+        // new set (milliseconds, on this thread) waits until it can matter. The rule applies only
+        // while its replays on recent calls' arrivals did not lose (SkiGuard). Before the
+        // break-even, ranks late in every recent call may be predicted late enough to proceed.
         const double waited = now - r.first;
         const bool predicted = r.nready < n_ && proceed_on_prediction(r, ready, now);
         if (r.nready == n_ || predicted ||
-            (waited >= model_->cost_floor(ready) && waited >= cost(ready).total())) {
+            (ski_.enabled() && waited >= model_->cost_floor(ready) &&
+             waited >= cost(ready).total())) {
           decide(epoch, r);
           if (predicted) predicted_decisions.fetch_add(1);
           progress = true;
@@ -325,7 +327,7 @@ class RelayOp final : public PersistentOp {
       }
       if (r.decided && r.nready == n_) {
         spread_ = std::max(spread_, r.last - r.first);
-        remember_delays(r);
+        learn_from(r);
         it = rounds_.erase(it);
         continue;
       }
@@ -533,8 +535,10 @@ class RelayOp final : public PersistentOp {
     const RelayModel::Choice& c = cost(ready);
     return proceed_pays(arrival - now, c.phase1, c.phase2, all_active_cost(), kPredictionMargin);
   }
-  // A call every rank has joined: how late each rank was, for the predictor.
-  void remember_delays(const Round& r) {
+  // A call every rank has joined: what the ski-rental rule would have gained in it (SkiGuard),
+  // and how late each rank was (the predictor).
+  void learn_from(const Round& r) {
+    replay_ski(r);
     if (options_.predict_calls <= 0) return;
     if (!predictor_)
       predictor_.emplace(n_, options_.predict_calls, kLateFraction * all_active_cost());
@@ -542,6 +546,29 @@ class RelayOp final : public PersistentOp {
     for (int q = 0; q < n_; ++q)
       delays[static_cast<std::size_t>(q)] = r.ready_at[static_cast<std::size_t>(q)] - r.first;
     predictor_->record(delays);
+  }
+  // The ski-rental rule on this call's arrivals, by the model (detail::ski_gain). A set is priced
+  // only where the rule would have priced it live (its interval reaches the set's cost floor).
+  void replay_ski(const Round& r) {
+    std::vector<int> order(static_cast<std::size_t>(n_));
+    for (int q = 0; q < n_; ++q) order[static_cast<std::size_t>(q)] = q;
+    const auto at = [&](int q) { return r.ready_at[static_cast<std::size_t>(q)] - r.first; };
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return at(a) < at(b); });
+    std::vector<bool> ready(static_cast<std::size_t>(n_), false);
+    std::vector<ArrivalStep> steps;
+    for (int k = 0; k + 1 < n_; ++k) {
+      const int q = order[static_cast<std::size_t>(k)];
+      ready[static_cast<std::size_t>(q)] = true;
+      ArrivalStep step{at(q), std::numeric_limits<double>::infinity(), 0};
+      const double next = at(order[static_cast<std::size_t>(k) + 1]);
+      if (next > step.at && next >= model_->cost_floor(ready)) {
+        const RelayModel::Choice& c = cost(ready);
+        step.phase1 = c.phase1;
+        step.phase2 = c.phase2;
+      }
+      steps.push_back(step);
+    }
+    if (const auto gain = ski_gain(steps, at(order.back()), all_active_cost())) ski_.record(*gain);
   }
   double all_active_cost() {
     return cost(std::vector<bool>(static_cast<std::size_t>(n_), true)).total();
@@ -608,6 +635,7 @@ class RelayOp final : public PersistentOp {
   std::map<int, Round> rounds_;
   std::map<std::vector<bool>, RelayModel::Choice> costs_;
   std::optional<LatePredictor> predictor_;  // made at the first complete call
+  SkiGuard ski_;
   double spread_ = 0;
 
   // The user's thread only.

@@ -3,13 +3,18 @@
 // one call on time ends the streak; and the wait-or-proceed comparison.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "cclx/detail/late_prediction.hpp"
 #include "cclx/error.hpp"
 
+using cclx::detail::ArrivalStep;
 using cclx::detail::LatePredictor;
 using cclx::detail::proceed_pays;
+using cclx::detail::ski_gain;
+using cclx::detail::SkiGuard;
 
 TEST_CASE("late prediction: a streak of late calls predicts the least delay of the streak") {
   LatePredictor p(4, 2, 0.05);
@@ -61,4 +66,37 @@ TEST_CASE("late prediction: proceed only when it finishes sooner by the margin")
   // The margin is 10% of the modelled 0.49 s: a gain of 0.049 s or less does not count.
   CHECK_FALSE(proceed_pays(0.30, p1, 0.27, full, margin));  // 0.57 + 0.056 against 0.61
   CHECK(proceed_pays(0.30, p1, 0.25, full, margin));        // 0.55 + 0.054 against 0.61
+}
+
+TEST_CASE("ski rental in hindsight: the replayed gain against waiting") {
+  // Two ranks ready at 0, the third at `last`; proceeding with the two costs 0.29 + 0.2 s, the
+  // all-active schedule 0.31 s (the testbed's shape).
+  const double inf = std::numeric_limits<double>::infinity();
+  const double full = 0.31;
+  const std::vector<ArrivalStep> steps{{0, inf, 0}, {0, 0.29, 0.2}};
+  // The last rank at 0.3 s: the rule waits (0.49 s not reached): no proceed to judge.
+  CHECK_FALSE(ski_gain(steps, 0.3, full).has_value());
+  // At 0.6 s: proceeds at 0.49, finishes at max(0.78, 0.6) + 0.2 = 0.98, waiting 0.91: lost 0.07.
+  REQUIRE(ski_gain(steps, 0.6, full).has_value());
+  CHECK(*ski_gain(steps, 0.6, full) == doctest::Approx(-0.07));
+  // At 2 s: finishes at 2.2 against 2.31: gained T(all) - P2 = 0.11.
+  CHECK(*ski_gain(steps, 2.0, full) == doctest::Approx(0.11));
+  // A set that cannot proceed (infinite cost) is skipped; a later one decides.
+  const std::vector<ArrivalStep> later{{0, inf, 0}, {0.5, 0.1, 0.1}};
+  CHECK(*ski_gain(later, 1.0, full) == doctest::Approx((1.0 + full) - (std::max(0.6, 1.0) + 0.1)));
+  CHECK_FALSE(ski_gain({}, 0.0, full).has_value());
+}
+
+TEST_CASE("ski rental in hindsight: the guard follows the sum of the last replays") {
+  SkiGuard g;
+  CHECK(g.enabled());  // no evidence yet: the rule
+  g.record(-0.07);
+  CHECK_FALSE(g.enabled());
+  g.record(0.11);
+  CHECK(g.enabled());  // 0.04 in sum
+  g.record(-0.07);
+  g.record(-0.07);
+  CHECK_FALSE(g.enabled());  // -0.10
+  for (int i = 0; i < cclx::detail::kSkiWindow; ++i) g.record(0.01);
+  CHECK(g.enabled());  // the losses left the window
 }
