@@ -11,8 +11,9 @@
 //   mpiexec -n 8 cclx-relay-phases --topology FILE [--bytes B] [--late-rank R] [--reps K]
 //       [--shapes synth,c65536:t1,...]
 // A shape is `synth` (the synthesis' own choice), fields joined by ':': cN chunk bytes, tN
-// trees (max_trees), or `subset-ALGO` (the subset plan whose phase 1 is ALGO, e.g. subset-ring,
-// over the ranks but the late one: its phases only). Output: one JSON document on rank 0.
+// trees (max_trees), `subset-ALGO` (the subset plan whose phase 1 is ALGO, e.g. subset-ring,
+// over the ranks but the late one: its phases only) or `owners` (the owner plan: its phases).
+// Output: one JSON document on rank 0.
 #include <mpi.h>
 
 #include <algorithm>
@@ -159,8 +160,10 @@ int main(int argc, char** argv) {
     };
     time_one("ring", "full", "", cclx::sched::generate_by_name("ring", req));
     for (const auto& shape : split(shapes, ',')) {
-      if (shape.rfind("subset-", 0) == 0) {  // a subset plan: phase 1 over the active ranks only
-        auto plan = cclx::sched::subset_relay_schedules(shape.substr(7), req, active);
+      const bool owners = shape == "owners";
+      if (owners || shape.rfind("subset-", 0) == 0) {  // phase 1 over the active ranks only
+        auto plan = owners ? cclx::sched::owner_relay_schedules(req, active)
+                           : cclx::sched::subset_relay_schedules(shape.substr(7), req, active);
         const std::string desc = "chunks=" + std::to_string(plan.phase2.nblocks);
         time_one(shape, "phase1", desc, std::move(plan.phase1));
         time_one(shape, "phase2", desc, std::move(plan.phase2));

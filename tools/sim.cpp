@@ -37,9 +37,10 @@ constexpr const char* kUsage =
                         synthesized on the topology, schedule/synthesis.hpp) and `par_trees`
                         (the same without the simulator-driven search); their --param keys:
                         max_trees, chunk_bytes, max_transfers, relay (schedule/synthesis.hpp;
-                        relay is on by default with --late), plan (with --late: 0 the relay
-                        trees, 1.. the subset plans of sched::kSubsetAlgorithms, -1 the cheapest
-                        as algo::Adaptive picks it)
+                        relay is on by default with --late), plan (with --late: the index of
+                        sched::partial_relay_plan: 0 the relay trees, 1.. the subset plans of
+                        sched::kSubsetAlgorithms, then the owner plan; -1 the cheapest as
+                        algo::Adaptive picks it)
   --n COUNTS            rank counts, comma-separated (ignored with --topology: its rank count)
   --bytes SIZE          message size; K, M, G suffixes are binary (1G = 2^30), plain numbers may
                         use exponents (1e9)
@@ -362,14 +363,11 @@ nlohmann::json run_one(const Args& a, const Machine& m, const std::string& algo,
       plan = model->choose(active).plan;
       const auto ph = model->phases(active, -1, plan);
       p = {*ph.phase1, *ph.phase2};
-    } else if (plan == 0) {
-      p = sched::relay_schedules(ts, req, active);
-    } else if (static_cast<std::size_t>(plan) <= std::size(sched::kSubsetAlgorithms)) {
-      p = sched::subset_relay_schedules(sched::kSubsetAlgorithms[plan - 1], req, active);
     } else {
-      throw Error("--param plan=" + std::to_string(plan) + ": no such relay plan");
+      p = sched::partial_relay_plan(plan, ts, req, active);
     }
     j["plan"] = plan;
+    j["plan_name"] = sched::partial_relay_plan_name(req.collective, plan);
     const auto rt = sim::simulate_relay(*m.sim, p, active, o);
     h.result = rt.phase2;
     h.result.time = rt.time;

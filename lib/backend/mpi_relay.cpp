@@ -316,11 +316,12 @@ class RelayOp final : public PersistentOp {
         // while its replays on recent calls' arrivals did not lose (SkiGuard). Before the
         // break-even, ranks late in every recent call may be predicted late enough to proceed.
         const double waited = now - r.first;
-        const bool predicted = r.nready < n_ && proceed_on_prediction(r, ready, now);
+        const int predicted_plan = r.nready < n_ ? proceed_on_prediction(r, ready, now) : -1;
+        const bool predicted = predicted_plan >= 0;
         if (r.nready == n_ || predicted ||
             (ski_.enabled() && waited >= model_->cost_floor(ready) &&
              waited >= cost(ready).total())) {
-          decide(epoch, r);
+          decide(epoch, r, predicted ? predicted_plan : cost_plan(ready));
           if (predicted) predicted_decisions.fetch_add(1);
           progress = true;
         }
@@ -507,33 +508,51 @@ class RelayOp final : public PersistentOp {
   }
 
   // ---- rank 0 ----
-  const RelayModel::Choice& cost(const std::vector<bool>& ready) {
+  // The plans of a ready set, priced once (milliseconds of simulation), and the cheapest.
+  struct Priced {
+    std::vector<RelayModel::Choice> plans;
+    RelayModel::Choice cheapest;
+  };
+  const Priced& priced(const std::vector<bool>& ready) {
     auto it = costs_.find(ready);
     if (it == costs_.end()) {
       // A set the model cannot serve is never chosen: the call then waits for every rank.
-      RelayModel::Choice c{std::numeric_limits<double>::infinity(), 0, 0};
+      Priced p{{}, {std::numeric_limits<double>::infinity(), 0, 0}};
       try {
-        c = model_->choose(ready);
+        p.plans = model_->choices(ready);
+        p.cheapest = RelayModel::best_plan(p.plans, 0);
       } catch (const std::exception& e) {
+        p.plans.clear();
         std::fprintf(stderr, "cclx: rank 0: %s: no relay for this set of ready ranks: %s\n",
                      name_.c_str(), e.what());
       }
-      it = costs_.emplace(ready, c).first;
+      it = costs_.emplace(ready, std::move(p)).first;
     }
     return it->second;
   }
-  // Whether every missing rank is predicted late and proceeding now is predicted to finish
-  // sooner than waiting for the latest of them (detail/late_prediction.hpp).
-  bool proceed_on_prediction(const Round& r, const std::vector<bool>& ready, double now) {
-    if (!predictor_ || !predictor_->any()) return false;
+  const RelayModel::Choice& cost(const std::vector<bool>& ready) { return priced(ready).cheapest; }
+  // The plan a decision for `ready` names when nothing was predicted: the cheapest one (0 for a
+  // set that was never priced: all ranks ready).
+  int cost_plan(const std::vector<bool>& ready) const {
+    const auto c = costs_.find(ready);
+    return c == costs_.end() ? 0 : c->second.cheapest.plan;
+  }
+  // When every missing rank is predicted late: the plan that finishes first if they arrive when
+  // predicted, provided proceeding with it now is predicted to finish sooner than waiting for the
+  // latest of them (detail/late_prediction.hpp); -1 otherwise.
+  int proceed_on_prediction(const Round& r, const std::vector<bool>& ready, double now) {
+    if (!predictor_ || !predictor_->any()) return -1;
     double arrival = now;  // the latest predicted ready time of a missing rank (hub time)
     for (int q = 0; q < n_; ++q) {
       if (ready[static_cast<std::size_t>(q)]) continue;
-      if (!predictor_->late()[static_cast<std::size_t>(q)]) return false;
+      if (!predictor_->late()[static_cast<std::size_t>(q)]) return -1;
       arrival = std::max(arrival, r.first + predictor_->delay(q));
     }
-    const RelayModel::Choice& c = cost(ready);
-    return proceed_pays(arrival - now, c.phase1, c.phase2, all_active_cost(), kPredictionMargin);
+    const double full = all_active_cost();
+    const Priced& p = priced(ready);
+    if (p.plans.empty()) return -1;
+    const RelayModel::Choice& c = RelayModel::best_plan(p.plans, arrival - now);
+    return proceed_pays(arrival - now, c.phase1, c.phase2, full, kPredictionMargin) ? c.plan : -1;
   }
   // A call every rank has joined: what the ski-rental rule would have gained in it (SkiGuard),
   // and how late each rank was (the predictor).
@@ -577,16 +596,15 @@ class RelayOp final : public PersistentOp {
     return std::clamp(options_.fault_factor * spread, options_.fault_floor_s,
                       std::max(options_.fault_floor_s, options_.fault_cap_s));
   }
-  // DECISION: the active flags, then the index of the plan (the one cost() priced cheapest).
-  void decide(int epoch, Round& r) {
+  // DECISION: the active flags, then the index of the plan.
+  void decide(int epoch, Round& r, int plan) {
     std::vector<std::uint8_t> flags(static_cast<std::size_t>(n_) + 1);
     std::vector<bool> ready(static_cast<std::size_t>(n_));
     for (int q = 0; q < n_; ++q) {
       ready[static_cast<std::size_t>(q)] = r.ready_at[q] >= 0;
       flags[static_cast<std::size_t>(q)] = ready[static_cast<std::size_t>(q)] ? 1 : 0;
     }
-    const auto c = costs_.find(ready);
-    flags.back() = static_cast<std::uint8_t>(c == costs_.end() ? 0 : c->second.plan);
+    flags.back() = static_cast<std::uint8_t>(plan);
     for (int q = 0; q < n_; ++q) hub_->post(q, Msg::decision, id_, epoch, flags);
     r.decided = true;
     if (r.nready < n_) partial_decisions.fetch_add(1);
@@ -633,7 +651,7 @@ class RelayOp final : public PersistentOp {
   std::string relay_error_;
   // Rank 0's coordination.
   std::map<int, Round> rounds_;
-  std::map<std::vector<bool>, RelayModel::Choice> costs_;
+  std::map<std::vector<bool>, Priced> costs_;
   std::optional<LatePredictor> predictor_;  // made at the first complete call
   SkiGuard ski_;
   double spread_ = 0;

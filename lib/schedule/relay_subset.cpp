@@ -13,57 +13,19 @@
 // In place: a late rank reads its own data (Out) at step <= p + j and receives the result at a
 // step >= N - 1 + j > p + j.
 #include <algorithm>
-#include <map>
 #include <string>
 
 #include "cclx/error.hpp"
 #include "cclx/schedule/relay.hpp"
+#include "relay_steps.hpp"
 
 namespace cclx::sched {
 
-namespace {
-
-// Ops per rank and step, turned into programs at the end (program order within a step is
-// emission order).
-class Steps {
- public:
-  Steps(int n, int only) : only_(only), ops_(static_cast<std::size_t>(n)) {}
-  [[nodiscard]] bool wants(int r) const { return only_ < 0 || r == only_; }
-  void add(int r, long long step, const Op& op) {
-    if (wants(r)) ops_[static_cast<std::size_t>(r)][step].push_back(op);
-  }
-  void finish(Schedule& s) const {
-    s.programs.assign(ops_.size(), Program{});
-    for (std::size_t r = 0; r < ops_.size(); ++r) {
-      ProgramBuilder b(s.programs[r]);
-      long long step = 0;
-      for (const auto& [st, ops] : ops_[r]) {
-        for (; step < st; ++step) b.end_step();
-        s.programs[r].ops.insert(s.programs[r].ops.end(), ops.begin(), ops.end());
-      }
-      if (!ops_[r].empty()) b.end_step();
-    }
-  }
-
- private:
-  int only_;
-  std::vector<std::map<long long, std::vector<Op>>> ops_;
-};
-
-Op send_op(int peer, Region src) {
-  return Op{OpKind::send, peer, {}, src, {}};
-}
-Op recv_op(int peer, Region dst) {
-  return Op{OpKind::recv, peer, dst, {}, {}};
-}
-Op copy_op(Region dst, Region src) {
-  return Op{OpKind::copy, -1, dst, src, {}};
-}
-Op reduce_op(Region dst, Region a, Region b) {
-  return Op{OpKind::reduce, -1, dst, a, b};
-}
-
-}  // namespace
+using detail::copy_op;
+using detail::recv_op;
+using detail::reduce_op;
+using detail::send_op;
+using detail::Steps;
 
 RelayPlan subset_relay_schedules(std::string_view algorithm, const ScheduleRequest& req,
                                  const std::vector<bool>& active, std::size_t segment_bytes) {

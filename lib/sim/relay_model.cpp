@@ -6,10 +6,12 @@
 // pipelined and binomial trees, as they serve it), the trees synthesized for that case, and the
 // relay-aware trees; ties (within kTieTolerance) go to the earlier candidate, ring first (on
 // uniform links ring and the ring-like chains tie, and ring needs no receiver-ready handshake).
-// A partial call runs the cheapest of its plans (the simulator prices each): plan 0 the
-// relay-aware trees (late ranks relay in phase 1), plans 1.. the subset plans of allreduce (phase 1
-// a library schedule over the active ranks only, sched::kSubsetAlgorithms; schedule/relay.hpp);
-// ties (kTieTolerance) go to the tree plan, then to the earlier subset plan.
+// A partial call runs the cheapest of its plans (the simulator prices each;
+// sched::partial_relay_plan lists them): plan 0 the relay-aware trees (late ranks relay in phase
+// 1), for allreduce then the subset plans (phase 1 a library schedule over the active ranks only)
+// and the owner plan (phase 1 a reduce-scatter over them); ties (kTieTolerance) go to the earlier
+// plan. With a prediction of when the late ranks arrive the runtime picks among the same plans by
+// their finish then (RelayModel::best_plan).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -38,7 +40,7 @@ constexpr std::string_view kAllActiveCandidates[] = {"ring", "rhd", "pipelined_t
 // A candidate replaces an earlier one only when predicted faster by more than this fraction: the
 // α-β simulator does not resolve smaller differences (on the 8-host testbed it predicts RHD 0.4%
 // faster than ring, and RHD measures 4% slower), so near-ties go to the earlier candidate.
-constexpr double kTieTolerance = 0.03;
+constexpr double kTieTolerance = detail::RelayModel::kPlanTieTolerance;
 
 class TreeRelayModel final : public detail::RelayModel {
  public:
@@ -96,25 +98,20 @@ class TreeRelayModel final : public detail::RelayModel {
             std::make_shared<const sched::Schedule>(std::move(p.phase2))};
   }
 
-  // Both phases from now with every rank's data ready now: what proceeding costs at the least.
-  [[nodiscard]] Choice choose(const std::vector<bool>& active) const override {
-    if (everyone(active)) return {all_active_cost_, 0, 0};
-    auto price = [&](int i) {
-      const sim::RelayTimes t =
-          sim::simulate_relay(sim_, plan(active, req_, i), active, sim_options_);
-      return Choice{t.phase1_end, t.time - t.phase1_end, i};
-    };
-    Choice best = price(0);
-    for (int i = 1; i < plans(); ++i) {
-      Choice c;
-      try {  // a generator that cannot serve m ranks leaves its plan out
-        c = price(i);
+  // Both phases from now with every rank's data ready now, for every plan that serves the set.
+  [[nodiscard]] std::vector<Choice> choices(const std::vector<bool>& active) const override {
+    if (everyone(active)) return {{all_active_cost_, 0, 0}};
+    std::vector<Choice> all;
+    for (int i = 0; i < plans(); ++i) {
+      try {  // a generator that cannot serve the set leaves its plan out (not plan 0)
+        const sim::RelayTimes t =
+            sim::simulate_relay(sim_, plan(active, req_, i), active, sim_options_);
+        all.push_back(Choice{t.phase1_end, t.time - t.phase1_end, i});
       } catch (const Error&) {
-        continue;
+        if (i == 0) throw;
       }
-      if (c.total() < best.total() * (1 - kTieTolerance)) best = c;
     }
-    return best;
+    return all;
   }
   [[nodiscard]] double cost_floor(const std::vector<bool>& active) const override {
     double f = 0;
@@ -124,19 +121,14 @@ class TreeRelayModel final : public detail::RelayModel {
   }
 
  private:
-  // Plans of a partial set: the relay-aware trees, then the subset plans (allreduce).
-  [[nodiscard]] int plans() const {
-    return req_.collective == sched::Collective::allreduce
-               ? 1 + static_cast<int>(std::size(sched::kSubsetAlgorithms))
-               : 1;
-  }
+  // Plans of a partial set: sched::partial_relay_plan's list.
+  [[nodiscard]] int plans() const { return sched::partial_relay_plans(req_.collective); }
   [[nodiscard]] sched::RelayPlan plan(const std::vector<bool>& active,
                                       const sched::ScheduleRequest& r, int index) const {
     if (index < 0 || index >= plans())
       throw Error("adaptive: no relay plan " + std::to_string(index) + " for " +
                   std::string(sched::to_string(r.collective)));
-    if (index == 0) return sched::relay_schedules(relay_trees_, r, active);
-    return sched::subset_relay_schedules(sched::kSubsetAlgorithms[index - 1], r, active);
+    return sched::partial_relay_plan(index, relay_trees_, r, active);
   }
   static bool everyone(const std::vector<bool>& active) {
     return std::find(active.begin(), active.end(), false) == active.end();

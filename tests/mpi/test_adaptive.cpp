@@ -175,7 +175,7 @@ TEST_CASE("adaptive: a persistently late rank is predicted, exactly") {
     std::vector<bool> active(static_cast<std::size_t>(n), true);
     const double full = model->cost(active);
     active[static_cast<std::size_t>(late)] = false;
-    return std::pair{model->choose(active), full};
+    return std::pair{model->choices(active), full};
   };
 
   int call = 1000;
@@ -197,12 +197,13 @@ TEST_CASE("adaptive: a persistently late rank is predicted, exactly") {
   for (const int late : {n - 1, 0}) {
     progress("adaptive prediction, late rank " + std::to_string(late));
     // What rank 0 should conclude once `late` is predicted late by kLate.
-    const auto [c, full] = model_costs(late);
-    const bool proceed =
-        cclx::detail::proceed_pays(std::chrono::duration<double>(kPredictedLate).count(), c.phase1,
-                                   c.phase2, full, cclx::detail::kPredictionMargin);
-    INFO("late rank " << late << ": phase 1 " << c.phase1 << " s, phase 2 " << c.phase2
-                      << " s, all active " << full << " s");
+    const auto [plans, full] = model_costs(late);
+    const double delay = std::chrono::duration<double>(kPredictedLate).count();
+    const auto& c = cclx::detail::RelayModel::best_plan(plans, delay);
+    const bool proceed = cclx::detail::proceed_pays(delay, c.phase1, c.phase2, full,
+                                                    cclx::detail::kPredictionMargin);
+    INFO("late rank " << late << ": plan " << c.plan << ", phase 1 " << c.phase1 << " s, phase 2 "
+                      << c.phase2 << " s, all active " << full << " s");
     CHECK_MESSAGE((proceed || n == 2), "the model gives prediction nothing to do at n = " << n);
     auto req = comm.allreduce_init(buf, cclx::sum, policy);
     const std::uint64_t predicted = predicted_during([&] { run(req, late, 8); });

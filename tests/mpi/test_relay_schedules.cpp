@@ -2,8 +2,8 @@
 // (sched::concat_phases, one execution) through the Communicator, for every active subset at
 // n <= 4 and a few beyond, allreduce / reduce / bcast, 1 and 3 trees. Integers must equal the
 // locally computed reduction; float sums must be bitwise identical on every rank (allreduce).
-// The same for the subset plans (allreduce, in place too). The runtime that runs the phases as
-// two executions is tested with algo::Adaptive.
+// The same for the subset and owner plans (allreduce, in place too). The runtime that runs the
+// phases as two executions is tested with algo::Adaptive.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -44,8 +44,8 @@ struct RelayConcat {
   [[nodiscard]] cclx::engine::ExecOptions exec_options() const { return {}; }
 };
 
-// Test policy: the subset plan of `mask` with phase 1 from `algo`, both phases as one schedule
-// (16-byte segments: about 60 chunks in phase 2).
+// Test policy: the subset plan of `mask` with phase 1 from `algo`, or with algo "owners" the owner
+// plan, both phases as one schedule (64-byte segments: about 60 chunks in phase 2).
 struct SubsetConcat {
   static constexpr std::string_view name = "relay_subset_concat";
   static constexpr std::array collectives = {Coll::allreduce};
@@ -56,7 +56,8 @@ struct SubsetConcat {
   [[nodiscard]] cclx::sched::Schedule generate(const cclx::sched::ScheduleRequest& req) const {
     std::vector<bool> active(static_cast<std::size_t>(req.nranks));
     for (int r = 0; r < req.nranks; ++r) active[static_cast<std::size_t>(r)] = (mask >> r) & 1;
-    const auto plan = cclx::sched::subset_relay_schedules(algo, req, active, 64);
+    const auto plan = algo == "owners" ? cclx::sched::owner_relay_schedules(req, active, 64)
+                                       : cclx::sched::subset_relay_schedules(algo, req, active, 64);
     return cclx::sched::concat_phases(plan.phase1, plan.phase2);
   }
   [[nodiscard]] std::string cache_params(const cclx::sched::ScheduleRequest&) const {
@@ -112,13 +113,14 @@ TEST_CASE("relay schedules: phase 1 + phase 2 on real data") {
     }
 }
 
-TEST_CASE("relay schedules: subset plans on real data") {
+TEST_CASE("relay schedules: subset and owner plans on real data") {
   Comm comm(MPI_COMM_WORLD);
   const int n = comm.size(), r = comm.rank();
   Consistency cons(comm.native_handle());
   const std::size_t count = 1000;
   for (const std::uint64_t mask : masks(n))
-    for (const std::string algo : {"ring", "rhd"}) {
+    for (const std::string algo : {"ring", "rhd", "owners"}) {
+      if (algo == "owners" && mask == 0) continue;  // needs an active rank
       const SubsetConcat policy{mask, algo};
       const std::string l = "mask=" + std::to_string(mask) + " " + algo;
       std::vector<std::int32_t> in(count), out(count, sentinel<std::int32_t>()), want(count);

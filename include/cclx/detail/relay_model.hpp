@@ -3,6 +3,7 @@
 // algo::relay_model() (lib/sim/relay_model.cpp) makes it from the synthesized trees.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -25,17 +26,34 @@ class RelayModel {
   virtual ~RelayModel() = default;
   // The two phases of plan `plan` for the active set (active[r]: rank r contributes in phase 1);
   // only_rank >= 0 generates that rank's programs only, -1 every rank's. Every rank must run the
-  // same plan: rank 0 picks it (choose()) and sends its index with the active set. Plan 0 exists
+  // same plan: rank 0 picks it (best_plan()) and sends its index with the active set. Plan 0 exists
   // for every set; an index the model does not have throws cclx::Error.
   [[nodiscard]] virtual Phases phases(const std::vector<bool>& active, int only_rank,
                                       int plan) const = 0;
-  // The cheapest of the model's plans for proceeding now with `active`, and its predicted
-  // seconds: phase 1, then phase 2 as if the late ranks' data were ready now (sim::simulate_relay;
-  // total() is the buying cost of the ski-rental rule). phase1: when the last rank finishes phase
-  // 1; phase2: the rest. All active: phase1 is the all-active schedule's time, phase2 0.
-  [[nodiscard]] virtual Choice choose(const std::vector<bool>& active) const = 0;
+  // Every plan of the model for proceeding now with `active`, with its predicted seconds: phase 1,
+  // then phase 2 as if the late ranks' data were ready now (sim::simulate_relay). phase1: when
+  // the last rank finishes phase 1; phase2: the rest. Plans that cannot serve the set are left
+  // out; plan 0 is always there. All active: the all-active schedule alone (phase 2 0).
+  [[nodiscard]] virtual std::vector<Choice> choices(const std::vector<bool>& active) const = 0;
+  // The cheapest plan to proceed with now (best_plan with the late ranks ready now): its total()
+  // is the buying cost of the ski-rental rule.
+  [[nodiscard]] Choice choose(const std::vector<bool>& active) const {
+    return best_plan(choices(active), 0);
+  }
   [[nodiscard]] double cost(const std::vector<bool>& active) const {
     return choose(active).total();
+  }
+  // The plan that finishes first when the late ranks' data is ready `late_in` seconds from now:
+  // the least max(phase1, late_in) + phase2 (late_in 0: the least total). A plan replaces an
+  // earlier one only when faster by more than kPlanTieTolerance: the α-β simulator does not
+  // resolve smaller differences. `c` must not be empty.
+  static constexpr double kPlanTieTolerance = 0.03;
+  [[nodiscard]] static const Choice& best_plan(const std::vector<Choice>& c, double late_in) {
+    auto finish = [&](const Choice& x) { return std::max(x.phase1, late_in) + x.phase2; };
+    const Choice* best = &c.front();
+    for (const Choice& x : c)
+      if (finish(x) < finish(*best) * (1 - kPlanTieTolerance)) best = &x;
+    return *best;
   }
   // A cheap floor of cost(active) (O(ranks)): while the waiting is below it, the rule cannot buy,
   // so the runtime need not compute cost() (milliseconds of simulation per new set) yet.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -75,6 +76,32 @@ inline constexpr std::size_t kSubsetSegmentBytes = std::size_t{64} << 10;
                                                const ScheduleRequest& req,
                                                const std::vector<bool>& active,
                                                std::size_t segment_bytes = kSubsetSegmentBytes);
+
+// Owner plans (allreduce only): phase 1 is the ring's reduce-scatter over the k active ranks
+// (ranks ascending), after which the i-th active rank holds chunk i of their reduction P in Out;
+// phase 2 sends each chunk of every late rank's data to its owner, which folds the late ranks in
+// (in rank order) and sends the finished chunk to every other rank, pipelined in blocks of about
+// segment_bytes (at most kMaxSubsetChunks blocks in all). A late rank's data leaves it once, and
+// phase 1 moves half of what a ring subset plan's does; the price is that an owner sends
+// (n - 1) / k of the data in phase 2. Float results are bitwise identical everywhere (each result
+// block is computed on its owner only). Late ranks land at most kOwnerLandings at a time, which
+// bounds Scratch to that many copies. Throws cclx::Error when no rank is active, and as
+// subset_relay_schedules does.
+inline constexpr long long kOwnerLandings = 4;
+[[nodiscard]] RelayPlan owner_relay_schedules(const ScheduleRequest& req,
+                                              const std::vector<bool>& active,
+                                              std::size_t segment_bytes = kSubsetSegmentBytes);
+
+// The relay plans of a partial active set, by index, in order of preference on ties: 0
+// relay_schedules on `trees`; for allreduce 1.. the subset plans (kSubsetAlgorithms), then the
+// owner plan. The one list algo::Adaptive's model prices, its decisions name and tools take.
+[[nodiscard]] int partial_relay_plans(Collective c);
+// "trees", "subset-ring", "subset-rhd", "owners"; throws cclx::Error for an index out of range.
+[[nodiscard]] std::string partial_relay_plan_name(Collective c, int index);
+[[nodiscard]] int partial_relay_plan_index(Collective c, std::string_view name);
+[[nodiscard]] RelayPlan partial_relay_plan(int index, const TreeSet& trees,
+                                           const ScheduleRequest& req,
+                                           const std::vector<bool>& active);
 
 // Phase 1 followed by phase 2 as one schedule: every rank's phase-1 program is padded to phase 1's
 // round count, so phase 2's step s is step L1 + s everywhere and no message matches across the
