@@ -264,13 +264,15 @@ int main(int argc, char** argv) {
         const auto after = cclx::detail::relay_counters();
         const auto partial = after.partial_decisions - before.partial_decisions;
         const auto predicted = after.predicted_decisions - before.predicted_decisions;
+        const auto last_rank = after.last_rank_decisions - before.last_rank_decisions;
         primary[e].push_back(s.primary);
         results.push_back({{"algo", entries[e].name},
                            {"rep", rep},
                            {a.loop ? "iter_s" : "early_s", s.primary},
                            {"late_rank_s", s.late_rank},
                            {"partial_decisions", partial},
-                           {"predicted_decisions", predicted}});
+                           {"predicted_decisions", predicted},
+                           {"last_rank_decisions", last_rank}});
       }
 
     if (rank == 0 && a.json) {

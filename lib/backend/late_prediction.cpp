@@ -2,6 +2,7 @@
 #include "cclx/detail/late_prediction.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <string>
 
@@ -68,6 +69,27 @@ bool SkiGuard::enabled() const {
   double sum = 0;
   for (const double g : gains_) sum += g;
   return sum >= 0;
+}
+
+std::optional<double> last_rank_gain(const std::vector<ArrivalStep>& steps, double last,
+                                     double full) {
+  if (steps.empty()) return std::nullopt;
+  const ArrivalStep& s = steps.back();
+  if (!(s.at < last) || !std::isfinite(s.phase1)) return std::nullopt;
+  return (last + full) - (std::max(s.at + s.phase1, last) + s.phase2);
+}
+
+void WaitRules::record(std::optional<double> ski, std::optional<double> last_rank) {
+  if (ski) ski_guard_.record(*ski);
+  calls_.emplace_back(ski.value_or(0), last_rank.value_or(0));
+  if (static_cast<int>(calls_.size()) > kRuleWindow) calls_.pop_front();
+}
+
+bool WaitRules::last_rank() const {
+  if (2 * static_cast<int>(calls_.size()) < kRuleWindow) return false;
+  double ski = 0, last = 0;
+  for (const auto& [s, l] : calls_) ski += s, last += l;
+  return last > 0 && last > ski;
 }
 
 }  // namespace cclx::detail

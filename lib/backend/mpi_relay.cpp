@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -61,7 +62,8 @@ struct Header {
 };
 constexpr int kControlTag = 0;
 
-std::atomic<std::uint64_t> partial_decisions{0}, predicted_decisions{0}, relays_run{0};
+std::atomic<std::uint64_t> partial_decisions{0}, predicted_decisions{0}, last_rank_decisions{0},
+    relays_run{0};
 
 std::string rank_list(const std::vector<int>& ranks) {
   std::ostringstream s;
@@ -86,7 +88,8 @@ std::string thread_level_name(int level) {
 }  // namespace
 
 RelayCounters relay_counters() {
-  return {partial_decisions.load(), predicted_decisions.load(), relays_run.load()};
+  return {partial_decisions.load(), predicted_decisions.load(), last_rank_decisions.load(),
+          relays_run.load()};
 }
 
 class RelayOp;
@@ -318,11 +321,14 @@ class RelayOp final : public PersistentOp {
         const double waited = now - r.first;
         const int predicted_plan = r.nready < n_ ? proceed_on_prediction(r, ready, now) : -1;
         const bool predicted = predicted_plan >= 0;
-        if (r.nready == n_ || predicted ||
-            (ski_.enabled() && waited >= model_->cost_floor(ready) &&
+        const bool last_rank = !predicted && r.nready == n_ - 1 && rules_.last_rank() &&
+                               std::isfinite(cost(ready).total());
+        if (r.nready == n_ || predicted || last_rank ||
+            (rules_.ski() && waited >= model_->cost_floor(ready) &&
              waited >= cost(ready).total())) {
           decide(epoch, r, predicted ? predicted_plan : cost_plan(ready));
           if (predicted) predicted_decisions.fetch_add(1);
+          if (last_rank) last_rank_decisions.fetch_add(1);
           progress = true;
         }
       }
@@ -554,8 +560,8 @@ class RelayOp final : public PersistentOp {
     const RelayModel::Choice& c = RelayModel::best_plan(p.plans, arrival - now);
     return proceed_pays(arrival - now, c.phase1, c.phase2, full, kPredictionMargin) ? c.plan : -1;
   }
-  // A call every rank has joined: what the ski-rental rule would have gained in it (SkiGuard),
-  // and how late each rank was (the predictor).
+  // A call every rank has joined: what the ski-rental and last-rank rules would have gained in it
+  // (WaitRules), and how late each rank was (the predictor).
   void learn_from(const Round& r) {
     replay_ski(r);
     if (options_.predict_calls <= 0) return;
@@ -566,8 +572,9 @@ class RelayOp final : public PersistentOp {
       delays[static_cast<std::size_t>(q)] = r.ready_at[static_cast<std::size_t>(q)] - r.first;
     predictor_->record(delays);
   }
-  // The ski-rental rule on this call's arrivals, by the model (detail::ski_gain). A set is priced
-  // only where the rule would have priced it live (its interval reaches the set's cost floor).
+  // The ski-rental and last-rank rules on this call's arrivals, by the model (detail::ski_gain,
+  // detail::last_rank_gain). A set is priced where ski rental would have priced it live (its
+  // interval reaches the set's cost floor), and the set of all ranks but the last always.
   void replay_ski(const Round& r) {
     std::vector<int> order(static_cast<std::size_t>(n_));
     for (int q = 0; q < n_; ++q) order[static_cast<std::size_t>(q)] = q;
@@ -580,14 +587,15 @@ class RelayOp final : public PersistentOp {
       ready[static_cast<std::size_t>(q)] = true;
       ArrivalStep step{at(q), std::numeric_limits<double>::infinity(), 0};
       const double next = at(order[static_cast<std::size_t>(k) + 1]);
-      if (next > step.at && next >= model_->cost_floor(ready)) {
+      if (next > step.at && (k + 2 == n_ || next >= model_->cost_floor(ready))) {
         const RelayModel::Choice& c = cost(ready);
         step.phase1 = c.phase1;
         step.phase2 = c.phase2;
       }
       steps.push_back(step);
     }
-    if (const auto gain = ski_gain(steps, at(order.back()), all_active_cost())) ski_.record(*gain);
+    const double last = at(order.back()), full = all_active_cost();
+    rules_.record(ski_gain(steps, last, full), last_rank_gain(steps, last, full));
   }
   double all_active_cost() {
     return cost(std::vector<bool>(static_cast<std::size_t>(n_), true)).total();
@@ -653,7 +661,7 @@ class RelayOp final : public PersistentOp {
   std::map<int, Round> rounds_;
   std::map<std::vector<bool>, Priced> costs_;
   std::optional<LatePredictor> predictor_;  // made at the first complete call
-  SkiGuard ski_;
+  WaitRules rules_;
   double spread_ = 0;
 
   // The user's thread only.

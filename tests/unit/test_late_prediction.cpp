@@ -1,6 +1,7 @@
 // The adaptive runtime's prediction of persistently late ranks (detail/late_prediction.hpp): a
 // rank is predicted late only after a full streak of late calls, by the least delay of the streak;
-// one call on time ends the streak; and the wait-or-proceed comparison.
+// one call on time ends the streak; the wait-or-proceed comparison; ski rental and the last-rank
+// rule replayed in hindsight, and the choice between them.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,10 +12,12 @@
 #include "cclx/error.hpp"
 
 using cclx::detail::ArrivalStep;
+using cclx::detail::last_rank_gain;
 using cclx::detail::LatePredictor;
 using cclx::detail::proceed_pays;
 using cclx::detail::ski_gain;
 using cclx::detail::SkiGuard;
+using cclx::detail::WaitRules;
 
 TEST_CASE("late prediction: a streak of late calls predicts the least delay of the streak") {
   LatePredictor p(4, 2, 0.05);
@@ -99,4 +102,48 @@ TEST_CASE("ski rental in hindsight: the guard follows the sum of the last replay
   CHECK_FALSE(g.enabled());  // -0.10
   for (int i = 0; i < cclx::detail::kSkiWindow; ++i) g.record(0.01);
   CHECK(g.enabled());  // the losses left the window
+}
+
+TEST_CASE("last-rank rule in hindsight: the replayed gain against waiting") {
+  // Seven ranks ready by 0.02 s, the last at `last`; proceeding with the seven costs 0.151 +
+  // 0.195 s (the owner plan on the testbed's shape), the all-active schedule 0.30 s.
+  const double inf = std::numeric_limits<double>::infinity();
+  const double full = 0.30;
+  const std::vector<ArrivalStep> steps{{0, inf, 0}, {0.01, inf, 0}, {0.02, 0.151, 0.195}};
+  // The last rank 0.3 s later: finishes at max(0.171, 0.32) + 0.195 against 0.62: gained 0.105.
+  REQUIRE(last_rank_gain(steps, 0.32, full).has_value());
+  CHECK(*last_rank_gain(steps, 0.32, full) == doctest::Approx(0.105));
+  // Right after the seventh: max(0.171, 0.03) + 0.195 = 0.366 against 0.33: lost 0.036.
+  CHECK(*last_rank_gain(steps, 0.03, full) == doctest::Approx(-0.036));
+  // With the seventh, or a set that cannot proceed: nothing to judge.
+  CHECK_FALSE(last_rank_gain(steps, 0.02, full).has_value());
+  const std::vector<ArrivalStep> cannot{{0, 0.1, 0.1}, {0.01, inf, 0}};
+  CHECK_FALSE(last_rank_gain(cannot, 0.5, full).has_value());
+  CHECK_FALSE(last_rank_gain({}, 0.5, full).has_value());
+  // Ski rental on the same call waits 0.346 s: the last rank came first, nothing to judge.
+  CHECK_FALSE(ski_gain(steps, 0.32, full).has_value());
+}
+
+TEST_CASE("last-rank rule in hindsight: on while it gained more than ski rental") {
+  WaitRules w;
+  CHECK(w.ski());  // no evidence yet: the issue's rule
+  CHECK_FALSE(w.last_rank());
+  // Half a window of calls where only the last-rank rule would have proceeded, and gained.
+  for (int i = 0; i < cclx::detail::kRuleWindow / 2 - 1; ++i) w.record(std::nullopt, 0.1);
+  CHECK_FALSE(w.last_rank());  // not enough calls yet
+  w.record(std::nullopt, 0.1);
+  CHECK(w.last_rank());
+  CHECK_FALSE(w.ski());  // one rule at a time
+  // Ski rental gaining more (long delays, both proceed) takes over again.
+  for (int i = 0; i < cclx::detail::kRuleWindow; ++i) w.record(0.3, 0.2);
+  CHECK_FALSE(w.last_rank());
+  CHECK(w.ski());
+  // Both losing: neither proceeds (the guard's sum of ski's last replays is negative).
+  for (int i = 0; i < cclx::detail::kRuleWindow; ++i) w.record(-0.05, -0.04);
+  CHECK_FALSE(w.last_rank());
+  CHECK_FALSE(w.ski());
+  // Mixed calls: the last-rank rule on while its sum is positive and above ski's.
+  for (int i = 0; i < cclx::detail::kRuleWindow; ++i)
+    w.record(i % 2 ? std::optional<double>{} : -0.02, i % 2 ? 0.05 : -0.03);
+  CHECK(w.last_rank());  // 4 · 0.05 − 4 · 0.03 > 0 > 4 · −0.02
 }

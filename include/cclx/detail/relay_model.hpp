@@ -65,6 +65,8 @@ class RelayModel {
 struct RelayCounters {
   std::uint64_t partial_decisions = 0;
   std::uint64_t predicted_decisions = 0;  // of those, made at once on a prediction of late ranks
+  std::uint64_t last_rank_decisions = 0;  // of those, made when only one rank was missing
+                                          // by the last-rank rule (WaitRules)
   std::uint64_t relays = 0;
 };
 [[nodiscard]] RelayCounters relay_counters();
