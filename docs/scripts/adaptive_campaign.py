@@ -15,11 +15,13 @@ delays that iteration drew, averaged over iterations and repetitions:
   ring, rhd, stragglar   every rank starts when its delay ends (--start R:S)
   straggler_aware        stragglar (straggler = the late rank) when the job has a persistently
                          late rank, its fallback ring otherwise
-  adaptive               the runtime's ski-rental rule replayed: the first notice at t0; at each
-                         moment the set S of ranks ready so far; proceed once now - t0 reaches
-                         cost(S) (synth relay time with the others ready at once, as the runtime's
-                         RelayModel::cost), or when every rank is ready; then synth as a relay
-                         collective from that moment with the late ranks ready at their times.
+  adaptive               the runtime's rank 0 replayed call by call (Runtime below), with its state
+                         over each repetition (a fresh request, one warm-up call on time): the
+                         prediction of persistently late ranks, the last-rank rule and ski rental
+                         with their replays in hindsight (detail/late_prediction.hpp), each set's
+                         plans priced by cclx-sim (--param plan=I, the others ready at once, as
+                         RelayModel::choices), the decided plan then run from the decision with the
+                         late ranks ready at their times.
   native                 not simulated (MPICH's choice is internal to it)
 "adaptive (profiled)" is predicted on the profile it ran on (topo-PROFILE.json in --data, as
 adaptive.sh writes it) when that file is there: its trees are the profile's, not the built
@@ -66,6 +68,14 @@ def built_topology(job):
     raise SystemExit(f"no built topology for job {job}")
 
 
+# The runtime's constants (include/cclx/detail/late_prediction.hpp, relay_model.hpp,
+# algo/adaptive.hpp).
+PREDICTION_MARGIN, LATE_FRACTION, PREDICT_CALLS = 0.1, 0.1, 2
+SKI_WINDOW, RULE_WINDOW, TIE = 4, 8, 0.03
+PLANS = 4  # sched::partial_relay_plans(allreduce)
+NIC_RATE = 200e6 / 8  # the testbed's NICs: the floor of proceeding's cost is bytes / NIC_RATE
+
+
 class Sim:
     # plan: the relay plan of a partial call (cclx-sim --param plan): -1 the cheapest, as the
     # runtime picks it; 0 the relay-aware trees only (the runtime before the subset plans).
@@ -73,15 +83,44 @@ class Sim:
         self.exe, self.topology, self.bytes, self.plan = exe, topology, nbytes, plan
 
     @functools.lru_cache(maxsize=None)
-    def _run(self, algo, flag, times, relay=1):
+    def _json(self, algo, flag, times, relay=1, plan=None):
         cmd = [self.exe, "--topology", self.topology, "--algo", algo, "--bytes", str(self.bytes),
                "--json", "--no-critical-path"]
         if algo == "synth":
-            cmd += ["--param", f"relay={relay}", "--param", f"plan={self.plan}"]
+            cmd += ["--param", f"relay={relay}",
+                    "--param", f"plan={self.plan if plan is None else plan}"]
         if times:
             cmd += [flag, ",".join(f"{r}:{t:.6f}" for r, t in times)]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        return json.loads(out)[0]["time_s"]
+        return json.loads(out)[0]
+
+    def _run(self, algo, flag, times, relay=1, plan=None):
+        return self._json(algo, flag, times, relay, plan)["time_s"]
+
+    @functools.lru_cache(maxsize=None)
+    def choices(self, missing):
+        """RelayModel::choices: (phase1, phase2, plan) of every plan, the missing ranks ready now."""
+        out = []
+        for i in range(PLANS):
+            try:
+                j = self._json("synth", "--late", tuple((q, 0.0) for q in missing), 1, i)
+            except subprocess.CalledProcessError:
+                continue  # a plan that cannot serve the set
+            out.append((j["phase1_s"], j["time_s"] - j["phase1_s"], i))
+        return out
+
+    @staticmethod
+    def best_plan(choices, late_in):
+        finish = lambda c: max(c[0], late_in) + c[1]
+        best = choices[0]
+        for c in choices:
+            if finish(c) < finish(best) * (1 - TIE):
+                best = c
+        return best
+
+    def run_plan(self, plan, decide, late):  # late: ((rank, ready time), ...) absolute
+        times = tuple((q, round(t - decide, 6)) for q, t in late)
+        return decide + self._run("synth", "--late", times, 1, plan)
 
     def waiting(self, algo, starts):
         times = tuple((r, s) for r, s in enumerate(starts) if s > 0)
@@ -93,23 +132,96 @@ class Sim:
                        [self._run("synth", "--late", (), 0), self._run("synth", "--late", (), 1)])
         return self._run("synth", "--late", tuple(late))
 
-    def adaptive(self, ready):
-        """The runtime's ski-rental decision replayed on `ready` (seconds per rank)."""
-        order = sorted(range(len(ready)), key=lambda r: ready[r])
-        t0 = ready[order[0]]
-        for i, r in enumerate(order):
-            now = ready[r]
-            present = set(order[: i + 1])
-            if len(present) == len(ready):  # everyone is here before the rule proceeded
-                return now + self.relay(())
-            cost = self.relay(tuple((q, 0.0) for q in sorted(set(range(len(ready))) - present)))
-            nxt = ready[order[i + 1]]
-            if t0 + cost <= nxt:  # proceeds before the next notice
-                decide = max(now, t0 + cost)
-                late = tuple((q, round(ready[q] - decide, 6))
-                             for q in sorted(set(range(len(ready))) - present))
-                return decide + self.relay(late)
-        raise AssertionError("unreachable")
+
+class Runtime:
+    """Rank 0 of one adaptive request (lib/backend/mpi_relay.cpp), replayed on arrivals."""
+
+    def __init__(self, sim, n):
+        self.sim, self.n = sim, n
+        self.full = sim.relay(())
+        self.streak = [[] for _ in range(n)]  # LatePredictor
+        self.ski_gains, self.calls = [], []   # WaitRules
+
+    def late(self, q):
+        return len(self.streak[q]) == PREDICT_CALLS
+
+    def last_rank_on(self):
+        if 2 * len(self.calls) < RULE_WINDOW:
+            return False
+        ski, last = sum(c[0] for c in self.calls), sum(c[1] for c in self.calls)
+        return last > 0 and last > ski
+
+    def ski_on(self):
+        return not self.last_rank_on() and sum(self.ski_gains) >= 0
+
+    def floor(self):
+        return self.sim.bytes / NIC_RATE
+
+    def cheapest(self, missing):
+        return Sim.best_plan(self.sim.choices(missing), 0)
+
+    def call(self, ready):
+        """One call: its finish (seconds, as `ready`), then what rank 0 learns from it."""
+        n, full = self.n, self.full
+        order = sorted(range(n), key=lambda r: ready[r])
+        first = ready[order[0]]
+        finish = None
+        for k in range(n):
+            now = ready[order[k]]
+            if k == n - 1:
+                finish = now + full
+                break
+            missing = tuple(sorted(order[k + 1:]))
+            late = tuple((q, ready[q]) for q in missing)
+            nxt = ready[order[k + 1]]
+            if nxt <= now:
+                continue  # the next notice arrives with this one
+            if any(self.late(q) for q in range(n)) and all(self.late(q) for q in missing):
+                arrival = first + max(min(self.streak[q]) for q in missing)
+                p1, p2, plan = Sim.best_plan(self.sim.choices(missing), arrival - now)
+                a = max(arrival - now, 0)
+                if max(p1, a) + p2 + PREDICTION_MARGIN * (p1 + p2) < a + full:
+                    finish = self.sim.run_plan(plan, now, late)
+                    break
+            if k == n - 2 and self.last_rank_on():
+                finish = self.sim.run_plan(self.cheapest(missing)[2], now, late)
+                break
+            if self.ski_on() and nxt - first >= self.floor():
+                p1, p2, plan = self.cheapest(missing)
+                tau = max(now, first + p1 + p2)
+                if tau < nxt:
+                    finish = self.sim.run_plan(plan, tau, late)
+                    break
+        self.learn(ready, order, first)
+        return finish
+
+    def learn(self, ready, order, first):
+        n, full = self.n, self.full
+        at = [ready[q] - first for q in order]
+        last = at[-1]
+        ski = lastr = None
+        for k in range(n - 1):  # ski_gain
+            nxt = at[k + 1]
+            if not nxt > at[k] or nxt < self.floor():
+                continue
+            p1, p2, _ = self.cheapest(tuple(sorted(order[k + 1:])))
+            tau = max(at[k], p1 + p2)
+            if tau < nxt:
+                ski = (last + full) - (max(tau + p1, last) + p2)
+                break
+        if n >= 2 and at[n - 2] < last:  # last_rank_gain
+            p1, p2, _ = self.cheapest((order[-1],))
+            lastr = (last + full) - (max(at[n - 2] + p1, last) + p2)
+        if ski is not None:
+            self.ski_gains = (self.ski_gains + [ski])[-SKI_WINDOW:]
+        self.calls = (self.calls + [(ski or 0.0, lastr or 0.0)])[-RULE_WINDOW:]
+        threshold = LATE_FRACTION * full
+        for q in range(n):
+            d = ready[q] - first
+            if d >= threshold and d > 0:
+                self.streak[q] = (self.streak[q] + [d])[-PREDICT_CALLS:]
+            else:
+                self.streak[q] = []
 
 
 def predict(sim, algo, doc):
@@ -118,13 +230,16 @@ def predict(sim, algo, doc):
     late_job = doc["late_ms"] > 0
     times = []
     for rep in doc["delays"]:
+        runtime = Runtime(sim, doc["n"])
+        if algo.startswith("adaptive"):
+            runtime.call([0.0] * doc["n"])  # the warm-up call, on time
         for starts in rep:
             if algo in ("ring", "rhd", "stragglar"):
                 times.append(sim.waiting(algo, starts))
             elif algo == "straggler_aware":
                 times.append(sim.waiting("stragglar" if late_job else "ring", starts))
             elif algo.startswith("adaptive"):
-                times.append(sim.adaptive(starts))
+                times.append(runtime.call(starts))
     return statistics.mean(times) if times else None
 
 
