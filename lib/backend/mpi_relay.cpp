@@ -3,10 +3,11 @@
 // Per backend, at the first adaptive init (collective): a control communicator (a duplicate of
 // the private one; control messages never share it with data) and a progress thread, which
 //   - receives every control message of this rank (MPI_Improbe + MPI_Mrecv, one tag),
-//   - on rank 0, coordinates: collects ready notices, decides by the ski-rental rule (or at once
-//     when ranks late in every recent call are predicted late enough that proceeding pays:
-//     detail/late_prediction.hpp), tells every rank the active set, and declares missing ranks
-//     failed after the fault time-out,
+//   - on rank 0, coordinates: collects ready notices, decides by the ski-rental rule or, while
+//     it did better on recent calls, as soon as one rank is missing (or at once when ranks late
+//     in every recent call are predicted late enough that proceeding pays:
+//     detail/late_prediction.hpp), tells every rank the active set and plan, and declares
+//     missing ranks failed after the fault time-out,
 //   - runs this rank's phase 1 as a relay (scratch only) when the rank is not active in a call.
 // Protocol per request and call ("epoch": the k-th start() of the request, the same on every
 // rank): start() sends READY(request, epoch) to rank 0; rank 0 sends DECISION(request, epoch,
@@ -316,8 +317,10 @@ class RelayOp final : public PersistentOp {
         // + phase 2 with the ranks ready now; buy once the waiting has cost as much. Below the
         // model's cheap floor of that cost the rule cannot buy yet: the simulation that prices a
         // new set (milliseconds, on this thread) waits until it can matter. The rule applies only
-        // while its replays on recent calls' arrivals did not lose (SkiGuard). Before the
-        // break-even, ranks late in every recent call may be predicted late enough to proceed.
+        // while its replays on recent calls' arrivals did not lose (SkiGuard), and not while the
+        // last-rank rule (proceed once one rank is missing) gained more in its replays
+        // (WaitRules). Before either, ranks late in every recent call may be predicted late
+        // enough to proceed.
         const double waited = now - r.first;
         const int predicted_plan = r.nready < n_ ? proceed_on_prediction(r, ready, now) : -1;
         const bool predicted = predicted_plan >= 0;
