@@ -566,7 +566,7 @@ class RelayOp final : public PersistentOp {
   // A call every rank has joined: what the ski-rental and last-rank rules would have gained in it
   // (WaitRules), and how late each rank was (the predictor).
   void learn_from(const Round& r) {
-    replay_ski(r);
+    replay_rules(r);
     if (options_.predict_calls <= 0) return;
     if (!predictor_)
       predictor_.emplace(n_, options_.predict_calls, kLateFraction * all_active_cost());
@@ -578,7 +578,7 @@ class RelayOp final : public PersistentOp {
   // The ski-rental and last-rank rules on this call's arrivals, by the model (detail::ski_gain,
   // detail::last_rank_gain). A set is priced where ski rental would have priced it live (its
   // interval reaches the set's cost floor), and the set of all ranks but the last always.
-  void replay_ski(const Round& r) {
+  void replay_rules(const Round& r) {
     std::vector<int> order(static_cast<std::size_t>(n_));
     for (int q = 0; q < n_; ++q) order[static_cast<std::size_t>(q)] = q;
     const auto at = [&](int q) { return r.ready_at[static_cast<std::size_t>(q)] - r.first; };
@@ -610,11 +610,7 @@ class RelayOp final : public PersistentOp {
   // DECISION: the active flags, then the index of the plan.
   void decide(int epoch, Round& r, int plan) {
     std::vector<std::uint8_t> flags(static_cast<std::size_t>(n_) + 1);
-    std::vector<bool> ready(static_cast<std::size_t>(n_));
-    for (int q = 0; q < n_; ++q) {
-      ready[static_cast<std::size_t>(q)] = r.ready_at[q] >= 0;
-      flags[static_cast<std::size_t>(q)] = ready[static_cast<std::size_t>(q)] ? 1 : 0;
-    }
+    for (int q = 0; q < n_; ++q) flags[static_cast<std::size_t>(q)] = r.ready_at[q] >= 0 ? 1 : 0;
     flags.back() = static_cast<std::uint8_t>(plan);
     for (int q = 0; q < n_; ++q) hub_->post(q, Msg::decision, id_, epoch, flags);
     r.decided = true;

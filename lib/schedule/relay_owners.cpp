@@ -27,15 +27,7 @@ namespace cclx::sched {
 
 RelayPlan owner_relay_schedules(const ScheduleRequest& req, const std::vector<bool>& active,
                                 std::size_t segment_bytes) {
-  if (req.collective != Collective::allreduce)
-    throw Error("owner relay plans serve allreduce only, not " +
-                std::string(to_string(req.collective)));
-  if (req.nranks < 1) throw Error("owner relay plans: communicator size must be >= 1");
-  if (active.size() != static_cast<std::size_t>(req.nranks))
-    throw Error("owner relay plans: active set has " + std::to_string(active.size()) +
-                " entries for " + std::to_string(req.nranks) + " ranks");
-  if (req.only_rank >= req.nranks)
-    throw Error("owner relay plans: rank " + std::to_string(req.only_rank) + " out of range");
+  detail::check_allreduce_plan("owner relay plans", req, active);
   const int n = req.nranks;
   std::vector<int> act, late;
   for (int r = 0; r < n; ++r) (active[static_cast<std::size_t>(r)] ? act : late).push_back(r);
@@ -43,10 +35,8 @@ RelayPlan owner_relay_schedules(const ScheduleRequest& req, const std::vector<bo
   const auto m = static_cast<long long>(late.size());
   if (k == 0) throw Error("owner relay plans need an active rank (every rank is late)");
 
-  const std::size_t seg = std::max<std::size_t>(segment_bytes, 1);
-  const std::size_t want = std::min<std::size_t>((req.bytes + seg - 1) / seg, kMaxSubsetChunks);
-  const auto g = static_cast<std::uint32_t>(
-      std::max<std::size_t>(1, (want + static_cast<std::size_t>(k) - 1) / k));
+  const std::uint32_t g =
+      detail::blocks_per_unit(req.bytes, segment_bytes, static_cast<std::uint32_t>(k));
   const std::uint32_t nb = static_cast<std::uint32_t>(k) * g;
   const auto G = static_cast<std::uint32_t>(std::min<long long>(m, kOwnerLandings));
   const long long H = G == 0 ? 0 : (m + G - 1) / G;
@@ -96,26 +86,19 @@ RelayPlan owner_relay_schedules(const ScheduleRequest& req, const std::vector<bo
   // Phase 2.
   detail::Steps e(n, req.only_rank);
   for (std::uint32_t c = 0; c < g; ++c) {
+    // Late rank j's block c of every chunk to its owner, landing in Scratch copy j mod G and
+    // added in late-rank order (an owner's reductions of one step run in program order).
     for (long long j = 0; j < m; ++j) {
       const int l = late[static_cast<std::size_t>(j)];
       const long long step = static_cast<long long>(c) * H + j / G;
-      const Region land = scratch(static_cast<std::uint32_t>(j % G) * nb);  // + block, below
+      const auto copy = static_cast<std::uint32_t>(j % G);
       for (int q = 0; q < k; ++q) {
         const std::uint32_t blk = static_cast<std::uint32_t>(q) * g + c;
-        const Region own = req.in_place ? out(blk) : in(blk);
-        const Region slot{Buf::scratch, land.first + blk, 1};
+        const Region slot = scratch(copy * nb + blk);
         const int o = act[static_cast<std::size_t>(q)];
-        e.add(l, step, detail::send_op(o, own));
+        e.add(l, step, detail::send_op(o, req.in_place ? out(blk) : in(blk)));
         e.add(o, step, detail::recv_op(l, slot));
-      }
-    }
-    // Reductions after the step's receives (program order within the step).
-    for (long long j = 0; j < m; ++j) {
-      const long long step = static_cast<long long>(c) * H + j / G;
-      for (int q = 0; q < k; ++q) {
-        const std::uint32_t blk = static_cast<std::uint32_t>(q) * g + c;
-        const Region slot{Buf::scratch, static_cast<std::uint32_t>(j % G) * nb + blk, 1};
-        e.add(act[static_cast<std::size_t>(q)], step, detail::reduce_op(out(blk), out(blk), slot));
+        e.add(o, step, detail::reduce_op(out(blk), out(blk), slot));
       }
     }
     // The finished block c of every chunk to every other rank.

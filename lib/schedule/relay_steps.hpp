@@ -1,10 +1,18 @@
-// Internal to lib/schedule: per-rank, per-step op lists that relay plans fill in any order and
-// turn into programs at the end (program order within a step is emission order).
+// Internal to lib/schedule, shared by the relay plan families: their request checks and block
+// split, and per-rank, per-step op lists that they fill in any order and turn into programs at
+// the end (program order within a step is emission order).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <map>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "cclx/error.hpp"
+#include "cclx/schedule/generate.hpp"
+#include "cclx/schedule/relay.hpp"
 #include "cclx/schedule/schedule.hpp"
 
 namespace cclx::sched::detail {
@@ -34,6 +42,32 @@ class Steps {
   int only_;
   std::vector<std::map<long long, std::vector<Op>>> ops_;
 };
+
+// The checks every allreduce-only plan family makes of its request (`family` names it in the
+// message: "subset relay plans"); throws cclx::Error.
+inline void check_allreduce_plan(std::string_view family, const ScheduleRequest& req,
+                                 const std::vector<bool>& active) {
+  const std::string f(family);
+  if (req.collective != Collective::allreduce)
+    throw Error(f + " serve allreduce only, not " + std::string(to_string(req.collective)));
+  if (req.nranks < 1) throw Error(f + ": communicator size must be >= 1");
+  if (active.size() != static_cast<std::size_t>(req.nranks))
+    throw Error(f + ": active set has " + std::to_string(active.size()) + " entries for " +
+                std::to_string(req.nranks) + " ranks");
+  if (req.only_rank >= req.nranks)
+    throw Error(f + ": rank " + std::to_string(req.only_rank) + " out of range");
+}
+
+// Blocks per unit when `units` units (a generator's blocks, owners' chunks) are split so that
+// there are about bytes / segment_bytes blocks in all, at most kMaxSubsetChunks rounded up to a
+// multiple of `units`, at least one per unit.
+inline std::uint32_t blocks_per_unit(std::size_t bytes, std::size_t segment_bytes,
+                                     std::uint32_t units) {
+  const std::size_t seg = std::max<std::size_t>(segment_bytes, 1);
+  const std::size_t want = std::min<std::size_t>((bytes + seg - 1) / seg, kMaxSubsetChunks);
+  const std::size_t u = std::max<std::uint32_t>(units, 1);
+  return static_cast<std::uint32_t>(std::max<std::size_t>(1, (want + u - 1) / u));
+}
 
 inline Op send_op(int peer, Region src) {
   return Op{OpKind::send, peer, {}, src, {}};

@@ -29,15 +29,7 @@ using detail::Steps;
 
 RelayPlan subset_relay_schedules(std::string_view algorithm, const ScheduleRequest& req,
                                  const std::vector<bool>& active, std::size_t segment_bytes) {
-  if (req.collective != Collective::allreduce)
-    throw Error("subset relay plans serve allreduce only, not " +
-                std::string(to_string(req.collective)));
-  if (req.nranks < 1) throw Error("subset relay plans: communicator size must be >= 1");
-  if (active.size() != static_cast<std::size_t>(req.nranks))
-    throw Error("subset relay plans: active set has " + std::to_string(active.size()) +
-                " entries for " + std::to_string(req.nranks) + " ranks");
-  if (req.only_rank >= req.nranks)
-    throw Error("subset relay plans: rank " + std::to_string(req.only_rank) + " out of range");
+  detail::check_allreduce_plan("subset relay plans", req, active);
   const int n = req.nranks;
   std::vector<int> chain, sub_of(static_cast<std::size_t>(n), -1);  // late ranks, then active
   std::vector<int> act;
@@ -63,9 +55,7 @@ RelayPlan subset_relay_schedules(std::string_view algorithm, const ScheduleReque
                       : 0;
   const Schedule s1 = generate_by_name(algorithm, sub);
   const std::uint32_t B = s1.nblocks;
-  const std::size_t seg = std::max<std::size_t>(segment_bytes, 1);
-  const std::size_t want = std::min<std::size_t>((req.bytes + seg - 1) / seg, kMaxSubsetChunks);
-  const auto g = static_cast<std::uint32_t>(std::max<std::size_t>(1, (want + B - 1) / B));
+  const std::uint32_t g = detail::blocks_per_unit(req.bytes, segment_bytes, B);
   const std::uint32_t nb = B * g;
 
   auto plan_schedule = [&](int phase) {

@@ -123,11 +123,9 @@ class TreeRelayModel final : public detail::RelayModel {
  private:
   // Plans of a partial set: sched::partial_relay_plan's list.
   [[nodiscard]] int plans() const { return sched::partial_relay_plans(req_.collective); }
+  // Throws cclx::Error for an index outside the list.
   [[nodiscard]] sched::RelayPlan plan(const std::vector<bool>& active,
                                       const sched::ScheduleRequest& r, int index) const {
-    if (index < 0 || index >= plans())
-      throw Error("adaptive: no relay plan " + std::to_string(index) + " for " +
-                  std::string(sched::to_string(r.collective)));
     return sched::partial_relay_plan(index, relay_trees_, r, active);
   }
   static bool everyone(const std::vector<bool>& active) {
