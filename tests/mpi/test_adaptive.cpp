@@ -63,6 +63,30 @@ float fvalue(int rank, int call, std::size_t i) {
 
 constexpr std::size_t kCount = 1000;
 
+// The reference of an int64 allreduce of ivalue data: the sum over the n ranks.
+std::vector<std::int64_t> ivalue_sums(int n, int call, std::size_t count) {
+  std::vector<std::int64_t> want(count, 0);
+  for (int r = 0; r < n; ++r)
+    for (std::size_t i = 0; i < count; ++i) want[i] += ivalue(r, call, i);
+  return want;
+}
+
+// One call of an int64 allreduce request on ivalue data in which rank `late` starts `delay`
+// after the others; the result must equal the reference. False when the call threw (no_throw
+// reported it).
+bool late_call(cclx::PersistentRequest& req, std::vector<std::int64_t>& buf, int rank, int n,
+               int call, int late, std::chrono::duration<double> delay, const std::string& what) {
+  for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = ivalue(rank, call, i);
+  if (!no_throw(what, [&] {
+        if (rank == late) std::this_thread::sleep_for(delay);
+        req.start();
+        req.wait();
+      }))
+    return false;
+  compare<std::int64_t>("allreduce, " + what, buf, ivalue_sums(n, call, buf.size()), true);
+  return true;
+}
+
 TEST_CASE("adaptive: allreduce with late ranks (int exact, float identical)") {
   if (!thread_multiple()) return;
   Comm comm(MPI_COMM_WORLD);
@@ -88,10 +112,8 @@ TEST_CASE("adaptive: allreduce with late ranks (int exact, float identical)") {
         freq.wait();
       });
       if (!ok) return;
-      std::vector<std::int64_t> want(kCount, 0);
-      for (int r = 0; r < n; ++r)
-        for (std::size_t i = 0; i < kCount; ++i) want[i] += ivalue(r, call, i);
-      compare<std::int64_t>("allreduce int64 " + describe(late), ibuf, want, true);
+      compare<std::int64_t>("allreduce int64 " + describe(late), ibuf, ivalue_sums(n, call, kCount),
+                            true);
       same.add<float>("allreduce float " + describe(late), fout);
     }
   }
@@ -180,19 +202,10 @@ TEST_CASE("adaptive: a persistently late rank is predicted, exactly") {
 
   int call = 1000;
   auto run = [&](cclx::PersistentRequest& req, int late, int calls) {
-    for (int c = 0; c < calls; ++c, ++call) {
-      for (std::size_t i = 0; i < kCount; ++i) buf[i] = ivalue(rank, call, i);
-      if (!no_throw("late rank " + std::to_string(late), [&] {
-            if (rank == late) std::this_thread::sleep_for(kPredictedLate);
-            req.start();
-            req.wait();
-          }))
+    for (int c = 0; c < calls; ++c, ++call)
+      if (!late_call(req, buf, rank, n, call, late, kPredictedLate,
+                     "late rank " + std::to_string(late)))
         return;
-      std::vector<std::int64_t> want(kCount, 0);
-      for (int r = 0; r < n; ++r)
-        for (std::size_t i = 0; i < kCount; ++i) want[i] += ivalue(r, call, i);
-      compare<std::int64_t>("allreduce, late rank " + std::to_string(late), buf, want, true);
-    }
   };
   for (const int late : {n - 1, 0}) {
     progress("adaptive prediction, late rank " + std::to_string(late));
@@ -257,20 +270,10 @@ TEST_CASE("adaptive: a different rank late in every call, the last-rank rule") {
 
   auto req = comm.allreduce_init(buf, cclx::sum, policy);
   const std::uint64_t before = cclx::detail::relay_counters().last_rank_decisions;
-  for (int call = 0; call < kRotatingCalls; ++call) {
-    for (std::size_t i = 0; i < count; ++i) buf[i] = ivalue(rank, call, i);
-    const int late = call % n;
-    if (!no_throw("rotating late rank " + std::to_string(late), [&] {
-          if (rank == late) std::this_thread::sleep_for(std::chrono::duration<double>(d));
-          req.start();
-          req.wait();
-        }))
+  for (int call = 0; call < kRotatingCalls; ++call)
+    if (!late_call(req, buf, rank, n, call, call % n, std::chrono::duration<double>(d),
+                   "rotating late rank " + std::to_string(call % n)))
       break;
-    std::vector<std::int64_t> want(count, 0);
-    for (int r = 0; r < n; ++r)
-      for (std::size_t i = 0; i < count; ++i) want[i] += ivalue(r, call, i);
-    compare<std::int64_t>("allreduce, rotating late rank", buf, want, true);
-  }
   const std::uint64_t mine = cclx::detail::relay_counters().last_rank_decisions - before;
   std::uint64_t decided = 0;
   MPI_Allreduce(&mine, &decided, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);

@@ -66,6 +66,9 @@ struct SubsetConcat {
   [[nodiscard]] cclx::engine::ExecOptions exec_options() const { return {}; }
 };
 
+// 1000 elements: 4000 bytes, 63 chunks of 64 bytes per tree at most.
+constexpr std::size_t kCount = 1000;
+
 std::vector<std::uint64_t> masks(int n) {
   std::vector<std::uint64_t> m;
   const std::uint64_t all = (std::uint64_t{1} << n) - 1;
@@ -77,28 +80,45 @@ std::vector<std::uint64_t> masks(int n) {
   return m;
 }
 
+// allreduce with `policy`: int32 sums equal the local reference (in place too with `in_place`),
+// float sums go to `cons` (bitwise identical on every rank). Returns the int32 input and the
+// reference for the caller's further checks.
+template <class Policy>
+std::pair<std::vector<std::int32_t>, std::vector<std::int32_t>> check_allreduce(
+    Comm& comm, const Policy& policy, const std::string& l, Consistency& cons, bool in_place) {
+  const std::size_t count = kCount;
+  const int n = comm.size(), r = comm.rank();
+  std::vector<std::int32_t> in(count), out(count, sentinel<std::int32_t>()), want(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    in[i] = reduce_input<std::int32_t>(cclx::OpId::sum, r, i);
+    want[i] = expected_reduction<std::int32_t>(cclx::OpId::sum, n, i);
+  }
+  comm.allreduce(in, out, cclx::sum, policy);
+  compare(l + " allreduce int32", out, want, true);
+  if (in_place) {
+    std::vector<std::int32_t> io = in;
+    comm.allreduce(io, cclx::sum, policy);
+    compare(l + " allreduce int32 in place", io, want, true);
+  }
+  std::vector<float> fin(count), fout(count);
+  for (std::size_t i = 0; i < count; ++i) fin[i] = reduce_input<float>(cclx::OpId::sum, r, i);
+  comm.allreduce(fin, fout, cclx::sum, policy);
+  cons.add<float>(l + " allreduce float", fout);
+  return {std::move(in), std::move(want)};
+}
+
 }  // namespace
 
 TEST_CASE("relay schedules: phase 1 + phase 2 on real data") {
   Comm comm(MPI_COMM_WORLD);
   const int n = comm.size(), r = comm.rank();
   Consistency cons(comm.native_handle());
-  const std::size_t count = 1000;  // 4000 bytes: 63 chunks of 64 bytes per tree at most
+  const std::size_t count = kCount;
   for (const std::uint64_t mask : masks(n))
     for (const int trees : {1, 3}) {
       const RelayConcat policy{mask, trees};
       const std::string l = "mask=" + std::to_string(mask) + " trees=" + std::to_string(trees);
-      std::vector<std::int32_t> in(count), out(count, sentinel<std::int32_t>()), want(count);
-      for (std::size_t i = 0; i < count; ++i) {
-        in[i] = reduce_input<std::int32_t>(cclx::OpId::sum, r, i);
-        want[i] = expected_reduction<std::int32_t>(cclx::OpId::sum, n, i);
-      }
-      comm.allreduce(in, out, cclx::sum, policy);
-      compare(l + " allreduce int32", out, want, true);
-      std::vector<float> fin(count), fout(count);
-      for (std::size_t i = 0; i < count; ++i) fin[i] = reduce_input<float>(cclx::OpId::sum, r, i);
-      comm.allreduce(fin, fout, cclx::sum, policy);
-      cons.add<float>(l + " allreduce float", fout);
+      const auto [in, want] = check_allreduce(comm, policy, l, cons, false);
       const int root = static_cast<int>(mask % static_cast<std::uint64_t>(n));
       std::vector<std::int32_t> red(count, sentinel<std::int32_t>());
       comm.reduce(in, red, cclx::sum, root, policy);
@@ -115,27 +135,13 @@ TEST_CASE("relay schedules: phase 1 + phase 2 on real data") {
 
 TEST_CASE("relay schedules: subset and owner plans on real data") {
   Comm comm(MPI_COMM_WORLD);
-  const int n = comm.size(), r = comm.rank();
+  const int n = comm.size();
   Consistency cons(comm.native_handle());
-  const std::size_t count = 1000;
   for (const std::uint64_t mask : masks(n))
     for (const std::string algo : {"ring", "rhd", "owners"}) {
       if (algo == "owners" && mask == 0) continue;  // needs an active rank
       const SubsetConcat policy{mask, algo};
-      const std::string l = "mask=" + std::to_string(mask) + " " + algo;
-      std::vector<std::int32_t> in(count), out(count, sentinel<std::int32_t>()), want(count);
-      for (std::size_t i = 0; i < count; ++i) {
-        in[i] = reduce_input<std::int32_t>(cclx::OpId::sum, r, i);
-        want[i] = expected_reduction<std::int32_t>(cclx::OpId::sum, n, i);
-      }
-      comm.allreduce(in, out, cclx::sum, policy);
-      compare(l + " allreduce int32", out, want, true);
-      comm.allreduce(in, cclx::sum, policy);  // in place
-      compare(l + " allreduce int32 in place", in, want, true);
-      std::vector<float> fin(count), fout(count);
-      for (std::size_t i = 0; i < count; ++i) fin[i] = reduce_input<float>(cclx::OpId::sum, r, i);
-      comm.allreduce(fin, fout, cclx::sum, policy);
-      cons.add<float>(l + " allreduce float", fout);
+      (void)check_allreduce(comm, policy, "mask=" + std::to_string(mask) + " " + algo, cons, true);
     }
 }
 

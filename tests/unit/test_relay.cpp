@@ -7,11 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "active_sets.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/relay.hpp"
 #include "cclx/schedule/verifier.hpp"
 
 using namespace cclx::sched;
+using cclx::test::show;
+using cclx::test::subset;
 
 namespace {
 
@@ -20,18 +23,6 @@ std::vector<int> hosts(int n, int per_host) {
   std::vector<int> h(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) h[static_cast<std::size_t>(r)] = r / per_host;
   return h;
-}
-
-std::vector<bool> subset(int n, std::uint64_t mask) {
-  std::vector<bool> a(static_cast<std::size_t>(n));
-  for (int r = 0; r < n; ++r) a[static_cast<std::size_t>(r)] = (mask >> r) & 1;
-  return a;
-}
-
-std::string show(const std::vector<bool>& a) {
-  std::string s;
-  for (bool b : a) s += b ? '1' : '0';
-  return s;
 }
 
 // Proves both phases for one case; `count` elements of one byte (bytes == count).
@@ -74,24 +65,12 @@ TEST_CASE("relay: every active subset, n <= 8") {
 }
 
 TEST_CASE("relay: random subsets up to n = 32") {
-  std::uint64_t x = 0x9e3779b97f4a7c15ull;
-  auto next = [&] {  // xorshift64*
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    return x * 0x2545f4914f6cdd1dull;
-  };
+  cclx::test::Xorshift rng(0x9e3779b97f4a7c15ull);
   for (int n : {9, 11, 12, 16, 17, 23, 31, 32})
     for (int k = 0; k < 12; ++k) {
-      std::vector<bool> active(static_cast<std::size_t>(n));
-      // k = 0: one active rank; k = 1: all but one; else random.
-      const int only = static_cast<int>(next() % static_cast<std::uint64_t>(n));
-      for (int r = 0; r < n; ++r)
-        active[static_cast<std::size_t>(r)] = k == 0   ? r == only
-                                              : k == 1 ? r != only
-                                                       : (next() >> 40) % 3 != 0;
+      const auto active = cclx::test::sweep_set(rng, n, k);
       const int trees = 1 + k % 4;
-      const int root = static_cast<int>(next() % static_cast<std::uint64_t>(n));
+      const int root = rng.rank(n);
       for (Collective c : {Collective::allreduce, Collective::reduce, Collective::bcast})
         prove(c, n, root, trees, 1 + k % 3, k % 2 == 1, active, 1000, 97);
     }

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "active_sets.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/relay.hpp"
 #include "cclx/schedule/verifier.hpp"
@@ -20,20 +21,10 @@
 #include "cclx/topology/builders.hpp"
 
 using namespace cclx::sched;
+using cclx::test::show;
+using cclx::test::subset;
 
 namespace {
-
-std::vector<bool> subset(int n, std::uint64_t mask) {
-  std::vector<bool> a(static_cast<std::size_t>(n));
-  for (int r = 0; r < n; ++r) a[static_cast<std::size_t>(r)] = (mask >> r) & 1;
-  return a;
-}
-
-std::string show(const std::vector<bool>& a) {
-  std::string s;
-  for (bool b : a) s += b ? '1' : '0';
-  return s;
-}
 
 // Proves one plan; `count` elements of one byte, 10-byte segments (a few chunks per block).
 RelayPlan prove(std::string_view algo, int n, bool in_place, const std::vector<bool>& active,
@@ -64,21 +55,10 @@ TEST_CASE("relay subset: every active subset, n <= 8") {
 }
 
 TEST_CASE("relay subset: random subsets up to n = 32, empty blocks") {
-  std::uint64_t x = 0x9e3779b97f4a7c15ull;
-  auto next = [&] {  // xorshift64*
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    return x * 0x2545f4914f6cdd1dull;
-  };
+  cclx::test::Xorshift rng(0x9e3779b97f4a7c15ull);
   for (int n : {9, 12, 17, 31, 32})
     for (int k = 0; k < 6; ++k) {
-      std::vector<bool> active(static_cast<std::size_t>(n));
-      const int only = static_cast<int>(next() % static_cast<std::uint64_t>(n));
-      for (int r = 0; r < n; ++r)
-        active[static_cast<std::size_t>(r)] = k == 0   ? r == only
-                                              : k == 1 ? r != only
-                                                       : (next() >> 40) % 3 != 0;
+      const auto active = cclx::test::sweep_set(rng, n, k);
       prove(k % 3 == 2 ? "rhd" : "ring", n, k % 2 == 1, active, 1000);
     }
   // Fewer elements than blocks: 5 elements of 8 bytes in bytes / 10 blocks.
@@ -192,21 +172,11 @@ TEST_CASE("relay owners: every active subset with an active rank, n <= 8") {
 }
 
 TEST_CASE("relay owners: random subsets up to n = 32, many late ranks, empty blocks") {
-  std::uint64_t x = 0x2545f4914f6cdd1dull;
-  auto next = [&] {  // xorshift64*
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    return x * 0x2545f4914f6cdd1dull;
-  };
+  cclx::test::Xorshift rng(0x2545f4914f6cdd1dull);
   for (int n : {9, 12, 17, 31, 32})
     for (int k = 0; k < 6; ++k) {
-      std::vector<bool> active(static_cast<std::size_t>(n));
-      const int only = static_cast<int>(next() % static_cast<std::uint64_t>(n));
-      for (int r = 0; r < n; ++r)
-        active[static_cast<std::size_t>(r)] = k == 0   ? r == only  // n - 1 late: groups of 4
-                                              : k == 1 ? r != only
-                                                       : (next() >> 40) % 3 != 0 || r == only;
+      // k = 0: n - 1 late ranks, landing in groups of 4.
+      const auto active = cclx::test::sweep_set(rng, n, k, /*keep_one=*/true);
       prove_owners(n, k % 2 == 1, active, 1000);
     }
   // Fewer elements than blocks (5 elements of 8 bytes), in place or not.
