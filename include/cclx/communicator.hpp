@@ -854,6 +854,14 @@ class Communicator {
       return call<D>(in, out, o, root, bc);
     });
   }
+  // The op (a user op's state) and the counts live as long as the request: the kernel and the
+  // call point into them. A type per op only, not per call site: each is a shared_ptr control
+  // block to compile.
+  template <class Op>
+  struct KeptArgs {
+    std::optional<Op> op;
+    std::optional<detail::OwnedBlockCounts> counts;
+  };
   // `make(op, counts)` builds the call from the request's own copies of the op and the counts.
   template <class D, class Form, class Written, class Op, class A, class MakeCall>
   auto later_call(const Op& op, const A& algorithm, const detail::BlockCounts* counts,
@@ -862,12 +870,7 @@ class Communicator {
                   "cclx: a nonblocking or persistent call uses its buffers after it returns; "
                   "pass a container that outlives it (an lvalue) or a view such as std::span, "
                   "not a temporary");
-    // The op (a user op's state) and the counts live as long as the request: the kernel and the
-    // call point into them.
-    struct Kept {
-      std::optional<Op> op;
-      std::optional<detail::OwnedBlockCounts> counts;
-    };
+    using Kept = KeptArgs<Op>;
     std::shared_ptr<Kept> keep;
     const Op* o = nullptr;
     const detail::BlockCounts* bc = nullptr;

@@ -60,8 +60,9 @@ struct Case {
   std::function<void(int, const std::string&)> check;
 };
 
-template <class MakePersistent, class MakeRequest>
-void run_case(const Case& c, MakePersistent&& init, MakeRequest&& start) {
+// Not a template: one compiled body for every case (the grid has hundreds).
+void run_case(const Case& c, const std::function<cclx::PersistentRequest()>& init,
+              const std::function<cclx::Request()>& start) {
   progress(c.label);
   cclx::PersistentRequest p;
   if (!no_throw(c.label + " init", [&] { p = init(); })) return;

@@ -1,0 +1,51 @@
+// The non-template helpers of support.hpp.
+#include "support.hpp"
+
+namespace cclx_test {
+
+void expect_error(const std::string& label, int rank, Thunk f,
+                  std::initializer_list<std::string> needles) {
+  bool threw = false;
+  std::string msg;
+  try {
+    f();
+  } catch (const cclx::Error& e) {
+    threw = true;
+    msg = e.what();
+    CHECK_MESSAGE(e.rank() == rank, label << ": error attributed to rank " << e.rank());
+  } catch (const std::exception& e) {
+    CHECK_MESSAGE(false, label << ": threw a non-cclx exception: " << std::string(e.what()));
+    return;
+  }
+  CHECK_MESSAGE(threw, label << ": expected a cclx::Error, nothing was thrown");
+  if (!threw) return;
+  const std::string me = "rank " + std::to_string(rank);
+  CHECK_MESSAGE(msg.find(me) != std::string::npos,
+                label << ": message does not name '" << me << "': " << msg);
+  for (const auto& n : needles)
+    CHECK_MESSAGE(msg.find(n) != std::string::npos,
+                  label << ": message lacks '" << n << "': " << msg);
+}
+
+bool no_throw(const std::string& label, Thunk f) {
+  try {
+    f();
+    return true;
+  } catch (const std::exception& e) {
+    static std::vector<std::string> seen;
+    std::string key = e.what();
+    for (auto pos = key.find("rank "); pos != std::string::npos; pos = key.find("rank ", pos + 5))
+      for (std::size_t i = pos + 5;
+           i < key.size() && std::isdigit(static_cast<unsigned char>(key[i])); ++i)
+        key[i] = '#';
+    if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
+      seen.push_back(key);
+      CHECK_MESSAGE(false, label << ": unexpected exception (further identical errors are not "
+                                    "reported): "
+                                 << std::string(e.what()));
+    }
+    return false;
+  }
+}
+
+}  // namespace cclx_test
