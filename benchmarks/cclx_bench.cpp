@@ -33,30 +33,14 @@
 
 #include "bruck_alltoall.hpp"
 #include "cclx/algo/by_name.hpp"
+#include "cclx/algo/stragglar.hpp"
+#include "cclx/algo/straggler_aware.hpp"
 #include "cclx/cclx.hpp"
 #include "cclx/tune/candidate.hpp"
 #include "cclx/tune/override.hpp"
 #include "cclx/tune/table.hpp"
 #include "median.hpp"
 #include "osu_mode.hpp"
-
-// CMake defines these once the generator's source exists (they are being written in parallel).
-#ifndef CCLX_BENCH_HAVE_RECURSIVE_HALVING_DOUBLING
-#define CCLX_BENCH_HAVE_RECURSIVE_HALVING_DOUBLING 0
-#endif
-#ifndef CCLX_BENCH_HAVE_BINOMIAL_TREE
-#define CCLX_BENCH_HAVE_BINOMIAL_TREE 0
-#endif
-#ifndef CCLX_BENCH_HAVE_PIPELINED_TREE
-#define CCLX_BENCH_HAVE_PIPELINED_TREE 0
-#endif
-#ifndef CCLX_BENCH_HAVE_STRAGGLAR
-#define CCLX_BENCH_HAVE_STRAGGLAR 0
-#endif
-#if CCLX_BENCH_HAVE_STRAGGLAR
-#include "cclx/algo/stragglar.hpp"
-#include "cclx/algo/straggler_aware.hpp"
-#endif
 
 namespace {
 
@@ -112,38 +96,30 @@ P with_segment(P p, const Options& o) {
   return p;
 }
 
-const auto kAlgorithms = std::tuple {
-  AlgoEntry{"native", [](const Options&) { return cclx::algo::Native{}; }},
-      AlgoEntry{"ring", [](const Options& o) { return with_segment(cclx::algo::Ring{}, o); }},
-#if CCLX_BENCH_HAVE_RECURSIVE_HALVING_DOUBLING
-      AlgoEntry{
-          "rhd",
-          [](const Options& o) { return with_segment(cclx::algo::RecursiveHalvingDoubling{}, o); }},
-#endif
-      AlgoEntry{"rhd_elimination",
-                [](const Options& o) { return with_segment(cclx::algo::RhdElimination{}, o); }},
-      AlgoEntry{"recursive_doubling",
-                [](const Options& o) { return with_segment(cclx::algo::RecursiveDoubling{}, o); }},
-#if CCLX_BENCH_HAVE_BINOMIAL_TREE
-      AlgoEntry{"binomial_tree", [](const Options&) { return cclx::algo::BinomialTree{}; }},
-#endif
-      AlgoEntry{"dissemination", [](const Options&) { return cclx::algo::Dissemination{}; }},
-#if CCLX_BENCH_HAVE_PIPELINED_TREE
-      AlgoEntry{"pipelined_tree",
-                [](const Options& o) { return with_segment(cclx::algo::PipelinedTree{}, o); }},
-#endif
-#if CCLX_BENCH_HAVE_STRAGGLAR
-      // The straggler is --straggler's rank (default: the policy's, the last rank).
-      AlgoEntry{"stragglar",
-                [](const Options& o) { return cclx::algo::StragglAR{.straggler = o.straggler}; }},
-      // Detects the straggler itself (ring otherwise); one policy per entry, so its detector
-      // keeps its state across calls, repetitions and sizes.
-      AlgoEntry{"straggler_aware", [](const Options&) { return cclx::algo::StragglerAware<>{}; }},
-#endif
-      // The communicator's per-call choice (docs/tuning.md); CCLX_TUNE=online tunes it online.
-      AlgoEntry{"auto", [](const Options&) { return cclx::algo::Auto{}; }},
-      // A measurement prototype (bruck_alltoall.hpp), not a library algorithm.
-      AlgoEntry{"bruck_proto", [](const Options&) { return cclx_bench::BruckProto{}; }},
+const auto kAlgorithms = std::tuple{
+    AlgoEntry{"native", [](const Options&) { return cclx::algo::Native{}; }},
+    AlgoEntry{"ring", [](const Options& o) { return with_segment(cclx::algo::Ring{}, o); }},
+    AlgoEntry{
+        "rhd",
+        [](const Options& o) { return with_segment(cclx::algo::RecursiveHalvingDoubling{}, o); }},
+    AlgoEntry{"rhd_elimination",
+              [](const Options& o) { return with_segment(cclx::algo::RhdElimination{}, o); }},
+    AlgoEntry{"recursive_doubling",
+              [](const Options& o) { return with_segment(cclx::algo::RecursiveDoubling{}, o); }},
+    AlgoEntry{"binomial_tree", [](const Options&) { return cclx::algo::BinomialTree{}; }},
+    AlgoEntry{"dissemination", [](const Options&) { return cclx::algo::Dissemination{}; }},
+    AlgoEntry{"pipelined_tree",
+              [](const Options& o) { return with_segment(cclx::algo::PipelinedTree{}, o); }},
+    // The straggler is --straggler's rank (default: the policy's, the last rank).
+    AlgoEntry{"stragglar",
+              [](const Options& o) { return cclx::algo::StragglAR{.straggler = o.straggler}; }},
+    // Detects the straggler itself (ring otherwise); one policy per entry, so its detector
+    // keeps its state across calls, repetitions and sizes.
+    AlgoEntry{"straggler_aware", [](const Options&) { return cclx::algo::StragglerAware<>{}; }},
+    // The communicator's per-call choice (docs/tuning.md); CCLX_TUNE=online tunes it online.
+    AlgoEntry{"auto", [](const Options&) { return cclx::algo::Auto{}; }},
+    // A measurement prototype (bruck_alltoall.hpp), not a library algorithm.
+    AlgoEntry{"bruck_proto", [](const Options&) { return cclx_bench::BruckProto{}; }},
 };
 
 std::string available_algorithms() {
