@@ -14,6 +14,7 @@
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/verifier.hpp"
+#include "sweep_limit.hpp"
 
 namespace cclx::test {
 
@@ -21,6 +22,7 @@ inline std::vector<int> sweep_sizes() {
   std::vector<int> ns;
   for (int n = 1; n <= 64; ++n) ns.push_back(n);
   for (int n : {96, 100, 127, 128, 200}) ns.push_back(n);
+  std::erase_if(ns, [](int n) { return n > sweep_max_n(); });
   return ns;
 }
 

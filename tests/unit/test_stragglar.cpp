@@ -8,6 +8,7 @@
 #include "cclx/algo/policies.hpp"
 #include "cclx/schedule/stragglar.hpp"
 #include "cclx/schedule/verifier.hpp"
+#include "sweep_limit.hpp"
 
 namespace sched = cclx::sched;
 namespace sg = cclx::sched::stragglar_rounds;
@@ -170,7 +171,7 @@ TEST_CASE("stragglar: schedule round counts match the plan") {
 }
 
 TEST_CASE("stragglar: verified for n = 1..64, every straggler position of small n") {
-  for (int n = 1; n <= 64; ++n) {
+  for (int n = 1; n <= std::min(64, cclx::test::sweep_max_n()); ++n) {
     std::vector<int> positions{n - 1, 0, n / 2};
     if (n <= 9)
       for (int r = 1; r < n - 1; ++r) positions.push_back(r);
@@ -181,6 +182,7 @@ TEST_CASE("stragglar: verified for n = 1..64, every straggler position of small 
 
 TEST_CASE("stragglar: verified for larger samples") {
   for (int n : {96, 100, 127, 128, 129, 200, 255, 256}) {
+    if (n > cclx::test::sweep_max_n()) break;
     verify_all(n, n - 1, false);
     verify_all(n, n / 3, true);
   }

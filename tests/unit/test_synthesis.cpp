@@ -24,6 +24,7 @@
 #include "cclx/topology/egress.hpp"
 #include "cclx/topology/topology_json.hpp"
 #include "cclx/tune/model.hpp"
+#include "sweep_limit.hpp"
 
 using namespace cclx;
 using sched::Collective;
@@ -65,7 +66,7 @@ topo::Topology make(int kind, int n) {
 
 TEST_CASE("synthesis: every synthesized schedule verifies, n = 1..16") {
   for (int kind = 0; kind < 4; ++kind)
-    for (int n = 1; n <= 16; ++n) {
+    for (int n = 1; n <= std::min(16, cclx::test::sweep_max_n()); ++n) {
       const auto t = make(kind, n);
       for (Collective c : {Collective::allreduce, Collective::reduce, Collective::bcast})
         for (std::size_t bytes : {std::size_t{1000}, std::size_t{1} << 20, std::size_t{48} << 20}) {

@@ -15,6 +15,7 @@
 #include "cclx/error.hpp"
 #include "cclx/schedule/channels.hpp"
 #include "cclx/schedule/verifier.hpp"
+#include "sweep_limit.hpp"
 
 namespace {
 
@@ -100,7 +101,7 @@ TEST_CASE("every registered generator verifies for n = 1..64") {
   std::size_t verified = 0, skipped = 0;
   for (const auto& g : generators()) {
     for (const Collective c : g.collectives) {
-      for (int n = 1; n <= 64; ++n) {
+      for (int n = 1; n <= std::min(64, cclx::test::sweep_max_n()); ++n) {
         std::vector<int> roots{0};
         if (rooted(c) && n > 1) roots.push_back(n - 1);
         for (const bool in_place : {false, true}) {
