@@ -172,12 +172,16 @@ std::uint64_t predicted_during(F&& f) {
 }
 
 // The persistently late rank's delay: below the cost of proceeding on the model machine below
-// (ski rental alone waits for it), above the point where proceeding at once pays.
-constexpr auto kPredictedLate = std::chrono::milliseconds(20);
+// (ski rental alone waits for it), above the point where proceeding at once pays. The machine's
+// costs scale with it: at 20 ms (1 µs per byte) proceeding paid by only 3.5 ms over the margin, and
+// a loaded CI machine (another 8-rank test beside it on 2 cores) delayed the ready ranks by more
+// than that, so that rank 0 rightly waited and the test failed in 1 of 8 runs.
+constexpr auto kPredictedLate = std::chrono::milliseconds(80);
+constexpr double kPredictedSecondsPerByte = 4e-6;
 
 TEST_CASE("adaptive: a persistently late rank is predicted, exactly") {
   // The same rank late by kPredictedLate in every call, on a model machine whose links make the 8
-  // KB allreduce cost about as much as the delay (1 µs per byte): ski rental alone would wait (the
+  // KB allreduce cost about as much as the delay (4 µs per byte): ski rental alone would wait (the
   // delay is below the cost of proceeding), while after predict_calls late calls the model says
   // proceeding at once finishes first wherever phase 2 is shorter than the whole allreduce by the
   // margin (not at n = 2, where both are one exchange of the data). Results stay exact. With
@@ -188,7 +192,7 @@ TEST_CASE("adaptive: a persistently late rank is predicted, exactly") {
   const int n = comm.size(), rank = comm.rank();
   std::vector<std::int64_t> buf(kCount);
   const auto machine = std::make_shared<const cclx::topo::Topology>(
-      cclx::topo::full_mesh(n, cclx::topo::LinkCost{1e-6, 1e-6}));
+      cclx::topo::full_mesh(n, cclx::topo::LinkCost{1e-6, kPredictedSecondsPerByte}));
   const cclx::algo::Adaptive policy{.topology = machine, .predict_calls = 2};
   // The model's phases without `late`, and its all-active cost.
   auto model_costs = [&](int late) {
