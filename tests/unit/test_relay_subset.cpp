@@ -188,20 +188,21 @@ TEST_CASE("relay owners: the partition, the fan-out and only_rank") {
   const int n = 8;
   std::vector<bool> active(n, true);
   active[7] = false;
-  // 4 MiB in 64 KiB segments: 64 blocks, rounded up to a multiple of the 7 owners.
+  // 4 MiB in 16 KiB segments (kOwnerSegmentBytes): 256 blocks, rounded up to a multiple of the 7
+  // owners.
   ScheduleRequest req{Collective::allreduce, n, 0, false, std::size_t{4} << 20};
   const auto whole = owner_relay_schedules(req, active);
-  CHECK(whole.phase1.nblocks == 70);
+  CHECK(whole.phase1.nblocks == 259);
   CHECK(whole.phase1.num_rounds() == 6);  // the ring's reduce-scatter over 7 ranks
-  // Phase 2: 10 rounds of one step each, then the last fan-out.
-  CHECK(whole.phase2.num_rounds() == 11);
+  // Phase 2: 37 rounds of one step each, then the last fan-out.
+  CHECK(whole.phase2.num_rounds() == 38);
   std::size_t sent = 0, received = 0;
   for (const Op& op : whole.phase2.programs[7].ops) {
     if (op.kind == OpKind::send) sent += op.src.count;
     if (op.kind == OpKind::recv) received += op.dst.count;
   }
-  CHECK(sent == 70);  // the late rank's data leaves it once
-  CHECK(received == 70);
+  CHECK(sent == 259);  // the late rank's data leaves it once
+  CHECK(received == 259);
   for (int r = 0; r < n; ++r) {
     req.only_rank = r;
     const auto one = owner_relay_schedules(req, active);

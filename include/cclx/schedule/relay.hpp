@@ -88,9 +88,14 @@ inline constexpr std::size_t kSubsetSegmentBytes = std::size_t{64} << 10;
 // bounds Scratch to that many copies. Throws cclx::Error when no rank is active, and as
 // subset_relay_schedules does.
 inline constexpr long long kOwnerLandings = 4;
+// Smaller than the subset plans' blocks: phase 2 is a two-stage pipeline (late rank to owner,
+// owner to everyone) whose fill costs one round of blocks. On the testbed (8 hosts, 4 MiB, one
+// late rank) phase 2 took 0.181 s with 16 KiB blocks against 0.192 s with 64 KiB (simulated 0.186
+// and 0.195 s); docs/algorithms/adaptive.md, "Owner plans".
+inline constexpr std::size_t kOwnerSegmentBytes = std::size_t{16} << 10;
 [[nodiscard]] RelayPlan owner_relay_schedules(const ScheduleRequest& req,
                                               const std::vector<bool>& active,
-                                              std::size_t segment_bytes = kSubsetSegmentBytes);
+                                              std::size_t segment_bytes = kOwnerSegmentBytes);
 
 // The relay plans of a partial active set, by index, in order of preference on ties: 0
 // relay_schedules on `trees`; for allreduce 1.. the subset plans (kSubsetAlgorithms), then the
