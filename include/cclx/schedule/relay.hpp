@@ -91,7 +91,7 @@ inline constexpr long long kOwnerLandings = 4;
 // Smaller than the subset plans' blocks: phase 2 is a two-stage pipeline (late rank to owner,
 // owner to everyone) whose fill costs one round of blocks. On the testbed (8 hosts, 4 MiB, one
 // late rank) phase 2 took 0.181 s with 16 KiB blocks against 0.192 s with 64 KiB (simulated 0.186
-// and 0.195 s); docs/algorithms/adaptive.md, "Owner plans".
+// and 0.195 s); docs/algorithms/adaptive.md, "Limits".
 inline constexpr std::size_t kOwnerSegmentBytes = std::size_t{16} << 10;
 [[nodiscard]] RelayPlan owner_relay_schedules(const ScheduleRequest& req,
                                               const std::vector<bool>& active,
