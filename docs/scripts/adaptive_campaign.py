@@ -72,6 +72,7 @@ def built_topology(job):
 # algo/adaptive.hpp).
 PREDICTION_MARGIN, LATE_FRACTION, PREDICT_CALLS = 0.1, 0.1, 2
 SKI_WINDOW, RULE_WINDOW, TIE = 4, 8, 0.03
+REPLAY_MARGIN = TIE  # kReplayMargin: each replayed proceed is charged this fraction of P1 + P2
 PLANS = 4  # sched::partial_relay_plans(allreduce)
 NIC_RATE = 200e6 / 8  # the testbed's NICs: the floor of proceeding's cost is bytes / NIC_RATE
 
@@ -207,11 +208,11 @@ class Runtime:
             p1, p2, _ = self.cheapest(tuple(sorted(order[k + 1:])))
             tau = max(at[k], p1 + p2)
             if tau < nxt:
-                ski = (last + full) - (max(tau + p1, last) + p2)
+                ski = (last + full) - (max(tau + p1, last) + p2) - REPLAY_MARGIN * (p1 + p2)
                 break
         if n >= 2 and at[n - 2] < last:  # last_rank_gain
             p1, p2, _ = self.cheapest((order[-1],))
-            lastr = (last + full) - (max(at[n - 2] + p1, last) + p2)
+            lastr = (last + full) - (max(at[n - 2] + p1, last) + p2) - REPLAY_MARGIN * (p1 + p2)
         if ski is not None:
             self.ski_gains = (self.ski_gains + [ski])[-SKI_WINDOW:]
         self.calls = (self.calls + [(ski or 0.0, lastr or 0.0)])[-RULE_WINDOW:]

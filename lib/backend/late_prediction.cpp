@@ -55,7 +55,8 @@ std::optional<double> ski_gain(const std::vector<ArrivalStep>& steps, double las
     const double next = k + 1 < steps.size() ? steps[k + 1].at : last;
     const double tau = std::max(s.at, s.phase1 + s.phase2);
     if (!(tau < next)) continue;  // the next rank came first (or this set cannot proceed)
-    return (last + full) - (std::max(tau + s.phase1, last) + s.phase2);
+    return (last + full) - (std::max(tau + s.phase1, last) + s.phase2) -
+           kReplayMargin * (s.phase1 + s.phase2);
   }
   return std::nullopt;
 }
@@ -76,7 +77,8 @@ std::optional<double> last_rank_gain(const std::vector<ArrivalStep>& steps, doub
   if (steps.empty()) return std::nullopt;
   const ArrivalStep& s = steps.back();
   if (!(s.at < last) || !std::isfinite(s.phase1)) return std::nullopt;
-  return (last + full) - (std::max(s.at + s.phase1, last) + s.phase2);
+  return (last + full) - (std::max(s.at + s.phase1, last) + s.phase2) -
+         kReplayMargin * (s.phase1 + s.phase2);
 }
 
 void WaitRules::record(std::optional<double> ski, std::optional<double> last_rank) {

@@ -12,6 +12,7 @@
 #include "cclx/error.hpp"
 
 using cclx::detail::ArrivalStep;
+using cclx::detail::kReplayMargin;
 using cclx::detail::last_rank_gain;
 using cclx::detail::LatePredictor;
 using cclx::detail::proceed_pays;
@@ -79,14 +80,17 @@ TEST_CASE("ski rental in hindsight: the replayed gain against waiting") {
   const std::vector<ArrivalStep> steps{{0, inf, 0}, {0, 0.29, 0.2}};
   // The last rank at 0.3 s: the rule waits (0.49 s not reached): no proceed to judge.
   CHECK_FALSE(ski_gain(steps, 0.3, full).has_value());
+  // Every replayed proceed is charged the model's resolution, kReplayMargin of its cost.
+  const double charge = kReplayMargin * (0.29 + 0.2);
   // At 0.6 s: proceeds at 0.49, finishes at max(0.78, 0.6) + 0.2 = 0.98, waiting 0.91: lost 0.07.
   REQUIRE(ski_gain(steps, 0.6, full).has_value());
-  CHECK(*ski_gain(steps, 0.6, full) == doctest::Approx(-0.07));
+  CHECK(*ski_gain(steps, 0.6, full) == doctest::Approx(-0.07 - charge));
   // At 2 s: finishes at 2.2 against 2.31: gained T(all) - P2 = 0.11.
-  CHECK(*ski_gain(steps, 2.0, full) == doctest::Approx(0.11));
+  CHECK(*ski_gain(steps, 2.0, full) == doctest::Approx(0.11 - charge));
   // A set that cannot proceed (infinite cost) is skipped; a later one decides.
   const std::vector<ArrivalStep> later{{0, inf, 0}, {0.5, 0.1, 0.1}};
-  CHECK(*ski_gain(later, 1.0, full) == doctest::Approx((1.0 + full) - (std::max(0.6, 1.0) + 0.1)));
+  CHECK(*ski_gain(later, 1.0, full) ==
+        doctest::Approx((1.0 + full) - (std::max(0.6, 1.0) + 0.1) - kReplayMargin * 0.2));
   CHECK_FALSE(ski_gain({}, 0.0, full).has_value());
 }
 
@@ -110,11 +114,16 @@ TEST_CASE("last-rank rule in hindsight: the replayed gain against waiting") {
   const double inf = std::numeric_limits<double>::infinity();
   const double full = 0.30;
   const std::vector<ArrivalStep> steps{{0, inf, 0}, {0.01, inf, 0}, {0.02, 0.151, 0.195}};
+  const double charge = kReplayMargin * (0.151 + 0.195);  // the model's resolution
   // The last rank 0.3 s later: finishes at max(0.171, 0.32) + 0.195 against 0.62: gained 0.105.
   REQUIRE(last_rank_gain(steps, 0.32, full).has_value());
-  CHECK(*last_rank_gain(steps, 0.32, full) == doctest::Approx(0.105));
+  CHECK(*last_rank_gain(steps, 0.32, full) == doctest::Approx(0.105 - charge));
   // Right after the seventh: max(0.171, 0.03) + 0.195 = 0.366 against 0.33: lost 0.036.
-  CHECK(*last_rank_gain(steps, 0.03, full) == doctest::Approx(-0.036));
+  CHECK(*last_rank_gain(steps, 0.03, full) == doctest::Approx(-0.036 - charge));
+  // 0.05 s after the seventh: max(0.171, 0.07) + 0.195 = 0.366 against 0.37: a gain of 0.004 s,
+  // less than the model resolves, so it counts as a loss.
+  CHECK(*last_rank_gain(steps, 0.07, full) == doctest::Approx(0.004 - charge));
+  CHECK(*last_rank_gain(steps, 0.07, full) < 0);
   // With the seventh, or a set that cannot proceed: nothing to judge.
   CHECK_FALSE(last_rank_gain(steps, 0.02, full).has_value());
   const std::vector<ArrivalStep> cannot{{0, 0.1, 0.1}, {0.01, inf, 0}};
