@@ -6,6 +6,8 @@
 // pipelined and binomial trees, as they serve it), the trees synthesized for that case, and the
 // relay-aware trees; ties (within kTieTolerance) go to the earlier candidate, ring first (on
 // uniform links ring and the ring-like chains tie, and ring needs no receiver-ready handshake).
+// A tuning table with the collective measured near the call's size overrides the simulator's
+// pick among the library's schedules (Adaptive::table): measured beats modelled.
 // A partial call runs the cheapest of its plans (the simulator prices each;
 // sched::partial_relay_plan lists them): plan 0 the relay-aware trees (late ranks relay in phase
 // 1), for allreduce then the subset plans (phase 1 a library schedule over the active ranks only)
@@ -29,6 +31,7 @@
 #include "cclx/topology/builders.hpp"
 #include "cclx/topology/egress.hpp"
 #include "cclx/tune/model.hpp"
+#include "cclx/tune/table.hpp"
 
 namespace cclx::algo {
 
@@ -66,7 +69,8 @@ class TreeRelayModel final : public detail::RelayModel {
   }
 
   // Picks the all-active schedule among the candidates (see the file comment).
-  void choose_all_active(const std::vector<sched::TreeSet>& tree_sets) {
+  void choose_all_active(const std::vector<sched::TreeSet>& tree_sets,
+                         const tune::TuningTable* table) {
     sched::ScheduleRequest r = req_;
     r.only_rank = -1;
     auto consider = [&](sched::Schedule s) {
@@ -83,9 +87,36 @@ class TreeRelayModel final : public detail::RelayModel {
         consider(sched::generate_by_name(name, r));
     }
     for (const auto& ts : tree_sets) consider(sched::tree_schedule(ts, r));
+    if (const std::string_view measured = measured_best(table); !measured.empty()) {
+      sched::Schedule s = sched::generate_by_name(measured, r);
+      all_active_cost_ = sim_.run(s, sim_options_).time;  // the rules still price by the model
+      all_active_ = std::make_shared<const sched::Schedule>(std::move(s));
+    }
     sched::Schedule none = *all_active_;  // phase 2 of a full call: nothing on any rank
     none.programs.assign(none.programs.size(), sched::Program{});
     nothing_ = std::make_shared<const sched::Schedule>(std::move(none));
+  }
+
+  // The fastest library candidate that `table` measured for this collective and communicator
+  // size at a size within a factor of 2 of the call's; empty when there is none.
+  [[nodiscard]] std::string_view measured_best(const tune::TuningTable* table) const {
+    if (!table) return {};
+    const tune::TableEntry* e = table->nearest(req_.collective, req_.nranks, req_.bytes);
+    if (!e || e->bytes > 2 * req_.bytes || 2 * e->bytes < req_.bytes) return {};
+    std::string_view best;
+    double best_us = 0;
+    for (const std::string_view name : kAllActiveCandidates) {
+      const auto& g = sched::generator(name);
+      if (std::find(g.collectives.begin(), g.collectives.end(), req_.collective) ==
+          g.collectives.end())
+        continue;
+      const auto t = e->times_us.find(name);
+      if (t != e->times_us.end() && (best.empty() || t->second < best_us)) {
+        best = name;
+        best_us = t->second;
+      }
+    }
+    return best;
   }
 
   [[nodiscard]] Phases phases(const std::vector<bool>& active, int only_rank,
@@ -164,7 +195,11 @@ std::shared_ptr<const detail::RelayModel> relay_model(const Adaptive& a,
   o.relay = true;  // score the trees with phase 2 of one late rank too
   sched::TreeSet relay = sched::synthesize_trees(t, req.collective, req.bytes, req.root, o);
   auto model = std::make_shared<TreeRelayModel>(std::move(t), relay, req, elem_size);
-  model->choose_all_active({std::move(full), std::move(relay)});
+  std::shared_ptr<const tune::TuningTable> table = a.table;
+  if (!table)
+    if (auto loaded = tune::table_from_env())
+      table = std::make_shared<const tune::TuningTable>(std::move(*loaded));
+  model->choose_all_active({std::move(full), std::move(relay)}, table.get());
   return model;
 }
 

@@ -74,10 +74,8 @@ Selector::Selector(Config c) : config_(std::move(c)) {
 Selector::Config Selector::config_from_env() {
   Config c;
   c.overrides = Overrides::from_env();
-  if (const char* f = std::getenv("CCLX_TUNE_FILE"); f && *f) {
-    c.table = TuningTable::load(f);
-    c.table_origin = f;
-  }
+  c.table = table_from_env();
+  if (c.table) c.table_origin = std::getenv("CCLX_TUNE_FILE");
   return c;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -210,6 +211,12 @@ std::vector<std::size_t> TuningTable::region_starts(sched::Collective c, int nra
     prev = e.bytes;
   }
   return starts;
+}
+
+std::optional<TuningTable> table_from_env() {
+  const char* f = std::getenv("CCLX_TUNE_FILE");
+  if (!f || !*f) return std::nullopt;
+  return TuningTable::load(f);
 }
 
 }  // namespace cclx::tune

@@ -22,6 +22,7 @@
 #include "cclx/detail/relay_model.hpp"
 #include "cclx/schedule/generate.hpp"
 #include "cclx/schedule/schedule.hpp"
+#include "cclx/tune/table.hpp"
 
 namespace cclx::topo {
 class Topology;
@@ -53,6 +54,12 @@ struct Adaptive {
   // in each of the last predict_calls calls is predicted late again, and rank 0 proceeds at once
   // when the model says that beats waiting for it; 0: the ski-rental rule alone.
   int predict_calls = 2;
+  // Measured times (cclx-tune's tables, docs/tuning.md) for the schedule a call runs when every
+  // rank is there: where the table has the collective at this communicator size and at a size
+  // within a factor of 2, the fastest of the library's candidates measured there (ring, RHD,
+  // pipelined or binomial tree) is run instead of the one the simulator prefers. Null: the
+  // table of CCLX_TUNE_FILE, when it is set (read at init).
+  std::shared_ptr<const tune::TuningTable> table;
 };
 
 // The model of `a` for `req` (every rank's request, only_rank = -1) with elements of `elem_size`

@@ -67,4 +67,8 @@ class TuningTable {
   std::vector<TableEntry> entries_;  // sorted by (collective, nranks, bytes)
 };
 
+// The table CCLX_TUNE_FILE names, loaded (throws cclx::Error on a bad file); nullopt when the
+// variable is unset or empty. algo::Auto's selector and algo::Adaptive read it.
+[[nodiscard]] std::optional<TuningTable> table_from_env();
+
 }  // namespace cclx::tune
