@@ -6,8 +6,9 @@
 // pipelined and binomial trees, as they serve it), the trees synthesized for that case, and the
 // relay-aware trees; ties (within kTieTolerance) go to the earlier candidate, ring first (on
 // uniform links ring and the ring-like chains tie, and ring needs no receiver-ready handshake).
-// A tuning table with the collective measured near the call's size overrides the simulator's
-// pick among the library's schedules (Adaptive::table): measured beats modelled.
+// A tuning table with the collective measured near the call's size ranks the library's schedules
+// instead of the simulator (Adaptive::table): measured beats modelled. The synthesized trees,
+// which no table measures, still compete with the library's pick by the simulator.
 // A partial call runs the cheapest of its plans (the simulator prices each;
 // sched::partial_relay_plan lists them): plan 0 the relay-aware trees (late ranks relay in phase
 // 1), for allreduce then the subset plans (phase 1 a library schedule over the active ranks only)
@@ -80,23 +81,23 @@ class TreeRelayModel final : public detail::RelayModel {
         all_active_cost_ = t;
       }
     };
-    for (const std::string_view name : kAllActiveCandidates) {
-      const auto& g = sched::generator(name);
-      if (std::find(g.collectives.begin(), g.collectives.end(), r.collective) !=
-          g.collectives.end())
-        consider(sched::generate_by_name(name, r));
+    if (const std::string_view measured = measured_best(table); !measured.empty()) {
+      consider(sched::generate_by_name(measured, r));  // the rules still price it by the model
+    } else {
+      for (const std::string_view name : kAllActiveCandidates)
+        if (serves(name)) consider(sched::generate_by_name(name, r));
     }
     for (const auto& ts : tree_sets) consider(sched::tree_schedule(ts, r));
-    if (const std::string_view measured = measured_best(table); !measured.empty()) {
-      sched::Schedule s = sched::generate_by_name(measured, r);
-      all_active_cost_ = sim_.run(s, sim_options_).time;  // the rules still price by the model
-      all_active_ = std::make_shared<const sched::Schedule>(std::move(s));
-    }
     sched::Schedule none = *all_active_;  // phase 2 of a full call: nothing on any rank
     none.programs.assign(none.programs.size(), sched::Program{});
     nothing_ = std::make_shared<const sched::Schedule>(std::move(none));
   }
 
+  // Whether the library's generator `name` serves this call's collective.
+  [[nodiscard]] bool serves(std::string_view name) const {
+    const auto& c = sched::generator(name).collectives;
+    return std::find(c.begin(), c.end(), req_.collective) != c.end();
+  }
   // The fastest library candidate that `table` measured for this collective and communicator
   // size at a size within a factor of 2 of the call's; empty when there is none.
   [[nodiscard]] std::string_view measured_best(const tune::TuningTable* table) const {
@@ -106,10 +107,7 @@ class TreeRelayModel final : public detail::RelayModel {
     std::string_view best;
     double best_us = 0;
     for (const std::string_view name : kAllActiveCandidates) {
-      const auto& g = sched::generator(name);
-      if (std::find(g.collectives.begin(), g.collectives.end(), req_.collective) ==
-          g.collectives.end())
-        continue;
+      if (!serves(name)) continue;
       const auto t = e->times_us.find(name);
       if (t != e->times_us.end() && (best.empty() || t->second < best_us)) {
         best = name;

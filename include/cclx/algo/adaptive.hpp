@@ -57,8 +57,9 @@ struct Adaptive {
   // Measured times (cclx-tune's tables, docs/tuning.md) for the schedule a call runs when every
   // rank is there: where the table has the collective at this communicator size and at a size
   // within a factor of 2, the fastest of the library's candidates measured there (ring, RHD,
-  // pipelined or binomial tree) is run instead of the one the simulator prefers. Null: the
-  // table of CCLX_TUNE_FILE, when it is set (read at init).
+  // pipelined or binomial tree) stands for the library instead of the one the simulator
+  // prefers; the synthesized trees still compete with it by the simulator. Null: the table of
+  // CCLX_TUNE_FILE, when it is set (read at init).
   std::shared_ptr<const tune::TuningTable> table;
 };
 
