@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cclx/backend/mpi_transport.hpp"
+#include "cclx/collectives/collectives.hpp"
 #include "cclx/cuda.hpp"
 #include "cclx/device/cuda_aware.hpp"
 #include "cclx/device/device_call.hpp"
@@ -173,6 +174,7 @@ std::size_t env_size(const char* name, std::size_t fallback, int rank, bool allo
 struct CudaBackend::Impl {
   explicit Impl(MpiBackend& b, int r)
       : rank(r),
+        nranks(b.size()),
         dev(r),
         ops(dev, r),
         pool(dev, env_size("CCLX_CUDA_PINNED_CACHE_BYTES", device::PinnedPool::kDefaultMaxCached, r,
@@ -245,6 +247,7 @@ struct CudaBackend::Impl {
   }
 
   int rank;
+  int nranks;
   CudaDevice dev;
   CudaOps ops;
   device::PinnedPool pool;  // after dev: destroyed before it
@@ -386,10 +389,14 @@ static CollectiveCall staged_call(CudaBackend::Impl& d, const CollectiveCall& c,
   return h;
 }
 
-// Queues the host-to-device copy of a staged call's result.
+// Queues the host-to-device copy of a staged call's result, where MPI writes one: not on a
+// non-root rank of reduce, gather or gatherv, whose device buffer must stay as the caller left
+// it (the pinned copy holds whatever an earlier call left there).
 static void unstage(CudaBackend::Impl& d, const CollectiveCall& c, const std::byte* hout) {
   const std::size_t out_bytes = c.out_size * type_bytes(c.type);
-  if (out_bytes && c.out)
+  const auto nb = static_cast<std::uint32_t>(d.nranks);
+  if (out_bytes && c.out &&
+      coll::windows_of(c.collective, d.nranks, d.rank, c.root, nb).out.present)
     check(cudaMemcpyAsync(c.out, hout, out_bytes, cudaMemcpyDefault, d.compute()), d.rank,
           "staging copy");
 }
