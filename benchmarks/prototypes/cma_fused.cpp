@@ -5,7 +5,10 @@
 // operand), then answers "done" over MPI; step 1 is an MPI_Sendrecv of the reduced half.
 // Interleaved per repetition with the bound (two MPI_Sendrecv of BYTES/2 both ways) and the MPI
 // ring as cclx runs it (Sendrecv into Out[v], then Out[v] = Out[v] + In[v]); also step 1 done by
-// process_vm_readv too, and the fused step with non-temporal stores. Slowest rank's time of one
+// process_vm_readv too, and the fused step with non-temporal stores; and "write-through" (no step
+// 1: each reduced piece goes straight into the peer's Out with process_vm_writev while it is in
+// L2; "NT": reduced into an L2 temporary, written to the peer from there and streamed into the
+// local Out with non-temporal stores). Slowest rank's time of one
 // call after a barrier, medians; each rank also prints the median time of its fused read+reduce
 // loop (256 KiB pieces). Kept for the record of that measurement; not part of the build:
 //
@@ -145,6 +148,70 @@ int main(int argc, char** argv) {
                    MPI_STATUS_IGNORE);
     };
   };
+  // write-through: reduce each piece into Out[own] and write it at once into the peer's
+  // Out[own] with process_vm_writev while it is still in L2; no step 1.
+  auto through = [&](std::size_t piece) {
+    return [&, piece] {
+      struct D2 {
+        int pid;
+        std::uint64_t in, out;
+      } d{getpid(), reinterpret_cast<std::uint64_t>(in.data()),
+          reinterpret_cast<std::uint64_t>(out.data())},
+          p;
+      MPI_Sendrecv(&d, sizeof d, MPI_BYTE, peer, 14, &p, sizeof p, MPI_BYTE, peer, 14,
+                   MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      const char* remote = reinterpret_cast<const char*>(p.in) + own * half;
+      char* remote_out = reinterpret_cast<char*>(p.out) + own * half;
+      const std::size_t pe = piece / 4;
+      for (std::size_t off = 0; off < hn; off += pe) {
+        const std::size_t m = std::min(pe, hn - off);
+        iovec l{tmp.data(), m * 4}, r{const_cast<char*>(remote) + off * 4, m * 4};
+        if (process_vm_readv(p.pid, &l, 1, &r, 1, 0) != (ssize_t)(m * 4))
+          MPI_Abort(MPI_COMM_WORLD, 4);
+        add_into(out_own + off, tmp.data(), in_own + off, m);
+        iovec lw{out_own + off, m * 4}, rw{remote_out + off * 4, m * 4};
+        if (process_vm_writev(p.pid, &lw, 1, &rw, 1, 0) != (ssize_t)(m * 4))
+          MPI_Abort(MPI_COMM_WORLD, 6);
+      }
+      char a = 1, b;
+      MPI_Sendrecv(&a, 1, MPI_BYTE, peer, 15, &b, 1, MPI_BYTE, peer, 15, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+    };
+  };
+  std::vector<float> tmp2(tmp.size());
+  auto through_nt = [&](std::size_t piece) {
+    return [&, piece] {
+      struct D2 {
+        int pid;
+        std::uint64_t in, out;
+      } d{getpid(), reinterpret_cast<std::uint64_t>(in.data()),
+          reinterpret_cast<std::uint64_t>(out.data())},
+          p;
+      MPI_Sendrecv(&d, sizeof d, MPI_BYTE, peer, 16, &p, sizeof p, MPI_BYTE, peer, 16,
+                   MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      const char* remote = reinterpret_cast<const char*>(p.in) + own * half;
+      char* remote_out = reinterpret_cast<char*>(p.out) + own * half;
+      const std::size_t pe = piece / 4;
+      for (std::size_t off = 0; off < hn; off += pe) {
+        const std::size_t m = std::min(pe, hn - off);
+        iovec l{tmp.data(), m * 4}, r{const_cast<char*>(remote) + off * 4, m * 4};
+        if (process_vm_readv(p.pid, &l, 1, &r, 1, 0) != (ssize_t)(m * 4))
+          MPI_Abort(MPI_COMM_WORLD, 4);
+        add_into(tmp2.data(), tmp.data(), in_own + off, m);
+        iovec lw{tmp2.data(), m * 4}, rw{remote_out + off * 4, m * 4};
+        if (process_vm_writev(p.pid, &lw, 1, &rw, 1, 0) != (ssize_t)(m * 4))
+          MPI_Abort(MPI_COMM_WORLD, 6);
+        float* o = out_own + off;
+        std::size_t i = 0;
+        for (; i + 4 <= m; i += 4) _mm_stream_ps(o + i, _mm_loadu_ps(tmp2.data() + i));
+        for (; i < m; ++i) o[i] = tmp2[i];
+      }
+      _mm_sfence();
+      char a = 1, b;
+      MPI_Sendrecv(&a, 1, MPI_BYTE, peer, 17, &b, 1, MPI_BYTE, peer, 17, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+    };
+  };
   auto check = [&](const char* what) {
     for (std::size_t i = 0; i < n; ++i)
       if (out[i] != value(i, 0) + value(i, 1)) {
@@ -157,6 +224,8 @@ int main(int argc, char** argv) {
   for (auto p : pieces) names.push_back("fused cma piece=" + std::to_string(p));
   names.push_back("fused 256K + cma step 1");
   names.push_back("fused 256K NT stores");
+  for (auto p : pieces) names.push_back("write-through piece=" + std::to_string(p));
+  for (auto p : pieces) names.push_back("write-through NT piece=" + std::to_string(p));
   std::vector<std::vector<double>> t(names.size());
   int rc = 0;
   for (int r = -2; r < reps; ++r) {
@@ -175,13 +244,25 @@ int main(int argc, char** argv) {
     std::fill(out.begin(), out.end(), 0.f);
     x = timed(fused(262144, true));
     if (r == -2 && !check("fused+cma1")) rc = 1;
-    if (r >= 0) t[t.size() - 2].push_back(x);
+    if (r >= 0) t[2 + pieces.size()].push_back(x);
     std::fill(out.begin(), out.end(), 0.f);
     use_nt = true;
     x = timed(fused(262144));
     use_nt = false;
     if (r == -2 && !check("fused nt")) rc = 1;
-    if (r >= 0) t.back().push_back(x);
+    if (r >= 0) t[3 + pieces.size()].push_back(x);
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+      std::fill(out.begin(), out.end(), 0.f);
+      x = timed(through(pieces[k]));
+      if (r == -2 && !check("write-through")) rc = 1;
+      if (r >= 0) t[4 + pieces.size() + k].push_back(x);
+    }
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+      std::fill(out.begin(), out.end(), 0.f);
+      x = timed(through_nt(pieces[k]));
+      if (r == -2 && !check("write-through nt")) rc = 1;
+      if (r >= 0) t[4 + 2 * pieces.size() + k].push_back(x);
+    }
   }
   std::printf("rank %d: fused 256K read+reduce loop median %.3f ms\n", rank, median(step0_ms));
   if (rank == 0) {
