@@ -5,6 +5,7 @@
 //   cclx-tune explain --collective allreduce --n 8 --bytes 1M   (reads CCLX_ALGO, CCLX_TUNE_FILE)
 //   cclx-tune show table.json
 //   cclx-tune merge -o all.json a.json b.json
+//   cclx-tune merge --pool -o part.json run1.json run2.json run3.json
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -28,8 +29,10 @@ constexpr const char* kUsage = R"(usage:
       send or receive total, what alltoallv_init agrees on.
   cclx-tune show FILE
       the table: per collective, rank count and size, the candidates by measured time
-  cclx-tune merge -o OUT IN [IN...]
-      one table from several (later files win where they measured the same candidate)
+  cclx-tune merge [--pool] -o OUT IN [IN...]
+      one table from several (later files win where they measured the same candidate);
+      --pool: runs of one measurement (e.g. separate launches): a candidate with repetitions in
+      several files keeps them all, and its time becomes their median
 )";
 
 struct UsageError {
@@ -101,17 +104,25 @@ int show(const std::vector<std::string>& args) {
 int merge(const std::vector<std::string>& args) {
   std::string out;
   std::vector<std::string> in;
+  bool pool = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "-o") {
       if (i + 1 >= args.size()) throw UsageError{"-o needs a file"};
       out = args[++i];
+    } else if (args[i] == "--pool") {
+      pool = true;
     } else {
       in.push_back(args[i]);
     }
   }
   if (out.empty() || in.empty()) throw UsageError{"merge needs -o OUT and at least one input"};
   tune::TuningTable t;
-  for (const auto& f : in) t.merge(tune::TuningTable::load(f));
+  for (const auto& f : in) {
+    if (pool)
+      t.pool(tune::TuningTable::load(f));
+    else
+      t.merge(tune::TuningTable::load(f));
+  }
   t.save(out);
   std::fprintf(stderr, "cclx-tune: %zu entries from %zu files -> %s\n", t.entries().size(),
                in.size(), out.c_str());

@@ -1,9 +1,23 @@
 #include "cclx/tune/margin.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace cclx::tune {
+
+std::size_t required_wins(std::size_t pairs) {
+  // Upper tail of Binomial(pairs, 1/2), summed from k = pairs down: P(X >= k).
+  double tail = 0;
+  const double all = std::ldexp(1.0, -static_cast<int>(std::min<std::size_t>(pairs, 1000)));
+  double choose = 1;  // C(pairs, k), starting at k = pairs
+  for (std::size_t k = pairs; k > 0; --k) {
+    tail += choose * all;
+    if (tail > kSignTestLevel) return std::min(pairs, k + 1);
+    choose = choose * static_cast<double>(k) / static_cast<double>(pairs - k + 1);
+  }
+  return pairs;
+}
 
 std::string unclear_win(double candidate_us, std::span<const double> candidate_reps,
                         double native_us, std::span<const double> native_reps, double margin) {
@@ -14,13 +28,22 @@ std::string unclear_win(double candidate_us, std::span<const double> candidate_r
     return buf;
   }
   const std::size_t pairs = std::min(candidate_reps.size(), native_reps.size());
-  for (std::size_t r = 0; r < pairs; ++r)
-    if (candidate_reps[r] >= native_reps[r]) {
-      std::snprintf(buf, sizeof buf, "not faster than native in repetition %zu of %zu", r + 1,
-                    pairs);
-      return buf;
-    }
-  return {};
+  std::size_t wins = 0, first_loss = 0;
+  for (std::size_t r = 0; r < pairs; ++r) {
+    if (candidate_reps[r] < native_reps[r])
+      ++wins;
+    else if (!first_loss)
+      first_loss = r + 1;
+  }
+  const std::size_t need = required_wins(pairs);
+  if (wins >= need) return {};
+  if (need == pairs)
+    std::snprintf(buf, sizeof buf, "not faster than native in repetition %zu of %zu", first_loss,
+                  pairs);
+  else
+    std::snprintf(buf, sizeof buf, "faster than native in %zu of %zu repetitions, under %zu", wins,
+                  pairs, need);
+  return buf;
 }
 
 }  // namespace cclx::tune

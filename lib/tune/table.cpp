@@ -156,6 +156,34 @@ void TuningTable::merge(const TuningTable& other) {
   if (mpi.empty()) mpi = other.mpi;
 }
 
+namespace {
+// The median (the mean of the middle two for an even count), as cclx-bench reports it.
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+}  // namespace
+
+void TuningTable::pool(const TuningTable& other) {
+  for (const auto& e : other.entries_) {
+    TableEntry pooled = e;
+    if (const TableEntry* mine = exact(e.collective, e.nranks, e.bytes)) {
+      for (const auto& [name, reps] : e.reps_us) {
+        const auto old = mine->reps_us.find(name);
+        if (old == mine->reps_us.end()) continue;
+        std::vector<double> all = old->second;
+        all.insert(all.end(), reps.begin(), reps.end());
+        pooled.times_us[name] = median_of(all);
+        pooled.reps_us[name] = std::move(all);
+      }
+    }
+    record(pooled);
+  }
+  if (machine.empty()) machine = other.machine;
+  if (mpi.empty()) mpi = other.mpi;
+}
+
 void TuningTable::stamp_origin(std::string_view mpi_library_version) {
   if (machine.empty()) {
     std::array<char, 256> host{};

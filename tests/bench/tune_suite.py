@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The tuning suite end to end (benchmarks/tune.sh): measure two collectives at 2 ranks, check the
-table it writes (every size, every candidate measured with its repetitions, times > 0), that a
+"""The tuning suite end to end (benchmarks/tune.sh): measure two collectives at 2 ranks in two
+launches each (-r 2), check the table it writes (every size, every candidate measured with the
+repetitions of both launches pooled, times their medians, > 0), that a
 second run resumes (skips both parts) and merges, that algo::Auto decides from the table
 (cclx-tune explain names the table's fastest candidate that clearly beats native, else native:
 the native margin of include/cclx/tune/margin.hpp), and that cclx-bench --algos auto with the
@@ -30,10 +31,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         table = os.path.join(tmp, "table.json")
         args = [script, "-o", table, "-n", "2", "-c", "allreduce,bcast", "-m", "8:64", "-b",
-                build, "-l", launcher, "-a", "ring,recursive_doubling,binomial_tree", "--",
+                build, "-l", launcher, "-a", "ring,recursive_doubling,binomial_tree", "-r", "2", "--",
                 "-i", "5", "-x", "1", "--repeat", "2"]
         first = run(args)
         assert "[1/2] allreduce, 2 ranks, sizes 8:64" in first, first
+        assert "[2/2] bcast, 2 ranks: launch 2 of 2" in first, first
         t = json.load(open(table))
         assert t["format"] == "cclx-tune-table" and t["machine"] and t["mpi"], t
         want = {"allreduce": {"native", "ring", "recursive_doubling", "binomial_tree"},
@@ -45,7 +47,10 @@ def main():
             assert got == want[e["collective"]], (e, want)
             assert all(v > 0 for v in e["times_us"].values()), e
             assert set(e["reps_us"]) == got, e
-            assert all(len(r) == 2 for r in e["reps_us"].values()), e
+            assert all(len(r) == 4 for r in e["reps_us"].values()), e  # 2 launches x 2
+            for c, r in e["reps_us"].items():  # the pooled median
+                s = sorted(r)
+                assert abs(e["times_us"][c] - (s[1] + s[2]) / 2) < 1e-9 * s[2], (c, e)
             seen.setdefault(e["collective"], []).append(e["bytes"])
         assert seen == {"allreduce": [8, 16, 32, 64], "bcast": [8, 16, 32, 64]}, seen
 
@@ -53,7 +58,8 @@ def main():
         assert second.count("done before") == 2, second
 
         # Auto decides from the table: its fastest candidate at that size that beats native by
-        # the 3% margin and in every repetition, else native.
+        # the 3% margin and in every repetition (the sign test's requirement for 4 pairs), else
+        # native.
         e = next(e for e in t["entries"] if e["collective"] == "allreduce" and e["bytes"] == 32)
         times, reps = e["times_us"], e["reps_us"]
 

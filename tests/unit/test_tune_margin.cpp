@@ -4,6 +4,7 @@
 // repetitions in the table format (round trip, merge, old tables without them, errors).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,43 @@ TEST_CASE("tune margin: the rule at its boundaries") {
                  "not faster than native in repetition 2 of 3"));
   // Unequal counts (merged from different runs): the common prefix is compared.
   CHECK(unclear_win(1.0, std::vector<double>{1.0}, 1.5, native).empty());
+}
+
+TEST_CASE("tune margin: the sign test over repetition pairs") {
+  // The fewest wins with P(X >= k) <= 1/32 for X ~ Binomial(m, 1/2), at most m.
+  CHECK(required_wins(0) == 0);
+  for (std::size_t m = 1; m <= 5; ++m) CHECK(required_wins(m) == m);  // every pair
+  CHECK(required_wins(6) == 6);    // P(X >= 6) = 1/64, P(X >= 5) = 7/64
+  CHECK(required_wins(9) == 8);    // 10/512 = 0.020; 46/512 = 0.090
+  CHECK(required_wins(15) == 12);  // 576/32768 = 0.018; 1941/32768 = 0.059
+  CHECK(required_wins(27) == 19);  // pooled launches: 3 x 9
+  // Brute force: the defining property for every m up to 40.
+  for (std::size_t m = 1; m <= 40; ++m) {
+    const auto tail = [m](std::size_t k) {
+      double t = 0, c = 1;  // C(m, 0)
+      for (std::size_t i = 0; i <= m; ++i) {
+        if (i >= k) t += c;
+        c = c * static_cast<double>(m - i) / static_cast<double>(i + 1);
+      }
+      return t / std::ldexp(1.0, static_cast<int>(m));
+    };
+    const std::size_t k = required_wins(m);
+    CAPTURE(m);
+    CHECK((k == m || tail(k) <= kSignTestLevel));
+    CHECK((k == 0 || tail(k - 1) > kSignTestLevel));
+  }
+  // 9 pairs: one loss passes, two do not; the message counts the wins.
+  const std::vector<double> native(9, 1.5);
+  std::vector<double> cand(9, 1.0);
+  cand[3] = 1.6;
+  CHECK(unclear_win(1.0, cand, 1.5, native).empty());
+  cand[7] = 1.6;
+  CHECK(contains(unclear_win(1.0, cand, 1.5, native),
+                 "faster than native in 7 of 9 repetitions, under 8"));
+  // Launch-level reversals (three launches of 5 pooled: wins in two, losses in one) fail.
+  std::vector<double> flips(15, 1.0), nat(15, 1.5);
+  for (std::size_t r = 10; r < 15; ++r) flips[r] = 2.0;
+  CHECK(contains(unclear_win(1.0, flips, 1.5, nat), "10 of 15 repetitions, under 12"));
 }
 
 TEST_CASE("tune margin: a table keeps native unless a candidate clearly beats it") {
@@ -127,6 +165,27 @@ TEST_CASE("tune margin: repetitions round-trip, merge, and old tables still load
   t.merge(later);
   CHECK_FALSE(t.entries()[0].reps_us.contains("native"));
   CHECK(t.entries()[0].reps_us.contains("ring(segment_bytes=16K)"));
+  // Pooling (separate launches of one measurement): repetitions of a candidate measured with them
+  // in both tables are concatenated and its time becomes their median; a candidate without
+  // repetitions on one side is replaced as by merge(); new entries are added.
+  {
+    TuningTable a, b;
+    TableEntry ea{Collective::allreduce, 2, 64, {{"native", 2.0}, {"ring", 1.0}, {"rhd", 3.0}}};
+    ea.reps_us = {{"native", {2.0, 2.1, 1.9}}, {"ring", {1.0, 0.9, 1.1}}};
+    a.record(ea);
+    TableEntry eb{Collective::allreduce, 2, 64, {{"native", 1.0}, {"ring", 3.0}, {"rhd", 4.0}}};
+    eb.reps_us = {{"native", {1.0, 1.2, 0.8}}, {"ring", {3.0, 2.9, 3.1}}, {"rhd", {4.0, 4.0, 4.0}}};
+    b.record(eb);
+    b.record({Collective::bcast, 2, 8, {{"native", 0.5}}});
+    a.pool(b);
+    REQUIRE(a.entries().size() == 2);
+    const TableEntry& p = a.entries()[0];
+    CHECK(p.reps_us.at("native") == std::vector<double>{2.0, 2.1, 1.9, 1.0, 1.2, 0.8});
+    CHECK(p.times_us.at("native") == doctest::Approx(1.55));  // (1.2 + 1.9) / 2
+    CHECK(p.times_us.at("ring") == doctest::Approx(2.0));     // (1.1 + 2.9) / 2
+    CHECK(p.times_us.at("rhd") == 4.0);  // no repetitions in `a`: b's measurement replaces it
+    CHECK(p.reps_us.at("rhd").size() == 3);
+  }
   // A version-1 table written before repetitions existed: loads, and dumps without them.
   const TuningTable old = TuningTable::parse(R"({"format":"cclx-tune-table","version":1,
       "entries":[{"collective":"allreduce","nranks":2,"bytes":8,"times_us":{"native":1,"ring":2}}]})");

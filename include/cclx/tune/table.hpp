@@ -51,6 +51,11 @@ class TuningTable {
   // repetitions (a candidate measured again without repetitions loses its old ones).
   void record(const TableEntry& e);
   void merge(const TuningTable& other);
+  // Like merge(), but a candidate measured with repetitions in both tables keeps all of them
+  // (this table's first, then `other`'s) and its time becomes their median: the runs are pooled,
+  // e.g. separate launches of the same measurement (benchmarks/tune.sh -r), so that the native
+  // margin's sign test spans launches. Without repetitions on both sides, as merge().
+  void pool(const TuningTable& other);
   // Fills `machine` (the host name) and `mpi` (the first line of `mpi_library_version`, as
   // MPI_Get_library_version gives it) where they are still empty.
   void stamp_origin(std::string_view mpi_library_version);
