@@ -50,25 +50,21 @@ std::vector<Subspace> subspaces_for(const Workload& w) {
   const Predictor model = alpha_beta_model();
   std::vector<Subspace> out;
   for (const Candidate& c : model_candidates(w)) {
-    Subspace sp{c, {}};
+    Subspace sp{c, c, {}};
     if (!c.native()) {
       for (const std::string& param : sched::generator(c.algorithm).param_names) {
         Axis a{param, {}};
         for (long long v : grid(param)) {  // values the generator accepts for this call
-          Candidate probe = sp.start;
+          Candidate probe = sp.center;
           probe.params[param] = v;
           if (model(probe, w) >= 0) a.values.push_back(v);
         }
-        if (a.values.empty()) continue;
-        // Channels start at one (the unsplit schedule) and are left out where nothing splits.
-        if (param == "channels") {
-          if (a.values.size() > 1) sp.start.params[param] = a.values.front();
-        } else {
-          // Start mid-grid: the descent can then go either way (no segmentation is not always a
-          // smooth continuation of ever larger segments).
-          sp.start.params[param] = a.values[a.values.size() / 2];
-        }
-        if (a.values.size() > 1) sp.axes.push_back(std::move(a));
+        if (a.values.size() < 2) continue;  // nothing to tune (channels where nothing splits)
+        // The descent starts mid-grid, so it can go either way (no segmentation is not always a
+        // smooth continuation of ever larger segments); channels at one, the unsplit schedule.
+        sp.center.params[param] =
+            param == "channels" ? a.values.front() : a.values[a.values.size() / 2];
+        sp.axes.push_back(std::move(a));
       }
     }
     out.push_back(std::move(sp));
@@ -79,11 +75,25 @@ std::vector<Subspace> subspaces_for(const Workload& w) {
 OnlineTuner::OnlineTuner(const Workload& w, std::vector<Subspace> spaces, const Predictor& model,
                          const OnlineOptions& o)
     : w_(w), spaces_(std::move(spaces)), model_(model), o_(o) {
-  // Most promising first, so that pruning by the best score so far bites early.
+  // Most promising first, so that the model's limit (model_ratio) bites early.
   std::stable_sort(spaces_.begin(), spaces_.end(), [&](const Subspace& a, const Subspace& b) {
     return predicted(a.start) < predicted(b.start);
   });
   advance();
+}
+
+void OnlineTuner::begin_descent() {
+  phase_ = Phase::descend;
+  start_score_.resize(spaces_.size(), kInf);
+  order_.clear();
+  pos_ = 0;
+  entered_ = false;
+  for (std::size_t i = 0; i < spaces_.size(); ++i)
+    if (std::isfinite(start_score_[i]) && have_best_ &&
+        start_score_[i] <= o_.prune_ratio * best_score_ && !spaces_[i].axes.empty())
+      order_.push_back(i);
+  std::stable_sort(order_.begin(), order_.end(),
+                   [&](std::size_t a, std::size_t b) { return start_score_[a] < start_score_[b]; });
 }
 
 double OnlineTuner::predicted(const Candidate& c) const {
@@ -106,6 +116,10 @@ bool OnlineTuner::proposal(Candidate& c) const {
     c = spaces_[space_].start;
     return true;
   }
+  if (!entered_) {
+    c = spaces_[space_].center;
+    return true;
+  }
   const Axis& a = spaces_[space_].axes[axis_];
   const auto it = center_.params.find(a.param);
   const std::size_t i = index_of(a, it == center_.params.end() ? a.values.front() : it->second);
@@ -118,15 +132,25 @@ bool OnlineTuner::proposal(Candidate& c) const {
 
 void OnlineTuner::advance() {
   while (!converged_) {
-    if (calls_ >= o_.max_calls || space_ >= spaces_.size()) {
+    if (calls_ >= o_.max_calls) {
       converge();
       return;
     }
-    if (phase_ == Phase::descend &&
-        (spaces_[space_].axes.empty() || axes_unimproved_ >= spaces_[space_].axes.size())) {
-      ++space_;  // a full round over the axes did not move the center: this subspace is done
-      phase_ = Phase::start;
+    if (phase_ == Phase::start && space_ >= spaces_.size()) {
+      begin_descent();
       continue;
+    }
+    if (phase_ == Phase::descend) {
+      if (pos_ >= order_.size()) {
+        converge();
+        return;
+      }
+      space_ = order_[pos_];
+      if (entered_ && axes_unimproved_ >= spaces_[space_].axes.size()) {
+        ++pos_;  // a full round over the axes did not move the center: this subspace is done
+        entered_ = false;
+        continue;
+      }
     }
     Candidate c;
     if (!proposal(c)) {
@@ -174,18 +198,19 @@ void OnlineTuner::observe(double seconds) {
 
 void OnlineTuner::on_score(double score) {
   if (phase_ == Phase::start) {
-    if (!std::isfinite(score) ||
-        (have_best_ && !(current_ == best_) && score > o_.prune_ratio * best_score_)) {
-      ++space_;  // hopeless subspace
-      return;
-    }
-    phase_ = Phase::descend;
+    start_score_.resize(spaces_.size(), kInf);
+    start_score_[space_++] = score;
+    return;
+  }
+  if (!entered_) {  // the subspace's center: the descent starts here
+    entered_ = true;
     center_ = current_;
     center_score_ = score;
     axis_ = 0;
     direction_ = +1;
     tried_other_ = false;
     axes_unimproved_ = 0;
+    if (!std::isfinite(score)) axes_unimproved_ = spaces_[space_].axes.size();  // skipped
     return;
   }
   if (score < center_score_ * (1 - kImprovement)) {
@@ -235,6 +260,10 @@ bool OnlineTuner::check_drift(double window_score_seconds) {
   calls_ = 0;
   drift_count_ = 0;
   space_ = 0;
+  start_score_.clear();
+  order_.clear();
+  pos_ = 0;
+  entered_ = false;
   phase_ = Phase::start;
   advance();
   return true;

@@ -4,13 +4,20 @@
 // Subspaces are algorithms (native, ring, ...); inside each, coordinate descent over its resource
 // parameters (engine segment size; a tree's segment size and fanout; channels 1, 2, 4 where the
 // collective splits and parts keep 16K, schedule/channels.hpp), each on a grid of values,
-// because time is close to unimodal in each of them. A candidate is sampled `samples` times after
-// one discarded warm-up call (the first call of a candidate generates and caches its schedule),
-// and scored by the mean of its fastest 75% samples (AutoCCL's robust statistic) of the call's
-// time as the slowest rank saw it. Pruning: a subspace whose starting point scores more than
-// `prune_ratio` times the best score is dropped; a candidate the model predicts to be more than
-// `model_ratio` times slower than the best score is never tried. On converging, a measured native
-// is kept unless the best beats it by the native margin (margin.hpp).
+// because time is close to unimodal in each of them. Two phases: first every subspace's start
+// (the algorithm with its default parameters, in the model's order) is measured; then the
+// subspaces whose start scored within `prune_ratio` of the best start (the others are pruned)
+// are descended, best start first, each from the middle of its grids, until the budget is spent.
+// Measuring every start first is what keeps a wrong model from hiding the winner: descending in
+// the model's favourite first spent the whole budget there (2 ranks, allreduce at 32 KiB and
+// 512 KiB: the model ranked ring, RHD and RHD with elimination, one schedule at n = 2, above
+// recursive doubling, which was 2.4-3.2x faster and never ran; docs/tuning.md).
+// A candidate is sampled `samples` times after one discarded warm-up call (the first call of a
+// candidate generates and caches its schedule), and scored by the mean of its fastest 75% samples
+// (AutoCCL's robust statistic) of the call's time as the slowest rank saw it. A candidate the
+// model predicts to be more than `model_ratio` times slower than the best score is never tried.
+// On converging, a measured native is kept unless the best beats it by the native margin
+// (margin.hpp).
 //
 // Determinism: every rank feeds the same max-over-ranks times (the Communicator reduces them), so
 // every rank's tuner walks the same path and proposes the same candidate for the same call.
@@ -52,7 +59,8 @@ struct Axis {
 
 // The subspaces the tuner explores for `w`: every model candidate, each with its axes.
 struct Subspace {
-  Candidate start;
+  Candidate start;   // the algorithm with its default parameters: measured first
+  Candidate center;  // where the descent starts: the middle of each grid (channels: 1)
   std::vector<Axis> axes;
 };
 [[nodiscard]] std::vector<Subspace> subspaces_for(const Workload& w);
@@ -86,7 +94,8 @@ class OnlineTuner {
     int samples;
   };
   enum class Phase : std::uint8_t { start, descend };
-  void advance();                                   // picks the next candidate that needs measuring
+  void begin_descent();  // after every start: orders and prunes the subspaces to descend
+  void advance();        // picks the next candidate that needs measuring
   [[nodiscard]] bool proposal(Candidate& c) const;  // false: the neighbour is off the grid
   void on_score(double score);                      // moves the search after current_ was scored
   void converge();
@@ -99,9 +108,13 @@ class OnlineTuner {
   OnlineOptions o_;
 
   Phase phase_ = Phase::start;
-  std::size_t space_ = 0;  // current subspace
-  std::size_t axis_ = 0;   // current axis of the descent
-  int direction_ = +1;     // +1: towards later grid values, -1: earlier
+  std::size_t space_ = 0;            // current subspace
+  std::vector<double> start_score_;  // per subspace (infinity: skipped)
+  std::vector<std::size_t> order_;   // the subspaces to descend, best start first
+  std::size_t pos_ = 0;              // position in order_
+  bool entered_ = false;             // the current subspace's center has been scored
+  std::size_t axis_ = 0;             // current axis of the descent
+  int direction_ = +1;               // +1: towards later grid values, -1: earlier
   bool tried_other_ = false;
   std::size_t axes_unimproved_ = 0;  // axes in a row that did not improve the center
   Candidate center_;                 // best point of the current subspace so far
