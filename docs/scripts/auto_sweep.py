@@ -5,7 +5,10 @@ against the fastest fixed candidate of the same run, their geometric means over 
 below 0.97x, a totals line, each point below 0.97x native (auto's and native's times with their
 spreads), and a PNG of the ratios.
 
-usage: auto_sweep.py SWEEP_DIR [PNG]   (SWEEP_DIR holds cclx-bench --json files, one per collective)
+usage: auto_sweep.py SWEEP_DIR[,SWEEP_DIR...] [PNG]
+  SWEEP_DIR holds cclx-bench --json files, one per collective. Several directories (separate
+  launches of the same sweep) are pooled: each (collective, size, algorithm)'s repetitions of
+  every launch, their median and spread (slowest - fastest) / median, as one launch's would be.
 """
 import glob
 import json
@@ -16,20 +19,41 @@ import sys
 EXCLUDED = {"auto", "straggler_aware", "bruck_proto", "stragglar"}  # not fixed Auto candidates
 
 
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+
+
+def load(dirs):
+    """{collective: {size: {algorithm: [repetitions' max latency, us]}}}, pooled over dirs."""
+    pooled = {}
+    for d in dirs:
+        for path in sorted(glob.glob(os.path.join(d, "*.json"))):
+            j = json.load(open(path))
+            c = pooled.setdefault(j["collective"], {})
+            for r in j["results"]:
+                reps = r.get("repetitions_max_latency_us") or [r["max_latency_us"]]
+                c.setdefault(r["size"], {}).setdefault(r["algorithm"], []).extend(reps)
+    return pooled
+
+
 def main():
-    d = sys.argv[1]
+    dirs = sys.argv[1].split(",")
     png = sys.argv[2] if len(sys.argv) > 2 else None
     series = {}
     low_points, total, all_native, all_best = [], 0, [], []
     print("| collective | sizes | auto vs native: geomean | min (at) | sizes < 0.97 | "
           "auto vs best fixed: geomean | min (at) | sizes < 0.97 |")
     print("|---|---|---|---|---|---|---|---|")
-    for path in sorted(glob.glob(os.path.join(d, "*.json"))):
-        j = json.load(open(path))
+    for coll, runs in sorted(load(dirs).items()):
+        j = {"collective": coll}
         by_size, spread = {}, {}
-        for r in j["results"]:
-            by_size.setdefault(r["size"], {})[r["algorithm"]] = r["max_latency_us"]
-            spread[(r["size"], r["algorithm"])] = r.get("spread_pct", float("nan"))
+        for size, algos in runs.items():
+            for a, reps in algos.items():
+                m = median(reps)
+                by_size.setdefault(size, {})[a] = m
+                spread[(size, a)] = 100 * (max(reps) - min(reps)) / m
         vs_native, vs_best, sizes = [], [], []
         for size, t in sorted(by_size.items()):
             if "auto" not in t:
