@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cclx/detail/median.hpp"
 #include "cclx/error.hpp"
 #include "cclx/topology/rounds.hpp"
 
@@ -53,12 +54,6 @@ double burst(MPI_Comm comm, int rank, int size, int k, std::vector<char>& buf,
   double t = MPI_Wtime() - t0;
   check(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
   return t;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 }  // namespace
@@ -127,7 +122,7 @@ Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
     if (peer >= 0 && initiator) {
       std::vector<TimingSample> med;
       for (std::size_t k = 0; k < opt.sizes.size(); ++k)
-        med.push_back({static_cast<double>(opt.sizes[k]), median(times[k])});
+        med.push_back({static_cast<double>(opt.sizes[k]), cclx::detail::median(times[k])});
       const AlphaBetaFit f = fit_link(med);
       mine.insert(mine.end(), {static_cast<double>(rank), static_cast<double>(peer), f.alpha,
                                f.beta, f.rms_residual, f.rel_residual,
@@ -146,7 +141,7 @@ Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
       const double t_hi = burst(comm, rank, size, hi, bbuf, reqs);
       slopes.push_back((t_hi - t_lo) / (hi - lo) / 2);
     }
-    prof.overhead_s = std::max(0.0, median(slopes));  // identical on every rank
+    prof.overhead_s = std::max(0.0, cclx::detail::median(slopes));  // identical on every rank
   }
   double elapsed = MPI_Wtime() - t_start;
   check(MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "cclx/detail/median.hpp"
 #include "cclx/error.hpp"
 
 namespace cclx::tune {
@@ -156,15 +157,6 @@ void TuningTable::merge(const TuningTable& other) {
   if (mpi.empty()) mpi = other.mpi;
 }
 
-namespace {
-// The median (the mean of the middle two for an even count), as cclx-bench reports it.
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-}  // namespace
-
 void TuningTable::pool(const TuningTable& other) {
   for (const auto& e : other.entries_) {
     TableEntry pooled = e;
@@ -174,7 +166,7 @@ void TuningTable::pool(const TuningTable& other) {
         if (old == mine->reps_us.end()) continue;
         std::vector<double> all = old->second;
         all.insert(all.end(), reps.begin(), reps.end());
-        pooled.times_us[name] = median_of(all);
+        pooled.times_us[name] = cclx::detail::median(all);
         pooled.reps_us[name] = std::move(all);
       }
     }
