@@ -79,12 +79,12 @@ OnlineTuner::OnlineTuner(const Workload& w, std::vector<Subspace> spaces, const 
   std::stable_sort(spaces_.begin(), spaces_.end(), [&](const Subspace& a, const Subspace& b) {
     return predicted(a.start) < predicted(b.start);
   });
+  start_score_.assign(spaces_.size(), kInf);
   advance();
 }
 
 void OnlineTuner::begin_descent() {
   phase_ = Phase::descend;
-  start_score_.resize(spaces_.size(), kInf);
   order_.clear();
   pos_ = 0;
   entered_ = false;
@@ -198,7 +198,6 @@ void OnlineTuner::observe(double seconds) {
 
 void OnlineTuner::on_score(double score) {
   if (phase_ == Phase::start) {
-    start_score_.resize(spaces_.size(), kInf);
     start_score_[space_++] = score;
     return;
   }
@@ -260,7 +259,7 @@ bool OnlineTuner::check_drift(double window_score_seconds) {
   calls_ = 0;
   drift_count_ = 0;
   space_ = 0;
-  start_score_.clear();
+  start_score_.assign(spaces_.size(), kInf);
   order_.clear();
   pos_ = 0;
   entered_ = false;
