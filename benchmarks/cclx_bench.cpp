@@ -8,10 +8,10 @@
 // Methodology (timings on small shared machines are noisy): for each size the algorithms run
 // interleaved, --repeat times, each round starting one algorithm later than the previous one (so
 // that no algorithm always runs in the same position); each repetition is a warm-up and then a
-// timed block that starts
-// after a barrier. The time per call is averaged over the block on each rank, then reduced across
-// ranks (avg / min / max, as OSU reports); the table shows the median over repetitions. Every
-// algorithm's result is checked against native's once per size before it is timed.
+// timed block that starts after a barrier. The time per call is averaged over the block on each
+// rank, then reduced across ranks (avg / min / max, as OSU reports); the table shows the median
+// over repetitions. Every algorithm's result is checked against native's once per size before it
+// is timed.
 
 #include <mpi.h>
 
@@ -725,8 +725,7 @@ void print_header(const Options& o, int n, std::string_view type_name, std::size
   std::printf(
       "# Method: per size, algorithms interleaved (rotated per round), repetitions: %d; each = "
       "warm-up + timed block after a barrier;\n#   latency = time per call averaged over the "
-      "block, reduced across "
-      "ranks (avg/min/max); median over repetitions.\n",
+      "block, reduced across ranks (avg/min/max); median over repetitions.\n",
       o.repeat.value_or(5));
   std::printf(
       "# Every algorithm's result was checked against native's before timing (%s).\n",
