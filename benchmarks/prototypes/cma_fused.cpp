@@ -149,9 +149,11 @@ int main(int argc, char** argv) {
     };
   };
   // write-through: reduce each piece into Out[own] and write it at once into the peer's
-  // Out[own] with process_vm_writev while it is still in L2; no step 1.
-  auto through = [&](std::size_t piece) {
-    return [&, piece] {
+  // Out[own] with process_vm_writev while it is still in L2; no step 1. `nt`: reduce into an L2
+  // temporary, write that to the peer, and stream it into the local Out with non-temporal stores.
+  std::vector<float> tmp2(tmp.size());
+  auto through = [&](std::size_t piece, bool nt = false) {
+    return [&, piece, nt] {
       struct D2 {
         int pid;
         std::uint64_t in, out;
@@ -168,47 +170,20 @@ int main(int argc, char** argv) {
         iovec l{tmp.data(), m * 4}, r{const_cast<char*>(remote) + off * 4, m * 4};
         if (process_vm_readv(p.pid, &l, 1, &r, 1, 0) != (ssize_t)(m * 4))
           MPI_Abort(MPI_COMM_WORLD, 4);
-        add_into(out_own + off, tmp.data(), in_own + off, m);
-        iovec lw{out_own + off, m * 4}, rw{remote_out + off * 4, m * 4};
+        float* sum = nt ? tmp2.data() : out_own + off;
+        add_into(sum, tmp.data(), in_own + off, m);
+        iovec lw{sum, m * 4}, rw{remote_out + off * 4, m * 4};
         if (process_vm_writev(p.pid, &lw, 1, &rw, 1, 0) != (ssize_t)(m * 4))
           MPI_Abort(MPI_COMM_WORLD, 6);
-      }
-      char a = 1, b;
-      MPI_Sendrecv(&a, 1, MPI_BYTE, peer, 15, &b, 1, MPI_BYTE, peer, 15, MPI_COMM_WORLD,
-                   MPI_STATUS_IGNORE);
-    };
-  };
-  std::vector<float> tmp2(tmp.size());
-  auto through_nt = [&](std::size_t piece) {
-    return [&, piece] {
-      struct D2 {
-        int pid;
-        std::uint64_t in, out;
-      } d{getpid(), reinterpret_cast<std::uint64_t>(in.data()),
-          reinterpret_cast<std::uint64_t>(out.data())},
-          p;
-      MPI_Sendrecv(&d, sizeof d, MPI_BYTE, peer, 16, &p, sizeof p, MPI_BYTE, peer, 16,
-                   MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      const char* remote = reinterpret_cast<const char*>(p.in) + own * half;
-      char* remote_out = reinterpret_cast<char*>(p.out) + own * half;
-      const std::size_t pe = piece / 4;
-      for (std::size_t off = 0; off < hn; off += pe) {
-        const std::size_t m = std::min(pe, hn - off);
-        iovec l{tmp.data(), m * 4}, r{const_cast<char*>(remote) + off * 4, m * 4};
-        if (process_vm_readv(p.pid, &l, 1, &r, 1, 0) != (ssize_t)(m * 4))
-          MPI_Abort(MPI_COMM_WORLD, 4);
-        add_into(tmp2.data(), tmp.data(), in_own + off, m);
-        iovec lw{tmp2.data(), m * 4}, rw{remote_out + off * 4, m * 4};
-        if (process_vm_writev(p.pid, &lw, 1, &rw, 1, 0) != (ssize_t)(m * 4))
-          MPI_Abort(MPI_COMM_WORLD, 6);
+        if (!nt) continue;
         float* o = out_own + off;
         std::size_t i = 0;
         for (; i + 4 <= m; i += 4) _mm_stream_ps(o + i, _mm_loadu_ps(tmp2.data() + i));
         for (; i < m; ++i) o[i] = tmp2[i];
       }
-      _mm_sfence();
+      if (nt) _mm_sfence();
       char a = 1, b;
-      MPI_Sendrecv(&a, 1, MPI_BYTE, peer, 17, &b, 1, MPI_BYTE, peer, 17, MPI_COMM_WORLD,
+      MPI_Sendrecv(&a, 1, MPI_BYTE, peer, 15, &b, 1, MPI_BYTE, peer, 15, MPI_COMM_WORLD,
                    MPI_STATUS_IGNORE);
     };
   };
@@ -259,7 +234,7 @@ int main(int argc, char** argv) {
     }
     for (std::size_t k = 0; k < pieces.size(); ++k) {
       std::fill(out.begin(), out.end(), 0.f);
-      x = timed(through_nt(pieces[k]));
+      x = timed(through(pieces[k], true));
       if (r == -2 && !check("write-through nt")) rc = 1;
       if (r >= 0) t[4 + 2 * pieces.size() + k].push_back(x);
     }
