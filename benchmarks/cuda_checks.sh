@@ -17,6 +17,8 @@ if [[ "${1:-}" == "--pack" ]]; then
     "$kit/bin/"
   # The installed-tree consumer (built by ctest's consumer_find_package against `cmake --install`).
   [[ -x build/tests/consumer/build/consumer_cuda ]] && cp build/tests/consumer/build/consumer_cuda "$kit/bin/"
+  # Item 7a's prototype (docs/results.md), to time it on the GPU machine's idle cores too.
+  mpicxx -O3 -std=c++20 -o "$kit/bin/cma-proto" benchmarks/prototypes/cma_fused.cpp
   cp /usr/bin/mpiexec.hydra /usr/bin/hydra_pmi_proxy "$kit/bin/"
   cp /usr/bin/mpiexec.hydra "$kit/bin/mpiexec"
   # The MPI runtime the binaries link (not libc/libstdc++: the target's own are newer).
@@ -84,8 +86,7 @@ CCLX_WAIT=backoff step bench-allreduce-n2-ring-backoff 60 mpiexec -n 2 "$bench" 
   --algo ring --max 1048576
 # Issue 12 item 7a on quiet, separate cores: the 2-rank 64 MiB ring against its bound.
 step ring-gap-n2 30 mpiexec -bind-to core -n 2 "$kit/bin/cclx-ring-gap" 67108864 11 0 1048576
-[[ -x "$kit/bin/cma-proto" ]] &&
-  step cma-proto-n2 40 mpiexec -bind-to core -n 2 "$kit/bin/cma-proto" 67108864 11 262144 524288
+step cma-proto-n2 40 mpiexec -bind-to core -n 2 "$kit/bin/cma-proto" 67108864 11 262144 524288
 grid 3
 grid 4
 CCLX_CUDA_GRID_MAX_BYTES=268435456 step n2-allreduce-256M 150 mpiexec -n 2 "$tests" \
