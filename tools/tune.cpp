@@ -40,7 +40,7 @@ struct UsageError {
 };
 
 std::size_t size_arg(std::string_view s) {
-  const auto v = tune::parse_size(s);
+  const auto v = parse_byte_size(s);
   if (!v) throw UsageError{"not a size: '" + std::string(s) + "'"};
   return *v;
 }
@@ -96,7 +96,7 @@ int show(const std::vector<std::string>& args) {
       row += " " + name + buf;
     }
     std::printf("%-15s %5d %8s %s\n", std::string(sched::to_string(e.collective)).c_str(), e.nranks,
-                tune::format_size(e.bytes).c_str(), row.c_str());
+                format_byte_size(e.bytes).c_str(), row.c_str());
   }
   return 0;
 }

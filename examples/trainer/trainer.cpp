@@ -118,7 +118,7 @@ Options parse(int argc, char** argv) {
       else
         throw UsageError{"--mode: blocking, nonblocking or persistent, not '" + value + "'"};
     } else if (flag == "--buckets") {
-      const auto s = cclx::tune::parse_size(value);
+      const auto s = cclx::parse_byte_size(value);
       if (!s) throw UsageError{"--buckets: not a size: '" + value + "'"};
       o.bucket_bytes = *s;
     } else if (flag == "--iters") {

@@ -54,7 +54,7 @@ std::string describe(const tune::Workload& w) {
     s += " (one-shot: no size all ranks know)";
   } else {
     const bool init = w.collective == sched::Collective::alltoallv;  // an agreed size
-    s.append(init ? "_init " : " ").append(tune::format_size(w.bytes)).append(" bytes");
+    s.append(init ? "_init " : " ").append(format_byte_size(w.bytes)).append(" bytes");
     if (init) s += " (the busiest rank's, agreed at init)";
   }
   s +=

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <limits>
 
+#include "cclx/byte_size.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/channels.hpp"
 
@@ -22,49 +23,6 @@ bool accepts(const sched::GeneratorInfo& g, std::string_view key) {
 }
 }  // namespace
 
-std::optional<std::size_t> parse_size(std::string_view text, bool allow_inf) {
-  text = trim(text);
-  if (allow_inf && text == "inf") return std::numeric_limits<std::size_t>::max();
-  std::size_t value = 0;
-  const char* end = text.data() + text.size();
-  const auto [p, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc{} || p == text.data()) return std::nullopt;
-  std::size_t shift = 0;
-  if (p != end) {
-    if (p + 1 != end) return std::nullopt;
-    switch (*p) {
-      case 'K':
-      case 'k':
-        shift = 10;
-        break;
-      case 'M':
-      case 'm':
-        shift = 20;
-        break;
-      case 'G':
-      case 'g':
-        shift = 30;
-        break;
-      default:
-        return std::nullopt;
-    }
-  }
-  if (shift && value > (std::numeric_limits<std::size_t>::max() >> shift)) return std::nullopt;
-  return value << shift;
-}
-
-std::string format_size(std::size_t bytes) {
-  if (bytes == std::numeric_limits<std::size_t>::max()) return "inf";
-  static constexpr struct {
-    std::size_t shift;
-    char suffix;
-  } units[] = {{30, 'G'}, {20, 'M'}, {10, 'K'}};
-  for (const auto& u : units)
-    if (bytes && bytes % (std::size_t{1} << u.shift) == 0)
-      return std::to_string(bytes >> u.shift) + u.suffix;
-  return std::to_string(bytes);
-}
-
 std::string to_string(const Candidate& c) {
   std::string s = c.algorithm;
   if (c.params.empty()) return s;
@@ -74,7 +32,7 @@ std::string to_string(const Candidate& c) {
     if (!first) s += ',';
     first = false;
     s += key + '=' +
-         (value >= 0 ? format_size(static_cast<std::size_t>(value)) : std::to_string(value));
+         (value >= 0 ? format_byte_size(static_cast<std::size_t>(value)) : std::to_string(value));
   }
   return s + ')';
 }
@@ -105,7 +63,7 @@ Candidate parse_candidate(std::string_view text) {
     const auto eq = item.find('=');
     const std::string key(trim(item.substr(0, eq)));
     const auto value =
-        eq == std::string_view::npos ? std::nullopt : parse_size(item.substr(eq + 1));
+        eq == std::string_view::npos ? std::nullopt : parse_byte_size(item.substr(eq + 1));
     if (key.empty() || !value ||
         *value > static_cast<std::size_t>(std::numeric_limits<long long>::max()))
       throw Error("algorithm selection: '" + std::string(item) + "' in '" + std::string(whole) +

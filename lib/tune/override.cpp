@@ -70,9 +70,10 @@ Overrides Overrides::parse(std::string_view text) {
       } else {
         const auto dash = range.find('-');
         const auto lo =
-            dash == std::string_view::npos ? std::nullopt : parse_size(range.substr(0, dash));
-        const auto hi = dash == std::string_view::npos ? std::nullopt
-                                                       : parse_size(range.substr(dash + 1), true);
+            dash == std::string_view::npos ? std::nullopt : parse_byte_size(range.substr(0, dash));
+        const auto hi = dash == std::string_view::npos
+                            ? std::nullopt
+                            : parse_byte_size(range.substr(dash + 1), AllowInf::yes);
         if (!lo || !hi) bad(range, "expected a size range <lo>-<hi> such as 0-8K or 8K-inf");
         if (*lo >= *hi) bad(range, "empty size range (lo must be below hi)");
         r.lo = *lo;

@@ -134,7 +134,7 @@ Decision Selector::compute(const Workload& w) const {
         d.choice = c;
         d.source = Source::table;
         d.exact = e->bytes == w.bytes;
-        d.explanation = config_.table_origin + " at " + format_size(e->bytes) + " (" +
+        d.explanation = config_.table_origin + " at " + format_byte_size(e->bytes) + " (" +
                         std::to_string(e->nranks) + " ranks), measured:" + times;
         if (!margin.empty()) d.explanation += " (native margin" + margin + ")";
         found = true;
@@ -210,7 +210,7 @@ Decision Selector::compute_any_size(const Workload& w) const {
       from = "rule '" + config_.overrides.find(w.collective, pieces[i].lo)->text + "'";
     else if (p.source == Source::table)
       from += " " + config_.table_origin;
-    ranges += (i ? ", " : "") + format_size(pieces[i].lo) + "-" + format_size(hi) + " " +
+    ranges += (i ? ", " : "") + format_byte_size(pieces[i].lo) + "-" + format_byte_size(hi) + " " +
               to_string(p.choice) + " (" + from + ")";
   }
   Decision d;

@@ -565,7 +565,7 @@ TEST_CASE("auto: alltoallv by size: one-shot least worst case, alltoallv_init on
     });
   }
   if (r == 0) {
-    const std::string head = "cclx tune: alltoallv_init " + cclx::tune::format_size(busiest * 4) +
+    const std::string head = "cclx tune: alltoallv_init " + cclx::format_byte_size(busiest * 4) +
                              " bytes (the busiest rank's, agreed at init)";
     CHECK_MESSAGE(log_text.find(head) != std::string::npos, log_text);
     CHECK_MESSAGE(

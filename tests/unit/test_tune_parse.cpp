@@ -23,23 +23,6 @@ std::string error_of(auto&& f) {
 }
 }  // namespace
 
-TEST_CASE("tune: sizes parse with suffixes and format back") {
-  CHECK(parse_size("0") == 0u);
-  CHECK(parse_size("8K") == 8192u);
-  CHECK(parse_size("256k") == 262144u);
-  CHECK(parse_size("1M") == 1u << 20);
-  CHECK(parse_size("2G") == std::size_t{2} << 30);
-  CHECK(parse_size("inf", true) == std::numeric_limits<std::size_t>::max());
-  CHECK_FALSE(parse_size("inf"));
-  CHECK_FALSE(parse_size("8KB"));
-  CHECK_FALSE(parse_size("-1"));
-  CHECK_FALSE(parse_size(""));
-  CHECK_FALSE(parse_size("99999999999999999999G"));
-  CHECK(format_size(65536) == "64K");
-  CHECK(format_size(1000) == "1000");
-  CHECK(format_size(std::size_t{3} << 20) == "3M");
-}
-
 TEST_CASE("tune: candidates parse, validate and print canonically") {
   CHECK(parse_candidate("native").native());
   const Candidate r = parse_candidate(" ring( segment_bytes = 256K ) ");

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "cclx/byte_size.hpp"
 #include "cclx/schedule/generate.hpp"
 
 namespace cclx::tune {
@@ -29,14 +30,9 @@ struct Candidate {
 // with parse_candidate().
 [[nodiscard]] std::string to_string(const Candidate& c);
 
-// Parses `name` or `name(key=value,...)`; values are integers with an optional K, M or G suffix
-// (powers of 1024). The algorithm must be "native" or registered (sched::generators()), and each
-// key one it accepts. Throws cclx::Error naming the offending token.
+// Parses `name` or `name(key=value,...)`; values are byte sizes (cclx/byte_size.hpp). The
+// algorithm must be "native" or registered (sched::generators()), and each key one it accepts.
+// Throws cclx::Error naming the offending token.
 [[nodiscard]] Candidate parse_candidate(std::string_view text);
-
-// "64K" -> 65536, "1M", "123", "inf" (SIZE_MAX when allow_inf); nullopt when malformed.
-[[nodiscard]] std::optional<std::size_t> parse_size(std::string_view text, bool allow_inf = false);
-// 65536 -> "64K", 1000 -> "1000", SIZE_MAX -> "inf".
-[[nodiscard]] std::string format_size(std::size_t bytes);
 
 }  // namespace cclx::tune
