@@ -1,11 +1,13 @@
 #include "call.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <new>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "cclx/collectives/collectives.hpp"
@@ -22,39 +24,6 @@ namespace cclx::shim {
 namespace {
 
 constexpr const char* invalid_args = "invalid arguments (the MPI library reports the error)";
-
-// Why `t` is not in the table: a named type cclx does not map, or a derived one.
-const char* type_reason(MPI_Datatype t) {
-  if (t == MPI_DATATYPE_NULL) return invalid_args;
-  int ints = 0, addrs = 0, types = 0, combiner = 0;
-  if (PMPI_Type_get_envelope(t, &ints, &addrs, &types, &combiner) != MPI_SUCCESS)
-    return invalid_args;
-  if (combiner == MPI_COMBINER_NAMED)
-    return "predefined datatype cclx does not map (pair type, Fortran type, ...)";
-  return "derived datatype";
-}
-
-// Copies `blocks` blocks of `fcount` x `ftype` at `from` to blocks of `tcount` x `ttype` at `to`
-// (the same type signature), letting MPI convert: a send to self on a private MPI_COMM_SELF.
-void convert(const void* from, MPI_Datatype ftype, int fcount, void* to, MPI_Datatype ttype,
-             int tcount, int blocks) {
-  MPI_Datatype fb = MPI_DATATYPE_NULL, tb = MPI_DATATYPE_NULL;
-  PMPI_Type_contiguous(fcount, ftype, &fb);
-  PMPI_Type_commit(&fb);
-  PMPI_Type_contiguous(tcount, ttype, &tb);
-  PMPI_Type_commit(&tb);
-  const int rc =
-      PMPI_Sendrecv(from, blocks, fb, 0, 0, to, blocks, tb, 0, 0, self_comm(), MPI_STATUS_IGNORE);
-  PMPI_Type_free(&fb);
-  PMPI_Type_free(&tb);
-  if (rc != MPI_SUCCESS) {
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    PMPI_Error_string(rc, text, &len);
-    throw Error("libcclx-mpi: converting the differently described side failed: " +
-                std::string(text, static_cast<std::size_t>(len)));
-  }
-}
 
 // Runs `f`, turning whatever it throws into an MPI error code raised on `comm`.
 template <class F>
@@ -112,106 +81,111 @@ void Call::root(int root) {
   c_.root = root;
 }
 
-void Call::data(MPI_Datatype type, int count) {
+void Call::reduction(MPI_Datatype type, int count, MPI_Op op) {
+  if (!ok()) return;
+  if (count < 0 || op == MPI_OP_NULL) return invalid();
+  const std::optional<TypeShape> shape = shape_of(type);
+  if (!shape) return invalid();
+  const TypeShape& t = *shape;
+  SideDesc d{true, type, t, 1, static_cast<std::size_t>(count)};
+  if (t.size == 0) return pass_because("zero-size datatype (nothing to reduce)");
+  if (is_predefined_op(op)) {
+    // Decided on the signature's basic type: ranks may describe it with other datatypes.
+    if (op == MPI_MAXLOC || op == MPI_MINLOC)
+      return pass_because("MPI_MAXLOC/MPI_MINLOC (pair types)");
+    if (t.heterogeneous) return pass_because("a signature of several basic types (a struct)");
+    if (!t.basic)
+      return pass_because("a basic type cclx does not map (pair type, Fortran type, ...)");
+    const char* why = nullptr;
+    const std::optional<OpId> id = builtin_op(op, t.basic->cls, &why);
+    if (!id) return pass_because(why);
+    c_.kernel = builtin_kernel(t.basic->type, *id);
+    c_.type = t.basic->type;
+    d.scale = t.size / t.basic->size;
+  } else {
+    const std::optional<UserOp> u = find_user_op(op);
+    if (!u) return pass_because("user-defined op not created through MPI_Op_create");
+    // The application's function gets whole elements of its own datatype, as from MPI: served
+    // where the buffer is the packed elements (MPI makes a reduction's datatype the same on every
+    // rank, so every rank sees the same layout).
+    if (!t.plain)
+      return pass_because(
+          "user-defined op on a datatype with gaps or another order (MPI applies it)");
+    CallKept& k = kept();
+    k.op_type = TypeRef(type, t, form_ != Form::blocking);
+    k.user = {*u, k.op_type.get(), t.size};
+    c_.kernel = user_kernel(k.user);
+    const bool typed = t.predefined && t.basic && t.basic->cls != TypeClass::moved;
+    c_.type = typed ? t.basic->type : DataType::u8;
+    user_op_ = true;
+  }
+  in_ = out_ = d;
+  c_.has_op = true;
+}
+
+void Call::side(Side s, MPI_Datatype type, int count) {
   if (!ok()) return;
   if (count < 0) return invalid();
-  const TypeInfo* t = predefined_type(type);
-  if (!t) return pass_because(type_reason(type));
-  type_ = type;
-  count_ = count;
-  scale_ = t->size;
+  const std::optional<TypeShape> shape = shape_of(type);
+  if (!shape) return invalid();
+  // Moved as the signature's bytes.
+  desc(s) = {true, type, *shape, shape->size, static_cast<std::size_t>(count)};
   c_.type = DataType::u8;
   c_.kernel.elem_size = 1;
 }
 
-void Call::reduction(MPI_Datatype type, int count, MPI_Op op) {
+void Call::buffers(const void* in, void* out, bool in_place, std::size_t in_blocks,
+                   std::size_t out_blocks) {
   if (!ok()) return;
-  if (count < 0 || op == MPI_OP_NULL) return invalid();
-  const TypeInfo* t = predefined_type(type);
-  if (!t)
-    return pass_because(op == MPI_MAXLOC || op == MPI_MINLOC ? "MPI_MAXLOC/MPI_MINLOC (pair types)"
-                                                             : type_reason(type));
-  if (is_predefined_op(op)) {
-    const char* why = nullptr;
-    const std::optional<OpId> id = builtin_op(op, t->cls, &why);
-    if (!id) return pass_because(why);
-    c_.kernel = builtin_kernel(t->type, *id);
-  } else {
-    const std::optional<UserOp> u = find_user_op(op);
-    if (!u) return pass_because("user-defined op not created through MPI_Op_create");
-    if (t->cls == TypeClass::moved)
-      return pass_because("user-defined op on a type cclx has no element type for");
-    kept().user = {*u, type, t->size};
-    c_.kernel = user_kernel(kept().user);
-    user_op_ = true;
+  if (in_place) {  // the one side described is both
+    if (out_.given)
+      in_ = out_;
+    else
+      out_ = in_;
   }
-  type_ = type;
-  count_ = count;
-  scale_ = 1;
-  c_.type = t->type;
-  c_.has_op = true;
-}
-
-void Call::other_side(MPI_Datatype type, int count, Side side) {
-  if (!ok() || (type == type_ && count == count_)) return;
-  if (count < 0 || type == MPI_DATATYPE_NULL) return invalid();
-  staged_ = side;
-  other_type_ = type;
-  other_count_ = count;
-}
-
-void Call::other_type(MPI_Datatype type) {
-  if (!ok() || type == type_) return;
-  const TypeInfo* t = predefined_type(type);
-  if (type == MPI_DATATYPE_NULL) return invalid();
-  // Moved as bytes: another predefined type of the same size moves the same bytes.
-  if (!t || t->size != scale_ || c_.has_op)
-    pass_because("send and receive sides in different datatypes (v-collective)");
-}
-
-void Call::buffers(const void* in, void* out, bool in_place, std::size_t in_elems,
-                   std::size_t out_elems) {
-  if (!ok()) return;
   c_.in = in;
   c_.out = out;
   c_.in_place = in_place;
-  c_.in_size = in_elems * scale_;
-  c_.out_size = out_elems * scale_;
+  const std::size_t per_in = variable_ ? 1 : in_.count, per_out = variable_ ? 1 : out_.count;
+  c_.in_size = in_blocks * per_in * in_.scale;
+  c_.out_size = out_blocks * per_out * out_.scale;
+  const std::size_t in_bytes = in_.count * in_.shape.size, out_bytes = out_.count * out_.shape.size;
+  if (!variable_ && !in_place && in_blocks && out_blocks && in_bytes != out_bytes)
+    mismatch_ = "libcclx-mpi: rank " + std::to_string(rank()) + ": the send side's " +
+                std::to_string(in_bytes) + " bytes per block and the receive side's " +
+                std::to_string(out_bytes) + " differ (MPI requires matching type signatures)";
 }
 
-void Call::counts(const int* out_counts, const int* out_displs, const int* in_counts,
-                  const int* in_displs) {
+void Call::result(std::size_t elems) {
+  result_blocks_ = elems;
+}
+
+void Call::counts(Side s, const int* counts, const int* displs) {
   if (!ok()) return;
-  if (!out_counts || (in_displs && !in_counts)) return invalid();
+  if (!counts) return invalid();
   const std::size_t n = size();
   for (std::size_t i = 0; i < n; ++i)
-    if (out_counts[i] < 0 || (in_counts && in_counts[i] < 0)) return invalid();
-  std::vector<long long>& v = kept().v;
-  v.assign(4 * n, 0);
-  const auto fill = [&](std::size_t at, const int* a) {
-    for (std::size_t i = 0; i < n; ++i) v[at + i] = static_cast<long long>(a[i]) * scale_;
-  };
-  const auto packed = [&](std::size_t counts_at, const int* displs) {
-    if (!displs) return true;
-    fill(counts_at + n, displs);
-    long long at = 0;
+    if (counts[i] < 0) return invalid();
+  CallKept& k = kept();
+  std::vector<long long>& v = k.v;
+  if (v.empty()) v.assign(4 * n, 0);
+  const auto scale = static_cast<long long>(desc(s).scale);
+  const std::size_t at = s == Side::receive ? 0 : 2 * n;
+  for (std::size_t i = 0; i < n; ++i) v[at + i] = counts[i] * scale;
+  bool packed = true;
+  if (displs) {
+    long long next = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      if (v[counts_at + i] != 0 && v[counts_at + n + i] != at) return false;
-      at += v[counts_at + i];
+      v[at + n + i] = displs[i] * scale;
+      if (v[at + i] != 0 && v[at + n + i] != next) packed = false;
+      next += v[at + i];
     }
-    return true;
-  };
-  fill(0, out_counts);
-  k_->out_packed = packed(0, out_displs);
-  const bool own_in = in_counts != nullptr;
-  if (own_in) {
-    fill(2 * n, in_counts);
-    k_->in_packed = packed(2 * n, in_displs);
   }
+  (s == Side::receive ? k.out_packed : k.in_packed) = packed;
+  if (s == Side::send) own_in_counts_ = true;
   using detail::IntArray;
-  const auto arr = [&](std::size_t at) { return IntArray{v.data() + at, n, 8, true}; };
-  const std::size_t in_at = own_in ? 2 * n : 0;
-  k_->blocks = {arr(in_at), arr(0), IntArray{}, IntArray{}};
+  const auto arr = [&](std::size_t from) { return IntArray{v.data() + from, n, 8, true}; };
+  k.blocks = {arr(own_in_counts_ ? 2 * n : 0), arr(0), IntArray{}, IntArray{}};
   variable_ = true;
 }
 
@@ -231,31 +205,57 @@ std::size_t spanned(std::size_t n, const int* counts, const int* displs) {
 
 namespace {
 
-// Copies the blocks of `counts` between `user` at `displs` and `packed` (cclx elements of
-// `elem` bytes), in the direction `to_packed` says.
-void copy_blocks(std::byte* packed, std::byte* user, const detail::IntArray& counts,
-                 const long long* displs, std::size_t elem, bool to_packed) {
+// One side of a call in the application's buffer, and how it maps to the packed form cclx runs
+// on: runs of elements of `type`, at the v-collective's displacements or one after the other.
+struct SideCopy {
+  std::byte* user = nullptr;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  TypeShape shape;
+  std::size_t scale = 1;              // cclx elements per element of `type`
+  std::size_t elem = 1;               // bytes per cclx element
+  detail::IntArray counts;            // v-collectives: cclx elements per block (else one run)
+  const long long* displs = nullptr;  // their displacements in cclx elements; null: packed
+  std::size_t total = 0;              // cclx elements
+};
+
+// Packs (`to_packed`) or unpacks the first `limit` cclx elements of the side.
+void copy_side(const SideCopy& s, std::byte* packed, bool to_packed, std::size_t limit) {
+  if (s.scale == 0) return;  // a zero-size datatype: no data
+  limit = std::min(limit, s.total);
+  const auto move = [&](std::size_t at, long long displ, std::size_t elems) {
+    if (at >= limit) return;
+    elems = std::min(elems, limit - at);
+    std::byte* u =
+        s.user + static_cast<MPI_Aint>(displ / static_cast<long long>(s.scale)) * s.shape.extent;
+    std::byte* p = packed + at * s.elem;
+    if (to_packed)
+      pack(u, elems / s.scale, s.type, s.shape, p);
+    else
+      unpack(p, elems / s.scale, s.type, s.shape, u);
+  };
+  if (!s.counts.data) return move(0, 0, s.total);
   std::size_t at = 0;
-  for (std::size_t i = 0; i < counts.size; ++i) {
-    const auto bytes = static_cast<std::size_t>(counts[i]) * elem;
-    if (bytes != 0) {
-      std::byte* u =
-          user + static_cast<std::ptrdiff_t>(displs[i]) * static_cast<std::ptrdiff_t>(elem);
-      if (to_packed)
-        std::memcpy(packed + at, u, bytes);
-      else
-        std::memcpy(u, packed + at, bytes);
-    }
-    at += bytes;
+  long long next = 0;
+  for (std::size_t i = 0; i < s.counts.size; ++i) {
+    const auto c = static_cast<std::size_t>(s.counts[i]);
+    move(at, s.displs ? s.displs[i] : next, c);
+    at += c;
+    next += static_cast<long long>(c);
   }
 }
 
 }  // namespace
 
-// Sets c_.blocks' displacements (native) or the staging that packs non-packed layouts (a
-// scheduled algorithm), and the other side's conversion; k_->before and k_->after do the copies.
+// Stages what cclx cannot run on in place: a side whose datatype is not its packed bytes (always),
+// a v-collective's displaced blocks (a scheduled algorithm; the native path gets the
+// displacements); k_->before packs at each start, k_->after unpacks the results.
 void Call::stage(bool native) {
-  if (!k_ && !variable_ && !staged_) return;  // nothing to keep or stage
+  const bool out_displaced = variable_ && !k_->out_packed;
+  const bool in_displaced = variable_ && own_in_counts_ && !k_->in_packed;
+  const bool stage_out = c_.out && out_.given && (!out_.shape.plain || (out_displaced && !native));
+  const bool stage_in =
+      !c_.in_place && c_.in && in_.given && (!in_.shape.plain || (in_displaced && !native));
+  if (!k_ && !variable_ && !stage_out && !stage_in) return;  // nothing to keep or stage
   CallKept& k = kept();
   const std::size_t n = size();
   const std::size_t elem = c_.kernel.elem_size;
@@ -263,61 +263,58 @@ void Call::stage(bool native) {
   k.after = nullptr;
   std::vector<std::function<void()>> before, after;
   if (variable_) {
+    using detail::IntArray;
     k.blocks.in_displs = k.blocks.out_displs = {};
-    const bool own_in = k.blocks.in_counts.data != k.blocks.out_counts.data;
-    const long long* out_displs = k.v.data() + n;
-    const long long* in_displs = k.v.data() + 3 * n;
     if (native) {
-      using detail::IntArray;
-      if (!k.out_packed) k.blocks.out_displs = IntArray{out_displs, n, 8, true};
-      if (own_in && !k.in_packed)
-        k.blocks.in_displs = IntArray{in_displs, n, 8, true};
-      else if (!own_in && !k.out_packed)
-        k.blocks.in_displs = k.blocks.out_displs;  // one array for both, as the API's blocks()
-    } else {
-      const detail::IntArray oc = k.blocks.out_counts, ic = k.blocks.in_counts;
-      if (!k.out_packed) {
-        k.out_stage.resize(detail::counts_total(oc) * elem);
-        auto* user = static_cast<std::byte*>(c_.out);
-        std::byte* st = k.out_stage.data();
-        if (c_.in_place) {
-          before.emplace_back([=] { copy_blocks(st, user, oc, out_displs, elem, true); });
-          c_.in = st;
-        }
-        after.emplace_back([=] { copy_blocks(st, user, oc, out_displs, elem, false); });
-        c_.out = st;
-        c_.out_size = k.out_stage.size() / elem;
-        if (c_.in_place) c_.in_size = c_.out_size;
-      }
-      if (own_in && !k.in_packed && !c_.in_place) {
-        k.in_stage.resize(detail::counts_total(ic) * elem);
-        auto* user = static_cast<std::byte*>(const_cast<void*>(c_.in));
-        std::byte* st = k.in_stage.data();
-        before.emplace_back([=] { copy_blocks(st, user, ic, in_displs, elem, true); });
-        c_.in = st;
-        c_.in_size = k.in_stage.size() / elem;
+      const IntArray out_d{k.v.data() + n, n, 8, true}, in_d{k.v.data() + 3 * n, n, 8, true};
+      if (out_displaced && !stage_out) k.blocks.out_displs = out_d;
+      if (own_in_counts_) {
+        if (in_displaced && !stage_in) k.blocks.in_displs = in_d;
+      } else if (out_displaced && !stage_out) {
+        k.blocks.in_displs = out_d;  // one array for both, as the API's blocks()
       }
     }
     c_.blocks = &k.blocks;
   }
-  if (staged_) {
-    // The side described otherwise goes through staging laid out like data()'s side.
-    const std::size_t bytes = (*staged_ == Side::receive ? c_.out_size : c_.in_size) * elem;
-    const MPI_Datatype t = type_, ot = other_type_;
-    const int tc = count_, oc = other_count_, blocks = static_cast<int>(n);
-    if (*staged_ == Side::receive) {
-      k.out_stage.resize(bytes);
-      void* user = c_.out;
-      std::byte* st = k.out_stage.data();
-      after.emplace_back([=] { convert(st, t, tc, user, ot, oc, blocks); });
-      c_.out = st;
-    } else {
-      k.in_stage.resize(bytes);
-      const void* user = c_.in;
-      std::byte* st = k.in_stage.data();
-      before.emplace_back([=] { convert(user, ot, oc, st, t, tc, blocks); });
+  const bool keep = form_ != Form::blocking;
+  const auto side_copy = [&](const SideDesc& d, const void* user, bool out) {
+    SideCopy sc;
+    sc.user = static_cast<std::byte*>(const_cast<void*>(user));
+    sc.type = (out ? k.out_type : k.in_type).get();
+    sc.shape = d.shape;
+    sc.scale = d.scale;
+    sc.elem = elem;
+    sc.total = out ? c_.out_size : c_.in_size;
+    if (out ? out_displaced : in_displaced) {  // else packed: one run
+      sc.counts = out ? k.blocks.out_counts : k.blocks.in_counts;
+      sc.displs = k.v.data() + (out ? n : 3 * n);
+      sc.total = detail::counts_total(sc.counts);
+    }
+    return sc;
+  };
+  if (stage_out) {
+    k.out_type = TypeRef(out_.type, out_.shape, keep);
+    const SideCopy sc = side_copy(out_, c_.out, true);
+    k.out_stage.resize(sc.total * elem);
+    std::byte* st = k.out_stage.data();
+    if (c_.in_place) {
+      before.emplace_back([=] { copy_side(sc, st, true, sc.total); });
       c_.in = st;
     }
+    const std::size_t limit = result_blocks_ ? *result_blocks_ * out_.scale : sc.total;
+    if (limit > 0) after.emplace_back([=] { copy_side(sc, st, false, limit); });
+    c_.out = st;
+    c_.out_size = sc.total;
+    if (c_.in_place) c_.in_size = sc.total;
+  }
+  if (stage_in) {
+    k.in_type = TypeRef(in_.type, in_.shape, keep);
+    const SideCopy sc = side_copy(in_, c_.in, false);
+    k.in_stage.resize(sc.total * elem);
+    std::byte* st = k.in_stage.data();
+    before.emplace_back([=] { copy_side(sc, st, true, sc.total); });
+    c_.in = st;
+    c_.in_size = sc.total;
   }
   if (!before.empty())
     k.before = [b = std::move(before)] {
@@ -331,7 +328,8 @@ void Call::stage(bool native) {
 
 template <class P>
 void Call::run(const P& policy) {
-  Communicator<>& comm = communicator(comm_, v_);
+  const std::shared_ptr<Communicator<>>& held = communicator(comm_, v_);
+  Communicator<>& comm = *held;
   if (form_ == Form::blocking) {
     if (k_ && k_->before) k_->before();
     bool started = false;
@@ -350,13 +348,16 @@ void Call::run(const P& policy) {
     return;
   }
   CallKept& k = *k_;
+  k.comm = held;
+  ErrorTarget target{comm_, comm.native_handle(), v_.entry->freed};
   if (form_ == Form::nonblocking) {
     if (k.before) k.before();
     Request r = comm.start_call(c_, policy, shared_);
-    *request_ = add_nonblocking(comm_, collective_, std::move(r), shared_, k.after);
+    *request_ = add_nonblocking(std::move(target), collective_, std::move(r), shared_, k.after);
   } else {
     PersistentRequest p = comm.init_call(c_, policy, shared_);
-    *request_ = add_persistent(comm_, collective_, std::move(p), shared_, k.before, k.after);
+    *request_ =
+        add_persistent(std::move(target), collective_, std::move(p), shared_, k.before, k.after);
   }
 }
 
@@ -386,9 +387,15 @@ void Call::serve_with(const P& policy, Decision& d, const PassRef& pass,
 
 std::optional<int> Call::serve(const PassRef& pass) {
   const std::string_view name = label(collective_, form_);
+  if (config().validate && v_.valid && !v_.inter)
+    if (std::optional<int> rc = agree(name)) return rc;
   if (!ok()) {
     count(name, Path::passthrough, "-", reason_);
     return std::nullopt;
+  }
+  if (!mismatch_.empty()) {
+    count(name, Path::error, "-", "cclx::Error");
+    return raise_error(comm_, mismatch_);
   }
   const int n = v_.size;
   c_.count = coll::visit(collective_, [&](auto d) -> std::size_t {
@@ -405,7 +412,7 @@ std::optional<int> Call::serve(const PassRef& pass) {
   const std::optional<int> rc = guarded(comm_, name, d.algorithm, [&]() -> std::optional<int> {
     // c_.blocks is still unset: the library packs displaced blocks itself (stage()), so Auto
     // decides on the sizes alone (alltoallv: one choice for every size, docs/tuning.md).
-    Communicator<>& comm = communicator(comm_, v_);
+    Communicator<>& comm = *communicator(comm_, v_);
     comm.with_auto_choice(c_, algo::Auto{}, form_ == Form::blocking,
                           [&](const tune::Candidate* chosen, const auto& policy) {
                             d.algorithm = algorithm_name(chosen);
@@ -426,6 +433,78 @@ std::optional<int> Call::serve(const PassRef& pass) {
   else
     count(name, Path::cclx, d.algorithm, d.rule);
   return MPI_SUCCESS;
+}
+
+namespace {
+
+// "0, 2-4, 7"
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string s;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!s.empty()) s += ", ";
+    s += std::to_string(ranks[i]);
+    if (j > i) {
+      s += '-';
+      s += std::to_string(ranks[j]);
+    }
+    i = j + 1;
+  }
+  return s;
+}
+
+std::uint32_t fnv1a(std::string_view s) {
+  std::uint32_t h = 2166136261U;
+  for (const char ch : s) h = (h ^ static_cast<unsigned char>(ch)) * 16777619U;
+  return h;
+}
+
+}  // namespace
+
+std::optional<int> Call::agree(std::string_view name) {
+  // The decision and its reason, as one hash each rank contributes; the reasons themselves only
+  // when the ranks differ. Runs on the Communicator's duplicate, before anything else of the call.
+  const std::string mine = reason_ ? std::string("passed through: ") + reason_ : "served";
+  std::optional<std::string> message;
+  const std::optional<int> rc = guarded(comm_, name, "-", [&]() -> std::optional<int> {
+    Communicator<>& comm = *communicator(comm_, v_);
+    const MPI_Comm dup = comm.native_handle();
+    const int n = comm.size();
+    const std::uint32_t h = fnv1a(mine);
+    std::vector<std::uint32_t> all(static_cast<std::size_t>(n));
+    if (PMPI_Allgather(&h, 1, MPI_UINT32_T, all.data(), 1, MPI_UINT32_T, dup) != MPI_SUCCESS)
+      throw Error("libcclx-mpi: the decision check's MPI_Allgather failed");
+    if (std::all_of(all.begin(), all.end(), [&](std::uint32_t x) { return x == all[0]; }))
+      return std::nullopt;
+    constexpr std::size_t kText = 160;
+    std::vector<char> texts(kText * static_cast<std::size_t>(n), '\0');
+    std::vector<char> own(kText, '\0');
+    mine.copy(own.data(), kText - 1);
+    if (PMPI_Allgather(own.data(), kText, MPI_CHAR, texts.data(), kText, MPI_CHAR, dup) !=
+        MPI_SUCCESS)
+      throw Error("libcclx-mpi: the decision check's MPI_Allgather failed");
+    std::vector<std::pair<std::string, std::vector<int>>> groups;
+    for (int r = 0; r < n; ++r) {
+      const std::string t(texts.data() + static_cast<std::size_t>(r) * kText);
+      auto it =
+          std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == t; });
+      if (it == groups.end()) it = groups.insert(groups.end(), {t, {}});
+      it->second.push_back(r);
+    }
+    std::string m = "libcclx-mpi: rank " + std::to_string(comm.rank()) + ": " + std::string(name) +
+                    ": the ranks decided differently whether to serve the call (CCLX_VALIDATE):";
+    for (const auto& [text, ranks] : groups)
+      m += std::string(" ") + (ranks.size() == 1 ? "rank " : "ranks ") + rank_list(ranks) + " " +
+           text + ";";
+    m.pop_back();
+    message = m;
+    return std::nullopt;
+  });
+  if (rc) return rc;
+  if (!message) return std::nullopt;
+  count(name, Path::error, "-", "decisions differ (CCLX_VALIDATE)");
+  return raise_error(comm_, *message);
 }
 
 void not_served(const char* collective, const char* why) {

@@ -1,26 +1,28 @@
 // One intercepted collective, blocking, nonblocking (MPI_I*) or persistent (MPI_*_init). The
-// MPI_* wrapper (intercept.cpp) describes the call in
-// MPI's terms, step by step; a step that finds something cclx cannot serve exactly records why,
-// and finish() then hands the call to the MPI library unchanged. Otherwise finish() runs it on
-// the communicator's cached cclx::Communicator with the policy policy.hpp chooses (algo::Auto).
+// MPI_* wrapper (intercept.cpp) describes the call in MPI's terms, step by step; a step that finds
+// something cclx cannot serve exactly records why, and finish() then hands the call to the MPI
+// library unchanged. Otherwise finish() runs it on the communicator's cached cclx::Communicator
+// with the policy policy.hpp chooses (algo::Auto).
 //
 //   shim::Call c(sched::Collective::allreduce, comm);
 //   c.reduction(datatype, count, op);
-//   c.buffers(in, recvbuf, in_place, count, count);
+//   c.buffers(in, recvbuf, in_place, 1, 1);
 //   return c.finish([&] { return PMPI_Allreduce(...); });
 //
-// Sizes are in elements of the MPI datatype. Data-movement collectives move bytes (any predefined
-// contiguous type); reductions use cclx's element type for the MPI type (mpi_map.hpp).
-//
-// Every rank must decide alike, so the decision reads only arguments that are significant on every
-// rank: a data-movement call is described by the side all ranks have (data()), and where a rank's
-// other side is described with another datatype or count of the same signature (MPI allows it),
-// that side is staged through a buffer and converted locally (other_side()). A v-collective's
-// displacements are this rank's own layout: the native path gets them, a scheduled algorithm runs
-// on a packed staging buffer and the blocks are copied to and from their places locally.
+// Every rank must decide alike, so the serve-or-pass decision reads only what MPI requires every
+// rank to agree on: the collective, the communicator, the root, the op, and the type signature
+// with the counts (datatype.hpp). Never a rank's datatype handle: MPI lets ranks describe the same
+// data with different datatypes (a vector here, n doubles there), and lets the root of a gather
+// use MPI_IN_PLACE where the others do not. A data-movement collective moves the signature's
+// bytes; a reduction computes on its basic type. Each side of the call (the input, "send", and the
+// output, "receive") is described by its own datatype and count per block; a side whose buffer is
+// not its packed bytes (a derived type with gaps or another order, displacements that are not
+// packed) is staged through a packed buffer and packed or unpacked locally.
 //
 // A nonblocking or persistent call returns an MPI_Request of requests.hpp; what the call keeps
-// beyond the application's buffers (staging, counts, a user op's context) lives with it.
+// beyond the application's buffers (staging, counts, its datatypes, its communicator, a user op's
+// context) lives with it, so the application may free its datatypes, op and communicator as soon
+// as the call returns, as MPI allows.
 #pragma once
 
 #include <mpi.h>
@@ -30,11 +32,14 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include "cclx/collective_call.hpp"
 #include "comm_cache.hpp"
+#include "datatype.hpp"
 #include "guard.hpp"
 #include "policy.hpp"
 #include "requests.hpp"
@@ -45,10 +50,12 @@ namespace cclx::shim {
 // What a Call keeps beyond the application's buffers; outlives a nonblocking or persistent call
 // (a blocking one makes it only where it needs it: most need none).
 struct CallKept {
+  std::shared_ptr<Communicator<>> comm;  // first: the request below runs on it
   std::vector<long long> v;  // out counts, out displs, in counts, in displs (cclx elements)
   bool out_packed = true, in_packed = true;
   detail::BlockCounts blocks;
   std::vector<std::byte> in_stage, out_stage;
+  TypeRef in_type, out_type, op_type;  // valid while the call is pending
   UserOpContext user;
   std::function<void()> before, after;  // staging: at each start, at each completion
 };
@@ -68,25 +75,23 @@ class Call {
   [[nodiscard]] int rank() const { return v_.rank; }
 
   void root(int root);
-  // The datatype and count that describe this rank's data in a data-movement collective.
-  void data(MPI_Datatype type, int count);
-  // The same for a reduction, with its op.
+  // A reduction: `count` elements of `type` per block on both sides, combined with `op`.
   void reduction(MPI_Datatype type, int count, MPI_Op op);
-  // The other side of a data-movement call: `type` x `count` per block, n blocks, for the output
-  // (receive) or the input (send). Described like data() it costs nothing; otherwise the call
-  // runs on a staging buffer laid out like data() and MPI converts between the two locally.
+  // A data-movement collective's input (send) or output (receive) side: `count` elements of
+  // `type` per block (a v-collective: count 0 here, its counts()). Describe the sides MPI makes
+  // significant on this rank; an in-place call describes one, which then serves as both.
   enum class Side : std::uint8_t { receive, send };
-  void other_side(MPI_Datatype type, int count, Side side);
-  void buffers(const void* in, void* out, bool in_place, std::size_t in_elems,
-               std::size_t out_elems);
-  // A v-collective: one count per rank in elements of data()'s or reduction()'s type, and the
-  // MPI displacements of the n-block buffer (null: packed by definition). `out` describes the
-  // n-block buffer the call writes (or reads, for an input-only one); `in` alltoallv's send side
-  // out of place. Negative counts are left to MPI; buffer sizes: spanned().
-  void counts(const int* out_counts, const int* out_displs, const int* in_counts = nullptr,
-              const int* in_displs = nullptr);
-  // A v-collective's other side in `type`: served only when it moves the same bytes as data()'s.
-  void other_type(MPI_Datatype type);
+  void side(Side s, MPI_Datatype type, int count);
+  // The buffers, in blocks of the sides' counts (v-collectives: in elements of the sides' types).
+  void buffers(const void* in, void* out, bool in_place, std::size_t in_blocks,
+               std::size_t out_blocks);
+  // Of an in-place call's output, only the first `blocks` hold results (MPI_Reduce_scatter_block:
+  // 1; MPI_Scatter at the root: 0, its buffer is input only). Default: all of it.
+  void result(std::size_t blocks);
+  // A v-collective: one count per rank in elements of side `s`'s datatype, and the MPI
+  // displacements of its n-block buffer (null: packed by the counts). Negative counts are left to
+  // MPI; buffer sizes: spanned().
+  void counts(Side s, const int* counts, const int* displs);
   // An argument MPI rejects (MPI_IN_PLACE where it is not allowed, ...): MPI reports it.
   void invalid();
 
@@ -105,15 +110,27 @@ class Call {
     int (*call)(void*);
     int operator()() const { return call(f); }
   };
+  // One side of the call as described.
+  struct SideDesc {
+    bool given = false;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    TypeShape shape;
+    std::size_t scale = 1;  // cclx elements per element of `type`
+    std::size_t count = 0;  // elements of `type` per block
+  };
   // The MPI return code, or nullopt to pass the call through (counted either way). A call that
   // Auto decides to run natively with a user-defined op is passed through inside the decision
   // (`pass`), so that a tuning call times what ran.
   std::optional<int> serve(const PassRef& pass);
+  // CCLX_VALIDATE: the ranks compare their serve-or-pass decisions; the error code where they
+  // differ (raised on every rank), else nullopt.
+  std::optional<int> agree(std::string_view name);
   template <class P>
   void serve_with(const P& policy, Decision& d, const PassRef& pass, std::optional<int>& passed);
   void pass_because(const char* why) {
     if (!reason_) reason_ = why;
   }
+  SideDesc& desc(Side s) { return s == Side::send ? in_ : out_; }
   template <class P>
   void run(const P& policy);
   void stage(bool native);
@@ -127,17 +144,15 @@ class Call {
   std::shared_ptr<CallKept> shared_;  // nonblocking and persistent
   CallKept* k_ = nullptr;
   CallKept& kept();
-  bool variable_ = false;  // counts() given
+  bool variable_ = false;       // counts() given
+  bool own_in_counts_ = false;  // counts() of the send side given (else it shares the receive's)
   CommView v_;
   const char* reason_ = nullptr;
+  std::string mismatch_;  // the sides' block sizes differ (an erroneous call): raised as an error
   CollectiveCall c_;
-  MPI_Datatype type_ = MPI_DATATYPE_NULL;
-  int count_ = 0;
-  std::size_t scale_ = 1;  // cclx elements per MPI element (the type's bytes when moved as bytes)
+  SideDesc in_, out_;
+  std::optional<std::size_t> result_blocks_;
   bool user_op_ = false;
-  std::optional<Side> staged_;  // other_side() differs from data()
-  MPI_Datatype other_type_ = MPI_DATATYPE_NULL;
-  int other_count_ = 0;
 };
 
 // The elements an n-block buffer spans: the furthest block end (packed: the total).

@@ -32,6 +32,7 @@ Cache& cache() {
 // release_all()); the entry is retired and destroyed outside MPI's MPI_Comm_free.
 int on_delete(MPI_Comm, int, void* attr, void*) {
   auto* e = static_cast<CommEntry*>(attr);
+  e->freed->store(true);
   Cache& c = cache();
   std::lock_guard lock(c.mu);
   c.live.erase(e);
@@ -108,12 +109,16 @@ CommView view(MPI_Comm comm) {
   return v;
 }
 
-Communicator<>& communicator(MPI_Comm comm, CommView& v) {
-  if (v.entry && v.entry->comm) return *v.entry->comm;
+const std::shared_ptr<Communicator<>>& communicator(MPI_Comm comm, CommView& v) {
+  if (v.entry && v.entry->comm) return v.entry->comm;
   auto e = std::make_unique<CommEntry>();
-  e->comm = std::make_unique<Communicator<>>(comm, Ownership::duplicate);
+  e->comm = std::shared_ptr<Communicator<>>(new Communicator<>(comm, Ownership::duplicate),
+                                            [](Communicator<>* c) {
+                                              const Inside in;  // it frees its duplicates
+                                              delete c;
+                                            });
   v.entry = &attach(comm, std::move(e));
-  return *v.entry->comm;
+  return v.entry->comm;
 }
 
 void destroy_retired() {

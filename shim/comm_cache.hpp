@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <memory>
 
 #include "cclx/communicator.hpp"
@@ -20,7 +21,11 @@ namespace cclx::shim {
 struct CommEntry {
   MPI_Comm user = MPI_COMM_NULL;  // the application's handle
   bool inter = false;             // an intercommunicator: always passed through, no Communicator
-  std::unique_ptr<Communicator<>> comm;
+  // Shared with the requests pending on it: the application may free its communicator while a
+  // nonblocking collective on it is pending (MPI allows it); the Communicator goes with the last.
+  std::shared_ptr<Communicator<>> comm;
+  // Set once the application freed `user` (for the requests that outlive it).
+  std::shared_ptr<std::atomic<bool>> freed = std::make_shared<std::atomic<bool>>(false);
 };
 
 // What a call needs to know about its communicator before deciding anything.
@@ -36,8 +41,9 @@ struct CommView {
 
 // The cached Communicator of intracommunicator `comm`; the first call for a communicator
 // constructs it, which duplicates `comm` (collective: every rank must get here in the same call).
-// Throws cclx::Error.
-Communicator<>& communicator(MPI_Comm comm, CommView& v);
+// Throws cclx::Error. Destroyed (its duplicates freed) when the last of the entry and the
+// requests that hold it lets go, always with the library's MPI calls going straight to MPI.
+const std::shared_ptr<Communicator<>>& communicator(MPI_Comm comm, CommView& v);
 
 // Destroys the Communicators of communicators the application freed. The delete callback only
 // retires them: freeing their duplicates from inside MPI's own MPI_Comm_free is avoided.

@@ -28,34 +28,34 @@ int serve(Collective coll, MPI_Comm comm, Form form, MPI_Request* request, Descr
   return c.finish(pass);
 }
 
+using Side = Call::Side;
+
 void allreduce(Call& c, const void* sendbuf, void* recvbuf, int count, Dt type, MPI_Op op) {
   c.reduction(type, count, op);
   if (recvbuf == MPI_IN_PLACE) c.invalid();
   const bool ip = sendbuf == MPI_IN_PLACE;
-  const auto n = static_cast<std::size_t>(count);
-  c.buffers(ip ? recvbuf : sendbuf, recvbuf, ip, n, n);
+  c.buffers(ip ? recvbuf : sendbuf, recvbuf, ip, 1, 1);
 }
 
 // The root's MPI_IN_PLACE reduces into recvbuf; elsewhere recvbuf is not significant.
 void reduce(Call& c, const void* sendbuf, void* recvbuf, int count, Dt type, MPI_Op op, int root) {
   c.root(root);
   c.reduction(type, count, op);
-  const auto n = static_cast<std::size_t>(count);
   if (c.ok() && c.is_root()) {
     const bool ip = sendbuf == MPI_IN_PLACE;
     if (recvbuf == MPI_IN_PLACE) c.invalid();
-    c.buffers(ip ? recvbuf : sendbuf, recvbuf, ip, n, n);
+    c.buffers(ip ? recvbuf : sendbuf, recvbuf, ip, 1, 1);
   } else {
     if (sendbuf == MPI_IN_PLACE) c.invalid();
-    c.buffers(sendbuf, nullptr, false, n, 0);
+    c.buffers(sendbuf, nullptr, false, 1, 0);
   }
 }
 
+// One buffer, the root's input and the others' output: described as in place.
 void bcast(Call& c, void* buffer, int count, Dt type, int root) {
   c.root(root);
-  c.data(type, count);
-  const auto n = static_cast<std::size_t>(count);
-  c.buffers(buffer, buffer, true, n, n);
+  c.side(Side::receive, type, count);
+  c.buffers(buffer, buffer, true, 1, 1);
 }
 
 // In place, recvbuf holds all n blocks of the input and the result goes to its first block.
@@ -63,11 +63,12 @@ void reduce_scatter_block(Call& c, const void* sendbuf, void* recvbuf, int recvc
                           MPI_Op op) {
   c.reduction(type, recvcount, op);
   if (recvbuf == MPI_IN_PLACE) c.invalid();
-  const auto n = static_cast<std::size_t>(recvcount);
-  if (sendbuf == MPI_IN_PLACE)
-    c.buffers(recvbuf, recvbuf, true, c.size() * n, c.size() * n);
-  else
-    c.buffers(sendbuf, recvbuf, false, c.size() * n, n);
+  if (sendbuf == MPI_IN_PLACE) {
+    c.buffers(recvbuf, recvbuf, true, c.size(), c.size());
+    c.result(static_cast<std::size_t>(recvcount));
+  } else {
+    c.buffers(sendbuf, recvbuf, false, c.size(), 1);
+  }
 }
 
 // In place, sendcount and sendtype are ignored and this rank's block is already at its place in
@@ -75,15 +76,12 @@ void reduce_scatter_block(Call& c, const void* sendbuf, void* recvbuf, int recvc
 void allgather(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf,
                int recvcount, Dt recvtype) {
   if (recvbuf == MPI_IN_PLACE) c.invalid();
-  const auto rn = static_cast<std::size_t>(recvcount);
+  c.side(Side::receive, recvtype, recvcount);
   if (sendbuf == MPI_IN_PLACE) {
-    c.data(recvtype, recvcount);
-    c.buffers(recvbuf, recvbuf, true, c.size() * rn, c.size() * rn);
+    c.buffers(recvbuf, recvbuf, true, c.size(), c.size());
   } else {
-    const auto sn = static_cast<std::size_t>(sendcount);
-    c.data(sendtype, sendcount);
-    c.other_side(recvtype, recvcount, Call::Side::receive);
-    c.buffers(sendbuf, recvbuf, false, sn, c.size() * sn);
+    c.side(Side::send, sendtype, sendcount);
+    c.buffers(sendbuf, recvbuf, false, 1, c.size());
   }
 }
 
@@ -91,79 +89,71 @@ void allgather(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* r
 void alltoall(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf,
               int recvcount, Dt recvtype) {
   if (recvbuf == MPI_IN_PLACE) c.invalid();
-  const auto rn = static_cast<std::size_t>(recvcount);
+  c.side(Side::receive, recvtype, recvcount);
   if (sendbuf == MPI_IN_PLACE) {
-    c.data(recvtype, recvcount);
-    c.buffers(recvbuf, recvbuf, true, c.size() * rn, c.size() * rn);
+    c.buffers(recvbuf, recvbuf, true, c.size(), c.size());
   } else {
-    const auto sn = static_cast<std::size_t>(sendcount);
-    c.data(sendtype, sendcount);
-    c.other_side(recvtype, recvcount, Call::Side::receive);
-    c.buffers(sendbuf, recvbuf, false, c.size() * sn, c.size() * sn);
+    c.side(Side::send, sendtype, sendcount);
+    c.buffers(sendbuf, recvbuf, false, c.size(), c.size());
   }
 }
 
-// The receive arguments are significant at the root only, so every rank decides on its send
-// side; MPI_IN_PLACE is the root's sendbuf, its own block then already at its place in recvbuf.
+// The receive arguments are significant at the root only; MPI_IN_PLACE is the root's sendbuf, its
+// own block then already at its place in recvbuf.
 void gather(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf, int recvcount,
             Dt recvtype, int root) {
   c.root(root);
-  const auto rn = static_cast<std::size_t>(recvcount);
-  const auto sn = static_cast<std::size_t>(sendcount);
   if (c.ok() && c.is_root()) {
     if (recvbuf == MPI_IN_PLACE) c.invalid();
+    c.side(Side::receive, recvtype, recvcount);
     if (sendbuf == MPI_IN_PLACE) {
-      c.data(recvtype, recvcount);
-      c.buffers(recvbuf, recvbuf, true, c.size() * rn, c.size() * rn);
+      c.buffers(recvbuf, recvbuf, true, c.size(), c.size());
     } else {
-      c.data(sendtype, sendcount);
-      c.other_side(recvtype, recvcount, Call::Side::receive);
-      c.buffers(sendbuf, recvbuf, false, sn, c.size() * sn);
+      c.side(Side::send, sendtype, sendcount);
+      c.buffers(sendbuf, recvbuf, false, 1, c.size());
     }
   } else {
     if (sendbuf == MPI_IN_PLACE) c.invalid();
-    c.data(sendtype, sendcount);
-    c.buffers(sendbuf, nullptr, false, sn, 0);
+    c.side(Side::send, sendtype, sendcount);
+    c.buffers(sendbuf, nullptr, false, 1, 0);
   }
 }
 
-// The send arguments are significant at the root only, so every rank decides on its receive
-// side; MPI_IN_PLACE is the root's recvbuf, its own block then staying at its place in sendbuf.
+// The send arguments are significant at the root only; MPI_IN_PLACE is the root's recvbuf, its
+// own block then staying at its place in sendbuf (input only: nothing is written back).
 void scatter(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf, int recvcount,
              Dt recvtype, int root) {
   c.root(root);
-  const auto rn = static_cast<std::size_t>(recvcount);
-  const auto sn = static_cast<std::size_t>(sendcount);
   if (c.ok() && c.is_root()) {
     if (sendbuf == MPI_IN_PLACE) c.invalid();
+    c.side(Side::send, sendtype, sendcount);
     if (recvbuf == MPI_IN_PLACE) {
-      c.data(sendtype, sendcount);
-      c.buffers(sendbuf, in_place(sendbuf), true, c.size() * sn, c.size() * sn);
+      c.buffers(sendbuf, in_place(sendbuf), true, c.size(), c.size());
+      c.result(0);
     } else {
-      c.data(recvtype, recvcount);
-      c.other_side(sendtype, sendcount, Call::Side::send);
-      c.buffers(sendbuf, recvbuf, false, c.size() * rn, rn);
+      c.side(Side::receive, recvtype, recvcount);
+      c.buffers(sendbuf, recvbuf, false, c.size(), 1);
     }
   } else {
     if (recvbuf == MPI_IN_PLACE) c.invalid();
-    c.data(recvtype, recvcount);
-    c.buffers(nullptr, recvbuf, false, 0, rn);
+    c.side(Side::receive, recvtype, recvcount);
+    c.buffers(nullptr, recvbuf, false, 0, 1);
   }
 }
 
-// recvcounts, displs and recvtype are significant on every rank, so every rank decides on them.
-// In place, sendcount and sendtype are ignored and this rank's block is already at displs[rank].
+// recvcounts, displs and recvtype are significant on every rank. In place, sendcount and sendtype
+// are ignored and this rank's block is already at displs[rank].
 void allgatherv(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf,
                 const int recvcounts[], const int displs[], Dt recvtype) {
   if (recvbuf == MPI_IN_PLACE || displs == nullptr) c.invalid();
-  c.data(recvtype, 0);
-  c.counts(recvcounts, displs);
+  c.side(Side::receive, recvtype, 1);
+  c.counts(Side::receive, recvcounts, displs);
   if (!c.ok()) return;
   const std::size_t out = spanned(c.size(), recvcounts, displs);
   if (sendbuf == MPI_IN_PLACE) {
     c.buffers(recvbuf, recvbuf, true, out, out);
   } else {
-    c.other_type(sendtype);
+    c.side(Side::send, sendtype, 1);
     c.buffers(sendbuf, recvbuf, false, static_cast<std::size_t>(sendcount), out);
   }
 }
@@ -173,15 +163,18 @@ void allgatherv(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* 
 // recvcounts[rank] elements.
 void reduce_scatterv(Call& c, const void* sendbuf, void* recvbuf, const int recvcounts[], Dt type,
                      MPI_Op op) {
-  c.reduction(type, 0, op);
+  c.reduction(type, 1, op);
   if (recvbuf == MPI_IN_PLACE) c.invalid();
-  c.counts(recvcounts, nullptr);
+  c.counts(Side::receive, recvcounts, nullptr);
   if (!c.ok()) return;
   const std::size_t all = spanned(c.size(), recvcounts, nullptr);
-  if (sendbuf == MPI_IN_PLACE)
+  const auto mine = static_cast<std::size_t>(recvcounts[c.rank()]);
+  if (sendbuf == MPI_IN_PLACE) {
     c.buffers(recvbuf, recvbuf, true, all, all);
-  else
-    c.buffers(sendbuf, recvbuf, false, all, static_cast<std::size_t>(recvcounts[c.rank()]));
+    c.result(mine);
+  } else {
+    c.buffers(sendbuf, recvbuf, false, all, mine);
+  }
 }
 
 // Each rank's counts and displacements are its own. In place, sendcounts, sdispls and sendtype
@@ -190,24 +183,22 @@ void alltoallv(Call& c, const void* sendbuf, const int sendcounts[], const int s
                Dt sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
                Dt recvtype) {
   if (recvbuf == MPI_IN_PLACE || rdispls == nullptr) c.invalid();
-  c.data(recvtype, 0);
+  c.side(Side::receive, recvtype, 1);
+  c.counts(Side::receive, recvcounts, rdispls);
+  const std::size_t out = c.ok() ? spanned(c.size(), recvcounts, rdispls) : 0;
   if (sendbuf == MPI_IN_PLACE) {
-    c.counts(recvcounts, rdispls);
-    if (!c.ok()) return;
-    const std::size_t out = spanned(c.size(), recvcounts, rdispls);
     c.buffers(recvbuf, recvbuf, true, out, out);
   } else {
     if (sdispls == nullptr || sendcounts == nullptr) c.invalid();
-    c.other_type(sendtype);
-    c.counts(recvcounts, rdispls, sendcounts, sdispls);
+    c.side(Side::send, sendtype, 1);
+    c.counts(Side::send, sendcounts, sdispls);
     if (!c.ok()) return;
-    c.buffers(sendbuf, recvbuf, false, spanned(c.size(), sendcounts, sdispls),
-              spanned(c.size(), recvcounts, rdispls));
+    c.buffers(sendbuf, recvbuf, false, spanned(c.size(), sendcounts, sdispls), out);
   }
 }
 
 void barrier(Call& c) {
-  c.data(MPI_BYTE, 0);
+  c.side(Side::receive, MPI_BYTE, 0);
   c.buffers(nullptr, nullptr, false, 0, 0);
 }
 

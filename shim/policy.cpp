@@ -41,6 +41,8 @@ Config load() {
   if (table && *table) c.auto_reason += "CCLX_TUNE_FILE, ";
   c.auto_reason += "model";
   c.log = log_from_env();
+  const char* validate = std::getenv("CCLX_VALIDATE");  // as the Communicator reads it
+  c.validate = validate && *validate && std::string_view(validate) != "0";
   return c;
 }
 

@@ -30,6 +30,7 @@ struct Config {
   std::string report_path;                   // CCLX_SHIM_REPORT
   std::string auto_reason;  // the report's reason for an Auto choice no CCLX_ALGO rule made
   bool log = false;         // CCLX_LOG contains "shim" (or "all")
+  bool validate = false;    // CCLX_VALIDATE: the ranks also compare their serve-or-pass decisions
 };
 const Config& config();
 

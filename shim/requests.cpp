@@ -27,11 +27,11 @@ namespace cclx::shim {
 namespace {
 
 struct Entry {
-  MPI_Comm comm = MPI_COMM_NULL;
+  std::shared_ptr<void> keep;  // first, so it goes last: the requests below run on what it holds
+  ErrorTarget target;
   std::string_view name;
   Request request;                                // nonblocking
   std::unique_ptr<PersistentRequest> persistent;  // persistent
-  std::shared_ptr<void> keep;
   std::function<void()> before, after;
   bool active = false;  // started, not yet completed towards the application
   bool done = false;    // cclx's part complete (after() ran), not yet reported
@@ -150,7 +150,7 @@ int complete(MPI_Request* h, MPI_Status* s) {
   int rc = MPI_SUCCESS;
   if (!e.error.empty()) {
     count(e.name, Path::error, "-", "cclx::Error");
-    rc = raise_error(e.comm, e.error);
+    rc = raise_error(e.target.get(), e.error);
     if (s != MPI_STATUS_IGNORE) s->MPI_ERROR = rc;
   }
   if (e.persistent) {
@@ -396,15 +396,15 @@ int start_one(MPI_Request h) {
     e = find(h);
   }
   if (!e->persistent || e->active)
-    return raise_error(e->comm, std::string("libcclx-mpi: MPI_Start on ") +
-                                    (e->persistent ? "an active" : "a nonblocking") + " " +
-                                    std::string(e->name) + " request");
+    return raise_error(e->target.get(), std::string("libcclx-mpi: MPI_Start on ") +
+                                            (e->persistent ? "an active" : "a nonblocking") + " " +
+                                            std::string(e->name) + " request");
   try {
     if (e->before) e->before();
     e->persistent->start();
   } catch (const std::exception& ex) {
     count(e->name, Path::error, "-", "cclx::Error");
-    return raise_error(e->comm, ex.what());
+    return raise_error(e->target.get(), ex.what());
   }
   const std::lock_guard lock(table_mutex);
   e->active = true;
@@ -460,10 +460,10 @@ void Backoff::pause() {
   if (++round_ > 64) std::this_thread::yield();
 }
 
-MPI_Request add_nonblocking(MPI_Comm comm, sched::Collective c, Request r,
+MPI_Request add_nonblocking(ErrorTarget target, sched::Collective c, Request r,
                             std::shared_ptr<void> keep, std::function<void()> after) {
   auto e = std::make_unique<Entry>();
-  e->comm = comm;
+  e->target = std::move(target);
   e->name = label(c, Form::nonblocking);
   e->request = std::move(r);
   e->keep = std::move(keep);
@@ -472,11 +472,11 @@ MPI_Request add_nonblocking(MPI_Comm comm, sched::Collective c, Request r,
   return insert(std::move(e));
 }
 
-MPI_Request add_persistent(MPI_Comm comm, sched::Collective c, PersistentRequest p,
+MPI_Request add_persistent(ErrorTarget target, sched::Collective c, PersistentRequest p,
                            std::shared_ptr<void> keep, std::function<void()> before,
                            std::function<void()> after) {
   auto e = std::make_unique<Entry>();
-  e->comm = comm;
+  e->target = std::move(target);
   e->name = label(c, Form::persistent);
   e->persistent = std::make_unique<PersistentRequest>(std::move(p));
   e->keep = std::move(keep);

@@ -13,6 +13,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -30,15 +31,25 @@ enum class Form : std::uint8_t { blocking, nonblocking, persistent };
 // (reduce_scatterv is MPI_Reduce_scatter, reduce_scatter MPI_Reduce_scatter_block).
 [[nodiscard]] std::string_view label(sched::Collective c, Form f);
 
+// Where a request's errors are raised: the application's communicator or, once the application
+// has freed it (MPI allows that while a collective on it is pending), the library's duplicate of
+// it, which carries the same error handler.
+struct ErrorTarget {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm duplicate = MPI_COMM_NULL;
+  std::shared_ptr<const std::atomic<bool>> freed;
+  [[nodiscard]] MPI_Comm get() const { return freed && freed->load() ? duplicate : comm; }
+};
+
 // Registers a started nonblocking call; `after` (may be empty) runs when it completes. `keep`
 // lives until then.
-[[nodiscard]] MPI_Request add_nonblocking(MPI_Comm comm, sched::Collective c, Request r,
+[[nodiscard]] MPI_Request add_nonblocking(ErrorTarget target, sched::Collective c, Request r,
                                           std::shared_ptr<void> keep, std::function<void()> after);
 // Registers an inactive persistent call; `before` runs at each MPI_Start, `after` at each
 // completion.
-[[nodiscard]] MPI_Request add_persistent(MPI_Comm comm, sched::Collective c, PersistentRequest p,
-                                         std::shared_ptr<void> keep, std::function<void()> before,
-                                         std::function<void()> after);
+[[nodiscard]] MPI_Request add_persistent(ErrorTarget target, sched::Collective c,
+                                         PersistentRequest p, std::shared_ptr<void> keep,
+                                         std::function<void()> before, std::function<void()> after);
 
 // Whether a served nonblocking or persistent request is running: a blocking call made now must
 // keep it moving while it waits (another rank may wait for it before reaching the blocking call).

@@ -1,7 +1,8 @@
 // libcclx-mpi's error path, against the plain MPI API (no cclx headers): a call that cclx rejects
 // returns an MPI error code through the communicator's error handler, never an exception or an
-// abort, and the communicator stays usable. Run with CCLX_VALIDATE=1 (ranks compare their calls
-// first) and CCLX_ALGO choosing a scheduled algorithm, at N >= 2.
+// abort, and the communicator stays usable. Run with CCLX_VALIDATE=1 (ranks compare their calls,
+// and their decisions to serve them, first) and CCLX_ALGO choosing a scheduled algorithm, at
+// N >= 2.
 #include <mpi.h>
 
 #include <cstdio>
@@ -116,6 +117,27 @@ int main(int argc, char** argv) {
            "persistent mismatched counts: '" + error_string(rc) + "'");
     still_works(comm, "persistent mismatched counts");
 #endif
+  }
+
+  // 5. A call that breaks MPI's matching rules so that the ranks decide differently whether the
+  //    library serves it (rank 0 reduces MPI_INT, which cclx serves; the others MPI_2INT, which
+  //    it passes through): without CCLX_VALIDATE it would hang, with it every rank gets an error
+  //    naming both groups of ranks, and the communicator stays usable.
+  if (size >= 2) {
+    int v[2] = {1, 2}, s[2] = {0, 0};
+    for (const bool nonblocking : {false, true}) {
+      const MPI_Datatype t = rank == 0 ? MPI_INT : MPI_2INT;
+      const int count = rank == 0 ? 2 : 1;
+      MPI_Request r = MPI_REQUEST_NULL;
+      const int rc = nonblocking ? MPI_Iallreduce(v, s, count, t, MPI_SUM, comm, &r)
+                                 : MPI_Allreduce(v, s, count, t, MPI_SUM, comm);
+      const std::string text = error_string(rc);
+      const std::string others = size == 2 ? "rank 1 passed through" : "ranks 1-";
+      expect(rc != MPI_SUCCESS && contains(text, "decided differently") &&
+                 contains(text, "rank 0 served") && contains(text, others.c_str()),
+             std::string(nonblocking ? "nonblocking " : "") + "split decision: '" + text + "'");
+      still_works(comm, "a split decision");
+    }
   }
 
   MPI_Comm_free(&comm);

@@ -127,8 +127,8 @@ int main(int argc, char** argv) {
 
   MPI_Barrier(MPI_COMM_WORLD);
 
-  // Variable counts and a nonblocking call (served), a gatherv and a derived datatype (passed
-  // through).
+  // Variable counts, a nonblocking call and a derived datatype (served: packed locally), a gatherv
+  // (passed through).
   {
     std::vector<int> counts(n), displs(n), all(n * (n + 1) / 2);
     for (std::size_t i = 0; i < n; ++i) {

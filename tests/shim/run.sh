@@ -8,6 +8,9 @@
 #          path; auto: unset, algo::Auto's model decides.
 # --expect an extended regular expression that some line of the report must match, fields
 #          separated by single spaces: '^allreduce cclx ring [1-9]' (docs/preload.md, "Report").
+# --uniform N  every line's count of calls must be a multiple of N: each of the N ranks decided
+#          every call alike (for programs that call collectives on all ranks of MPI_COMM_WORLD
+#          or its duplicates only).
 set -euo pipefail
 
 declare -A algos=(
@@ -22,12 +25,14 @@ declare -A algos=(
 )
 
 expects=()
+uniform=0
 while [[ $# -gt 0 && $1 != -- ]]; do
   case $1 in
     --algo) [[ -v algos[$2] ]] || { echo "run.sh: unknown --algo $2" >&2; exit 2; }
             if [[ -n ${algos[$2]} ]]; then export CCLX_ALGO=${algos[$2]}; else unset CCLX_ALGO; fi
             shift 2 ;;
     --expect) expects+=("$2"); shift 2 ;;
+    --uniform) uniform=$2; shift 2 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -47,3 +52,10 @@ for e in "${expects[@]}"; do
     exit 1
   fi
 done
+if ((uniform > 0)); then
+  if ! awk -F'\t' -v n="$uniform" '!/^#/ && $4 % n != 0 { print; bad = 1 } END { exit bad }' "$report"; then
+    echo "run.sh: the lines above count calls that not all $uniform ranks decided alike; the report:" >&2
+    cat "$report" >&2
+    exit 1
+  fi
+fi
