@@ -16,6 +16,7 @@
 // Usage: mpiexec -n N shim-datatypes [--trace]
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <sstream>
@@ -667,6 +668,175 @@ void lifetimes() {
 #endif
 }
 
+// Every collective on a communicator duplicated for the call, with its datatype (a dup of
+// MPI_INT) and op (a user-defined addition: MPI's predefined ops are defined on predefined types
+// only) freed right after the MPI_I* or MPI_*_init call, before it completes.
+void every_collective_freed(Form f) {
+  constexpr int k = 4;
+  const int n = nranks;
+  const auto v = [](int q, int i) { return q * 1000 + i; };
+  const auto call =
+      [&](const char* coll,
+          const std::function<int(MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request*)>& make,
+          const std::function<void(const std::string&)>& check) {
+        MPI_Comm comm;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+        MPI_Datatype t;
+        MPI_Type_dup(MPI_INT, &t);
+        MPI_Op op;
+        MPI_Op_create(&add_pairs, 1, &op);
+        MPI_Request r = MPI_REQUEST_NULL;
+        int rc = make(comm, t, op, &r);
+        MPI_Type_free(&t);
+        MPI_Op_free(&op);
+        MPI_Comm_free(&comm);
+        if (rc == MPI_SUCCESS && f == Form::persistent) rc = MPI_Start(&r);
+        if (rc == MPI_SUCCESS) rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && f == Form::persistent) rc = MPI_Request_free(&r);
+        const std::string what =
+            std::string(coll) + " (" + name(f) + ") with its type, op and communicator freed";
+        expect(rc == MPI_SUCCESS, what + ": returned " + std::to_string(rc));
+        check(what);
+      };
+  const bool nb = f == Form::nonblocking;
+  std::vector<int> in(static_cast<std::size_t>(n * k)), out(static_cast<std::size_t>(n * k), -1);
+  const auto reset = [&] {
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = v(rank, static_cast<int>(i));
+    std::fill(out.begin(), out.end(), -1);
+  };
+  const auto sum = [&](int i) {
+    int x = 0;
+    for (int q = 0; q < n; ++q) x += v(q, i);
+    return x;
+  };
+  const auto at = [](int i) { return static_cast<std::size_t>(i); };
+  std::vector<int> counts(at(n), k), displs(at(n));
+  for (int i = 0; i < n; ++i) displs[at(i)] = i * k;
+#if MPI_VERSION >= 4
+#define CCLX_FORM(NAME, CAP, ...) \
+  (nb ? MPI_I##NAME(__VA_ARGS__, r) : MPI_##CAP##_init(__VA_ARGS__, MPI_INFO_NULL, r))
+#else
+#define CCLX_FORM(NAME, CAP, ...) MPI_I##NAME(__VA_ARGS__, r)
+#endif
+  reset();
+  call(
+      "MPI_Iallreduce",
+      [&](MPI_Comm c, MPI_Datatype t, MPI_Op op, MPI_Request* r) {
+        return CCLX_FORM(allreduce, Allreduce, in.data(), out.data(), k, t, op, c);
+      },
+      [&](const std::string& w) {
+        for (int i = 0; i < k; ++i) expect(out[at(i)] == sum(i), w);
+      });
+  reset();
+  call(
+      "MPI_Ireduce",
+      [&](MPI_Comm c, MPI_Datatype t, MPI_Op op, MPI_Request* r) {
+        return CCLX_FORM(reduce, Reduce, in.data(), out.data(), k, t, op, n - 1, c);
+      },
+      [&](const std::string& w) {
+        if (rank == n - 1)
+          for (int i = 0; i < k; ++i) expect(out[at(i)] == sum(i), w);
+      });
+  reset();
+  call(
+      "MPI_Ireduce_scatter_block",
+      [&](MPI_Comm c, MPI_Datatype t, MPI_Op op, MPI_Request* r) {
+        return CCLX_FORM(reduce_scatter_block, Reduce_scatter_block, in.data(), out.data(), k, t,
+                         op, c);
+      },
+      [&](const std::string& w) {
+        for (int i = 0; i < k; ++i) expect(out[at(i)] == sum(rank * k + i), w);
+      });
+  reset();
+  call(
+      "MPI_Ireduce_scatter",
+      [&](MPI_Comm c, MPI_Datatype t, MPI_Op op, MPI_Request* r) {
+        return CCLX_FORM(reduce_scatter, Reduce_scatter, in.data(), out.data(), counts.data(), t,
+                         op, c);
+      },
+      [&](const std::string& w) {
+        for (int i = 0; i < k; ++i) expect(out[at(i)] == sum(rank * k + i), w);
+      });
+  reset();
+  if (rank != 0) std::fill(in.begin(), in.end(), -2);
+  call(
+      "MPI_Ibcast",
+      [&](MPI_Comm c, MPI_Datatype t, MPI_Op, MPI_Request* r) {
+        return CCLX_FORM(bcast, Bcast, in.data(), k, t, 0, c);
+      },
+      [&](const std::string& w) {
+        for (int i = 0; i < k; ++i) expect(in[at(i)] == v(0, i), w);
+      });
+  reset();
+  call(
+      "MPI_Iallgather",
+      [&](MPI_Comm c, MPI_Datatype t, MPI_Op, MPI_Request* r) {
+        return CCLX_FORM(allgather, Allgather, in.data(), k, t, out.data(), k, t, c);
+      },
+      [&](const std::string& w) {
+        for (int i = 0; i < n * k; ++i) expect(out[at(i)] == v(i / k, i % k), w);
+      });
+  reset();
+  call(
+      "MPI_Ialltoall",
+      [&](MPI_Comm c, MPI_Datatype t, MPI_Op, MPI_Request* r) {
+        return CCLX_FORM(alltoall, Alltoall, in.data(), k, t, out.data(), k, t, c);
+      },
+      [&](const std::string& w) {
+        for (int i = 0; i < n * k; ++i) expect(out[at(i)] == v(i / k, rank * k + i % k), w);
+      });
+  reset();
+  call(
+      "MPI_Igather",
+      [&](MPI_Comm c, MPI_Datatype t, MPI_Op, MPI_Request* r) {
+        return CCLX_FORM(gather, Gather, in.data(), k, t, out.data(), k, t, 0, c);
+      },
+      [&](const std::string& w) {
+        if (rank == 0)
+          for (int i = 0; i < n * k; ++i) expect(out[at(i)] == v(i / k, i % k), w);
+      });
+  reset();
+  call(
+      "MPI_Iscatter",
+      [&](MPI_Comm c, MPI_Datatype t, MPI_Op, MPI_Request* r) {
+        return CCLX_FORM(scatter, Scatter, in.data(), k, t, out.data(), k, t, 0, c);
+      },
+      [&](const std::string& w) {
+        for (int i = 0; i < k; ++i) expect(out[at(i)] == v(0, rank * k + i), w);
+      });
+  reset();
+  call(
+      "MPI_Iallgatherv",
+      [&](MPI_Comm c, MPI_Datatype t, MPI_Op, MPI_Request* r) {
+        return CCLX_FORM(allgatherv, Allgatherv, in.data(), k, t, out.data(), counts.data(),
+                         displs.data(), t, c);
+      },
+      [&](const std::string& w) {
+        for (int i = 0; i < n * k; ++i) expect(out[at(i)] == v(i / k, i % k), w);
+      });
+  reset();
+  call(
+      "MPI_Ialltoallv",
+      [&](MPI_Comm c, MPI_Datatype t, MPI_Op, MPI_Request* r) {
+        return CCLX_FORM(alltoallv, Alltoallv, in.data(), counts.data(), displs.data(), t,
+                         out.data(), counts.data(), displs.data(), t, c);
+      },
+      [&](const std::string& w) {
+        for (int i = 0; i < n * k; ++i) expect(out[at(i)] == v(i / k, rank * k + i % k), w);
+      });
+  call(
+      "MPI_Ibarrier",
+      [&](MPI_Comm c, MPI_Datatype, MPI_Op, MPI_Request* r) {
+#if MPI_VERSION >= 4
+        return nb ? MPI_Ibarrier(c, r) : MPI_Barrier_init(c, MPI_INFO_NULL, r);
+#else
+        return MPI_Ibarrier(c, r);
+#endif
+      },
+      [](const std::string&) {});
+#undef CCLX_FORM
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -681,6 +851,7 @@ int main(int argc, char** argv) {
     vcollectives(f);
     zero_size(f);
     reductions(f);
+    if (f != Form::blocking) every_collective_freed(f);
   }
   lifetimes();
   long long all = 0, total = 0;
