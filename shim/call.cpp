@@ -88,23 +88,25 @@ void Call::reduction(MPI_Datatype type, int count, MPI_Op op) {
   if (!shape) return invalid();
   const TypeShape& t = *shape;
   SideDesc d{true, type, t, 1, static_cast<std::size_t>(count)};
-  if (t.size == 0) return pass_because("zero-size datatype (nothing to reduce)");
   if (is_predefined_op(op)) {
-    // Decided on the signature's basic type: ranks may describe it with other datatypes.
+    // MPI defines its ops on predefined datatypes only, and makes a reduction's datatype the same
+    // on every rank (MPI 4.0, 6.9.1 and 6.9.2).
     if (op == MPI_MAXLOC || op == MPI_MINLOC)
       return pass_because("MPI_MAXLOC/MPI_MINLOC (pair types)");
-    if (t.heterogeneous) return pass_because("a signature of several basic types (a struct)");
+    if (!t.predefined)
+      return pass_because(
+          "predefined op on a derived datatype (the MPI library reports the error)");
     if (!t.basic)
-      return pass_because("a basic type cclx does not map (pair type, Fortran type, ...)");
+      return pass_because("predefined datatype cclx does not map (pair type, Fortran type, ...)");
     const char* why = nullptr;
     const std::optional<OpId> id = builtin_op(op, t.basic->cls, &why);
     if (!id) return pass_because(why);
     c_.kernel = builtin_kernel(t.basic->type, *id);
     c_.type = t.basic->type;
-    d.scale = t.size / t.basic->size;
   } else {
     const std::optional<UserOp> u = find_user_op(op);
     if (!u) return pass_because("user-defined op not created through MPI_Op_create");
+    if (t.size == 0) return pass_because("zero-size datatype (nothing to reduce)");
     // The application's function gets whole elements of its own datatype, as from MPI: served
     // where the buffer is the packed elements (MPI makes a reduction's datatype the same on every
     // rank, so every rank sees the same layout).

@@ -10,14 +10,15 @@
 //   return c.finish([&] { return PMPI_Allreduce(...); });
 //
 // Every rank must decide alike, so the serve-or-pass decision reads only what MPI requires every
-// rank to agree on: the collective, the communicator, the root, the op, and the type signature
-// with the counts (datatype.hpp). Never a rank's datatype handle: MPI lets ranks describe the same
-// data with different datatypes (a vector here, n doubles there), and lets the root of a gather
-// use MPI_IN_PLACE where the others do not. A data-movement collective moves the signature's
-// bytes; a reduction computes on its basic type. Each side of the call (the input, "send", and the
-// output, "receive") is described by its own datatype and count per block; a side whose buffer is
-// not its packed bytes (a derived type with gaps or another order, displacements that are not
-// packed) is staged through a packed buffer and packed or unpacked locally.
+// rank to agree on (docs/preload.md, "Decisions"): the collective, the communicator, the root,
+// and for a reduction its op and datatype (MPI makes them the same on every rank). A
+// data-movement collective reads nothing of its datatypes: MPI lets ranks describe the same data
+// with different datatypes (a vector here, n doubles there; only the type signatures match), and
+// lets the root of a gather use MPI_IN_PLACE where the others do not, so it moves the signature's
+// bytes. Each side of the call (the input, "send", and the output, "receive") is described by its
+// own datatype and count per block; a side whose buffer is not its packed bytes (a derived type
+// with gaps or another order, displacements that are not packed) is staged through a packed
+// buffer, packed and unpacked locally (datatype.hpp).
 //
 // A nonblocking or persistent call returns an MPI_Request of requests.hpp; what the call keeps
 // beyond the application's buffers (staging, counts, its datatypes, its communicator, a user op's

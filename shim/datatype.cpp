@@ -49,46 +49,6 @@ std::size_t size_of(MPI_Datatype t) {
   return s > 0 ? static_cast<std::size_t>(s) : 0;
 }
 
-// The basic types of a signature: the one named type, or `mixed`.
-struct Basic {
-  MPI_Datatype named = MPI_DATATYPE_NULL;
-  bool mixed = false;
-  void add(MPI_Datatype t) {
-    if (named == MPI_DATATYPE_NULL)
-      named = t;
-    else if (named != t)
-      mixed = true;
-  }
-};
-
-void collect(MPI_Datatype t, Basic& b) {
-  if (b.mixed || size_of(t) == 0) return;  // an empty signature adds nothing
-  const Contents c(t);
-  switch (c.combiner) {
-    case MPI_COMBINER_NAMED:
-      return b.add(t);
-    case MPI_COMBINER_STRUCT:
-      for (int i = 0; i < c.ints[0]; ++i)
-        if (c.ints[static_cast<std::size_t>(1 + i)] > 0)
-          collect(c.types[static_cast<std::size_t>(i)], b);
-      return;
-    case MPI_COMBINER_DUP:
-    case MPI_COMBINER_CONTIGUOUS:
-    case MPI_COMBINER_VECTOR:
-    case MPI_COMBINER_HVECTOR:
-    case MPI_COMBINER_INDEXED:
-    case MPI_COMBINER_HINDEXED:
-    case MPI_COMBINER_INDEXED_BLOCK:
-    case MPI_COMBINER_HINDEXED_BLOCK:
-    case MPI_COMBINER_SUBARRAY:
-    case MPI_COMBINER_DARRAY:
-    case MPI_COMBINER_RESIZED:
-      return collect(c.types[0], b);
-    default:  // the Fortran parameterized types: not a basic type the library maps
-      b.mixed = true;
-  }
-}
-
 bool dense(MPI_Datatype t) {
   MPI_Aint lb = 0, extent = 0;
   PMPI_Type_get_extent(t, &lb, &extent);
@@ -160,10 +120,6 @@ std::optional<TypeShape> shape_of(MPI_Datatype t) {
   s.predefined = combiner == MPI_COMBINER_NAMED;
   const auto sz = static_cast<MPI_Aint>(size);
   s.plain = size == 0 || (lb == 0 && extent == sz && tlb == 0 && textent == sz && in_order(t));
-  Basic b;
-  collect(t, b);
-  s.heterogeneous = b.mixed;
-  if (!b.mixed && b.named != MPI_DATATYPE_NULL) s.basic = predefined_type(b.named);
   return s;
 }
 

@@ -1,10 +1,9 @@
 // MPI datatypes as the library serves them. MPI lets ranks describe the same data differently:
-// only the type signatures (the sequences of basic types) must match, not the datatypes. So the
-// library never decides anything from a rank's datatype handle, only from what its signature says
-// (docs/preload.md, "Decisions"): a data-movement collective moves the signature's bytes, packed
-// in type-map order; a reduction computes on the signature's basic type. Data that is not laid
-// out as its packed bytes (a vector, an indexed type, gaps, a lower bound) is packed and unpacked
-// locally with MPI_Pack/MPI_Unpack.
+// only the type signatures (the sequences of basic types) must match, not the datatypes. So a
+// data-movement collective never decides anything from a rank's datatype (docs/preload.md,
+// "Decisions"): it moves the signature's bytes, packed in type-map order, and a buffer that is not
+// laid out as its packed bytes (a vector, an indexed type, gaps, a lower bound) is packed and
+// unpacked locally with MPI_Pack/MPI_Unpack.
 #pragma once
 
 #include <mpi.h>
@@ -23,12 +22,8 @@ struct TypeShape {
   // The buffer is its packed bytes: no gaps, lower bound 0, type map in memory order (so no
   // packing is needed). Decided conservatively: false means "pack", never a wrong copy.
   bool plain = false;
-  bool predefined = false;  // a named type (cannot be freed)
-  // The signature's one basic type where it has one that mpi_map.hpp maps, else null (a
-  // heterogeneous signature such as a struct of int and double, an unmapped basic type, or none
-  // at all: a zero-size type).
-  const TypeInfo* basic = nullptr;
-  bool heterogeneous = false;  // more than one basic type in the signature
+  bool predefined = false;          // a named type (cannot be freed)
+  const TypeInfo* basic = nullptr;  // the table's entry for a predefined type it maps
 };
 
 // The shape of `t`; nullopt for MPI_DATATYPE_NULL or a handle MPI rejects (the MPI library then
