@@ -4,9 +4,9 @@
 // an intercommunicator) x counts including 0, each result compared with a reference computed
 // locally from the inputs (never with another MPI call: MPICH 4.0.2's MPI_MAX/MPI_MIN on unsigned
 // types are wrong). Also user-defined ops (a non-commutative one checks rank order), calls that
-// must pass through (MAXLOC, derived and zero-size types, logical ops on integers), a send and a
-// receive side described with different types, and that send buffers and the elements past each
-// output are left alone.
+// pass through (MAXLOC, logical ops on integers), derived and zero-size types (served, packed
+// locally: datatypes.cpp tests them at length), a send and a receive side described with
+// different types, and that send buffers and the elements past each output are left alone.
 //
 // ctest runs it linked with libcclx-mpi under mpiexec, with CCLX_ALGO set so that scheduled
 // algorithms serve the calls and without (native), and checks the library's report.
