@@ -133,8 +133,8 @@ void list_generators() {
     std::cout << g.name << "\n  collectives:";
     for (auto c : g.collectives) std::cout << ' ' << to_string(c);
     std::cout << "\n  params:";
-    if (g.param_names.empty()) std::cout << " (none)";
-    for (const auto& p : g.param_names) std::cout << ' ' << p;
+    if (g.params.empty()) std::cout << " (none)";
+    for (const auto& p : g.params) std::cout << ' ' << p.name;
     std::cout << '\n';
   }
 }

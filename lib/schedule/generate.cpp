@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <sstream>
+#include <tuple>
 
-#include "cclx/algo/policies.hpp"
+#include "cclx/algo/param.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/channels.hpp"
@@ -11,65 +13,30 @@
 namespace cclx::sched {
 
 namespace {
-Schedule ring_by_name(const ScheduleRequest& r, const ParamMap&) {
-  return ring(r);
-}
-Schedule stragglar_by_name(const ScheduleRequest& r, const ParamMap& p) {
-  const auto it = p.find("straggler");
-  return stragglar(r, it == p.end() ? r.nranks - 1 : static_cast<int>(it->second));
-}
-Schedule rhd_by_name(const ScheduleRequest& r, const ParamMap&) {
-  return recursive_halving_doubling(r);
-}
-Schedule rhd_elimination_by_name(const ScheduleRequest& r, const ParamMap&) {
-  return rhd_elimination(r);
-}
-Schedule recursive_doubling_by_name(const ScheduleRequest& r, const ParamMap&) {
-  return recursive_doubling(r);
-}
-Schedule binomial_tree_by_name(const ScheduleRequest& r, const ParamMap&) {
-  return binomial_tree(r);
-}
-Schedule dissemination_by_name(const ScheduleRequest& r, const ParamMap&) {
-  return dissemination(r);
-}
-// Defaults as algo::PipelinedTree{}: 1 MiB segments, binary tree.
-Schedule pipelined_tree_by_name(const ScheduleRequest& r, const ParamMap& p) {
-  const auto seg = p.find("segment_bytes");
-  const auto fan = p.find("fanout");
-  const long long segment_bytes = seg == p.end() ? (1 << 20) : seg->second;
-  if (segment_bytes <= 0)
-    throw Error("pipelined_tree: segment_bytes must be > 0, got " + std::to_string(segment_bytes));
-  const long long fanout = fan != p.end() ? fan->second : 2;
-  if (fanout < 1 || fanout > 1 << 20)
-    throw Error("pipelined_tree: fanout must be in [1, 2^20], got " + std::to_string(fanout));
-  return pipelined_tree(r, static_cast<std::size_t>(segment_bytes), static_cast<int>(fanout));
-}
-// A registry entry from the policy's own declaration of what it serves. A policy with a `channels`
-// field takes that parameter (channels.hpp), which generate_by_name() applies around the generator.
+
+// The registry's generate-by-name: the policy from its parameters (defaults: its initializers),
+// then its own generator. Channels are applied around it by generate_by_name().
 template <class A>
-GeneratorInfo info(std::vector<std::string> params,
-                   Schedule (*generate)(const ScheduleRequest&, const ParamMap&)) {
-  if constexpr (requires(A a) { a.channels; }) params.emplace_back("channels");
+Schedule generate_named(const ScheduleRequest& r, const ParamMap& p) {
+  return algo::from_params<A>(p).generate(r);
+}
+
+// A registry entry from the policy's own declarations.
+template <class A>
+GeneratorInfo info() {
   return {std::string(A::name),
           {A::collectives.begin(), A::collectives.end()},
           {A::keeps_rank_order.begin(), A::keeps_rank_order.end()},
-          std::move(params),
-          generate};
+          algo::param_infos<A>(),
+          &generate_named<A>};
 }
+
 }  // namespace
 
 const std::vector<GeneratorInfo>& generators() {
-  static const std::vector<GeneratorInfo> all = {
-      info<algo::Ring>({"segment_bytes"}, &ring_by_name),
-      info<algo::StragglAR>({"straggler"}, &stragglar_by_name),
-      info<algo::RecursiveHalvingDoubling>({"segment_bytes"}, &rhd_by_name),
-      info<algo::RhdElimination>({"segment_bytes"}, &rhd_elimination_by_name),
-      info<algo::RecursiveDoubling>({"segment_bytes"}, &recursive_doubling_by_name),
-      info<algo::BinomialTree>({}, &binomial_tree_by_name),
-      info<algo::PipelinedTree>({"segment_bytes", "fanout"}, &pipelined_tree_by_name),
-      info<algo::Dissemination>({}, &dissemination_by_name),
-  };
+  static const std::vector<GeneratorInfo> all = std::apply(
+      [](auto... policies) { return std::vector<GeneratorInfo>{info<decltype(policies)>()...}; },
+      algo::registry{});
   return all;
 }
 
@@ -88,8 +55,7 @@ Schedule generate_by_name(std::string_view name, const ScheduleRequest& req,
   const auto& g = generator(name);
   for (const auto& [key, value] : params) {
     (void)value;
-    if (std::find(g.param_names.begin(), g.param_names.end(), key) == g.param_names.end())
-      throw Error("algorithm '" + g.name + "' has no parameter '" + key + "'");
+    if (!g.takes(key)) throw Error("algorithm '" + g.name + "' has no parameter '" + key + "'");
   }
   const auto ch = params.find("channels");
   if (ch == params.end()) return g.generate(req, params);

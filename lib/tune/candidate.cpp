@@ -19,7 +19,7 @@ std::string_view trim(std::string_view s) {
 }
 
 bool accepts(const sched::GeneratorInfo& g, std::string_view key) {
-  return std::find(g.param_names.begin(), g.param_names.end(), key) != g.param_names.end();
+  return g.takes(key);
 }
 }  // namespace
 

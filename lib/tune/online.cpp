@@ -52,7 +52,8 @@ std::vector<Subspace> subspaces_for(const Workload& w) {
   for (const Candidate& c : model_candidates(w)) {
     Subspace sp{c, c, {}};
     if (!c.native()) {
-      for (const std::string& param : sched::generator(c.algorithm).param_names) {
+      for (const sched::ParamInfo& info : sched::generator(c.algorithm).params) {
+        const std::string& param = info.name;
         Axis a{param, {}};
         for (long long v : grid(param)) {  // values the generator accepts for this call
           Candidate probe = sp.center;

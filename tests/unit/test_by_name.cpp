@@ -10,7 +10,7 @@ TEST_CASE("by name: every registry entry and parameter reaches its policy") {
   for (const auto& g : sched::generators()) {
     CAPTURE(g.name);
     tune::Candidate c{g.name, {}};
-    for (const auto& p : g.param_names) c.params[p] = p == "straggler" ? 1 : 2;
+    for (const auto& p : g.params) c.params[p.name] = p.name == "straggler" ? 1 : 2;
     bool reached = false;
     algo::with_policy(c, [&](const auto& policy) {
       using A = std::decay_t<decltype(policy)>;

@@ -9,8 +9,10 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "cclx/algo/registry.hpp"
 #include "cclx/cclx.hpp"
 
 namespace {
@@ -127,4 +129,42 @@ TEST_CASE("registry: the README's algorithm table states the policies' declarati
   for_each_policy([&](std::string_view label, const auto&) {
     CHECK_MESSAGE(seen.count(std::string(label)), "README's table misses " << label);
   });
+}
+
+TEST_CASE("registry: each policy's parameters: defaults in range, set by name, ranges enforced") {
+  std::apply(
+      [](auto... policies) {
+        (
+            [](auto policy) {
+              using A = decltype(policy);
+              CAPTURE(A::name);
+              const auto& g = cclx::sched::generator(A::name);
+              REQUIRE(g.params.size() == A::params().size());
+              for (const auto& p : g.params) {
+                CAPTURE(p.name);
+                CHECK(p.min <= p.default_value);
+                CHECK(p.default_value <= p.max);
+                CHECK_FALSE(p.doc.empty());
+                for (const long long v :
+                     {p.min, p.max == cclx::algo::kUnbounded ? p.min + 7 : p.max}) {
+                  const A a = cclx::algo::from_params<A>({{p.name, v}});
+                  bool checked = false;
+                  for (const auto& d : A::params())
+                    if (d.name == p.name) {
+                      CHECK(d.get(a) == v);
+                      checked = true;
+                    }
+                  CHECK(checked);
+                }
+                CHECK_THROWS_WITH_AS((void)cclx::algo::from_params<A>({{p.name, p.min - 1}}),
+                                     doctest::Contains((std::string(p.name) + " must be").c_str()),
+                                     cclx::Error);
+              }
+              CHECK_THROWS_WITH_AS((void)cclx::algo::from_params<A>({{"no_such_parameter", 1}}),
+                                   doctest::Contains("has no parameter 'no_such_parameter'"),
+                                   cclx::Error);
+            }(policies),
+            ...);
+      },
+      cclx::algo::registry{});
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "cclx/algo/param.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"

@@ -26,6 +26,15 @@ struct BinomialTree {
   // policies' (the plan cache keys a policy without padding by its bytes).
   std::size_t channels = 1;
 
+  // Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
+  static constexpr auto params() {
+    return std::array{
+        CCLX_POLICY_PARAM(
+            BinomialTree, channels, 1, sched::max_channels,
+            "concurrent parts of the data, each its own schedule (schedule/channels.hpp)"),
+    };
+  }
+
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::binomial_tree(r);
   }

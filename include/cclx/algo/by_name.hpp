@@ -8,35 +8,16 @@
 #include <utility>
 #include <variant>
 
+#include "cclx/algo/param.hpp"
 #include "cclx/algo/policies.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
 #include "cclx/tune/candidate.hpp"
 
 namespace cclx::algo {
 
-// Every policy that can be named at run time (the registry's algorithms).
-using named_policies = std::tuple<Ring, RecursiveHalvingDoubling, RhdElimination, RecursiveDoubling,
-                                  BinomialTree, PipelinedTree, StragglAR, Dissemination>;
-
-// A policy's fields from their names (the registry's param_names); throws on an unknown name.
-template <class A>
-A from_params(const sched::ParamMap& params) {
-  A a{};
-  for (const auto& [key, value] : params) {
-    bool set = false;
-    if constexpr (requires { a.segment_bytes; })
-      if (key == "segment_bytes") set = (a.segment_bytes = static_cast<std::size_t>(value), true);
-    if constexpr (requires { a.fanout; })
-      if (key == "fanout") set = (a.fanout = static_cast<int>(value), true);
-    if constexpr (requires { a.channels; })
-      if (key == "channels") set = (a.channels = static_cast<decltype(a.channels)>(value), true);
-    if constexpr (requires { a.straggler; })
-      if (key == "straggler") set = (a.straggler = static_cast<int>(value), true);
-    if (!set)
-      throw Error("algorithm '" + std::string(A::name) + "' has no parameter '" + key + "'");
-  }
-  return a;
-}
+// Every policy that can be named at run time: the registry.
+using named_policies = registry;
 
 namespace detail {
 template <std::size_t I, class F>

@@ -21,6 +21,9 @@ struct Dissemination {
   static constexpr std::array collectives = {sched::Collective::barrier};
   static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
 
+  // It takes no run-time parameters.
+  static constexpr auto params() { return std::array<Param<Dissemination>, 0>{}; }
+
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::dissemination(r);
   }

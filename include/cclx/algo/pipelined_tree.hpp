@@ -31,6 +31,19 @@ struct PipelinedTree {
   // policy has no padding and the plan cache keys it by its bytes.
   int channels = 1;
 
+  // Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
+  static constexpr auto params() {
+    return std::array{
+        CCLX_POLICY_PARAM(
+            PipelinedTree, segment_bytes, 1, kUnbounded,
+            "the pipeline's segment: each tree edge forwards the data in segments of this size"),
+        CCLX_POLICY_PARAM(PipelinedTree, fanout, 1, 1 << 20, "children per tree node (1: a chain)"),
+        CCLX_POLICY_PARAM(
+            PipelinedTree, channels, 1, sched::max_channels,
+            "concurrent parts of the data, each its own schedule (schedule/channels.hpp)"),
+    };
+  }
+
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::pipelined_tree(r, segment_bytes, fanout);
   }

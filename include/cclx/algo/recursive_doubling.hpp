@@ -27,6 +27,16 @@ struct RecursiveDoubling {
   // field, so the policy has no padding and the plan cache keys it by its bytes.
   std::size_t channels = 1;
 
+  // Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
+  static constexpr auto params() {
+    return std::array{
+        CCLX_POLICY_PARAM(RecursiveDoubling, segment_bytes, 0, kUnbounded, "as in ring"),
+        CCLX_POLICY_PARAM(
+            RecursiveDoubling, channels, 1, sched::max_channels,
+            "concurrent parts of the data, each its own schedule (schedule/channels.hpp)"),
+    };
+  }
+
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::recursive_doubling(r);
   }

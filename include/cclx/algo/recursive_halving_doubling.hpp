@@ -33,6 +33,16 @@ struct RecursiveHalvingDoubling {
   // field, so the policy has no padding and the plan cache keys it by its bytes.
   std::size_t channels = 1;
 
+  // Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
+  static constexpr auto params() {
+    return std::array{
+        CCLX_POLICY_PARAM(RecursiveHalvingDoubling, segment_bytes, 0, kUnbounded, "as in ring"),
+        CCLX_POLICY_PARAM(
+            RecursiveHalvingDoubling, channels, 1, sched::max_channels,
+            "concurrent parts of the data, each its own schedule (schedule/channels.hpp)"),
+    };
+  }
+
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::recursive_halving_doubling(r);
   }
@@ -52,6 +62,16 @@ struct RhdElimination {
   // Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
   // field, so the policy has no padding and the plan cache keys it by its bytes.
   std::size_t channels = 1;
+
+  // Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
+  static constexpr auto params() {
+    return std::array{
+        CCLX_POLICY_PARAM(RhdElimination, segment_bytes, 0, kUnbounded, "as in ring"),
+        CCLX_POLICY_PARAM(
+            RhdElimination, channels, 1, sched::max_channels,
+            "concurrent parts of the data, each its own schedule (schedule/channels.hpp)"),
+    };
+  }
 
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::rhd_elimination(r);

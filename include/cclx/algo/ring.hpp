@@ -32,6 +32,18 @@ struct Ring {
   // field, so the policy has no padding and the plan cache keys it by its bytes.
   std::size_t channels = 1;
 
+  // Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
+  static constexpr auto params() {
+    return std::array{
+        CCLX_POLICY_PARAM(Ring, segment_bytes, 0, kUnbounded,
+                          "each step's block is sent in segments of this size, so that reducing "
+                          "one overlaps receiving the next (0: one message per block)"),
+        CCLX_POLICY_PARAM(
+            Ring, channels, 1, sched::max_channels,
+            "concurrent parts of the data, each its own schedule (schedule/channels.hpp)"),
+    };
+  }
+
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::ring(r);
   }

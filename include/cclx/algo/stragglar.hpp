@@ -4,6 +4,8 @@
 // docs/algorithms/stragglar.md.
 #pragma once
 
+#include <limits>
+
 #include "cclx/algo/algorithm.hpp"
 
 namespace cclx::sched {
@@ -29,6 +31,17 @@ struct StragglAR {
   // Concurrent parts of the data (schedule/channels.hpp); 1: no split. int like straggler, so
   // the policy has no padding and the plan cache keys it by its bytes.
   int channels = 1;
+
+  // Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
+  static constexpr auto params() {
+    return std::array{
+        CCLX_POLICY_PARAM(StragglAR, straggler, -1, std::numeric_limits<int>::max(),
+                          "the rank that arrives late (-1: the last rank)"),
+        CCLX_POLICY_PARAM(
+            StragglAR, channels, 1, sched::max_channels,
+            "concurrent parts of the data, each its own schedule (schedule/channels.hpp)"),
+    };
+  }
 
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::stragglar(r, straggler_for(r.nranks));

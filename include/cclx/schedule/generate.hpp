@@ -38,6 +38,14 @@ using ParamMap = std::map<std::string, long long, std::less<>>;
 // What an algorithm serves and where it keeps rank order, as its policy declares it
 // (algo::Ring::collectives, ...): the generators (require_supported, Schedule::preserves_order),
 // the error texts and the README's algorithm table (checked by a unit test) read it here.
+// A run-time parameter of an algorithm, as its policy declares it (algo/param.hpp).
+struct ParamInfo {
+  std::string name;
+  long long min = 0, max = 0;  // accepted values
+  long long default_value = 0;
+  std::string doc;
+};
+
 struct GeneratorInfo {
   std::string name;                     // "ring", "rhd", ...
   std::vector<Collective> collectives;  // what it serves
@@ -45,8 +53,13 @@ struct GeneratorInfo {
   std::vector<Collective> keeps_rank_order;
   // Accepted ParamMap keys: the policy's run-time fields (algo::from_params sets them), whether
   // they shape the schedule (fanout) or only the engine's execution (Ring's segment_bytes).
-  std::vector<std::string> param_names;
+  std::vector<ParamInfo> params;
   Schedule (*generate)(const ScheduleRequest&, const ParamMap&);
+  [[nodiscard]] bool takes(std::string_view param) const {
+    for (const ParamInfo& p : params)
+      if (p.name == param) return true;
+    return false;
+  }
 };
 
 // Every schedule-producing algorithm known to the library (StragglAR etc. register here too).

@@ -15,7 +15,7 @@ namespace cclx::tune {
 
 struct Candidate {
   std::string algorithm = "native";
-  // The policy's run-time fields by name (GeneratorInfo::param_names).
+  // The policy's run-time fields by name (GeneratorInfo::params).
   sched::ParamMap params;
 
   [[nodiscard]] bool native() const { return algorithm == "native"; }

@@ -1,0 +1,72 @@
+// A policy's run-time parameters, declared once by the policy itself (static params()): the name
+// CCLX_ALGO, tuning tables and cclx-bench use, the values it accepts, a line of documentation, and
+// how to read and set it. Its default is the policy's member initializer, so a default is never
+// restated elsewhere. from_params() builds a policy from named values (a tune::Candidate's).
+#pragma once
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "cclx/error.hpp"
+#include "cclx/schedule/generate.hpp"
+
+namespace cclx::algo {
+
+template <class A>
+struct Param {
+  std::string_view name;
+  long long min = 0;
+  long long max = 0;
+  std::string_view doc;
+  long long (*get)(const A&) = nullptr;
+  void (*set)(A&, long long) = nullptr;
+};
+
+inline constexpr long long kUnbounded = std::numeric_limits<long long>::max();
+
+// One entry of a policy's params(): CCLX_POLICY_PARAM(Ring, segment_bytes, 0, kUnbounded, "...").
+#define CCLX_POLICY_PARAM(A, FIELD, MIN, MAX, DOC)                                   \
+  ::cclx::algo::Param<A> {                                                           \
+#FIELD, MIN, MAX, DOC, [](const A& a) { return static_cast<long long>(a.FIELD); }, \
+        [](A& a, long long v) { a.FIELD = static_cast<decltype(a.FIELD)>(v); } \
+  }
+
+// "segment_bytes must be >= 1, got 0", "fanout must be in [1, 1048576], got 0"
+template <class A>
+[[nodiscard]] std::string range_error(const Param<A>& p, long long value) {
+  std::string s = std::string(A::name) + ": " + std::string(p.name) + " must be ";
+  s += p.max == kUnbounded ? ">= " + std::to_string(p.min)
+                           : "in [" + std::to_string(p.min) + ", " + std::to_string(p.max) + "]";
+  return s + ", got " + std::to_string(value);
+}
+
+// The policy `params` describe, from A{}'s defaults; throws cclx::Error on a name A does not take
+// or a value outside its range.
+template <class A>
+[[nodiscard]] A from_params(const sched::ParamMap& params) {
+  A a{};
+  constexpr auto declared = A::params();
+  for (const auto& [key, value] : params) {
+    const auto p = std::find_if(declared.begin(), declared.end(),
+                                [&](const Param<A>& d) { return d.name == key; });
+    if (p == declared.end())
+      throw Error("algorithm '" + std::string(A::name) + "' has no parameter '" + key + "'");
+    if (value < p->min || value > p->max) throw Error(range_error(*p, value));
+    p->set(a, value);
+  }
+  return a;
+}
+
+// The registry's description of A's parameters (defaults read from A{}).
+template <class A>
+[[nodiscard]] std::vector<sched::ParamInfo> param_infos() {
+  std::vector<sched::ParamInfo> out;
+  const A defaults{};
+  for (const auto& p : A::params())
+    out.push_back({std::string(p.name), p.min, p.max, p.get(defaults), std::string(p.doc)});
+  return out;
+}
+
+}  // namespace cclx::algo
