@@ -1,25 +1,13 @@
 #include "policy.hpp"
 
-#include <cstdlib>
+#include <string>
 
 #include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 
 namespace cclx::shim {
 
 namespace {
-
-bool log_from_env() {
-  const char* v = std::getenv("CCLX_LOG");
-  if (!v) return false;
-  std::string_view s(v);
-  while (!s.empty()) {
-    const auto comma = s.find(',');
-    const std::string_view word = s.substr(0, comma);
-    if (word == "shim" || word == "all") return true;
-    s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
-  }
-  return false;
-}
 
 Config load() {
   Config c;
@@ -32,17 +20,20 @@ Config load() {
     c.rule_algorithms.clear();
     c.error = e.what();
   }
-  if (const char* p = std::getenv("CCLX_SHIM_REPORT"); p && *p) c.report_path = p;
+  c.report_path = settings::get<std::string>(settings::Id::shim_report);
   // What Auto consults below CCLX_ALGO (a bad CCLX_TUNE value fails Auto's agreement instead).
-  const char* table = std::getenv("CCLX_TUNE_FILE");
-  const char* tune = std::getenv("CCLX_TUNE");
+  const settings::Value tune = settings::value(settings::Id::tune);
   c.auto_reason = "algo::Auto: ";
-  if (tune && std::string_view(tune) == "online") c.auto_reason += "online tuning, ";
-  if (table && *table) c.auto_reason += "CCLX_TUNE_FILE, ";
+  if (tune.error.empty() && tune.text == "online") c.auto_reason += "online tuning, ";
+  if (!settings::get<std::string>(settings::Id::tune_file).empty())
+    c.auto_reason += "CCLX_TUNE_FILE, ";
   c.auto_reason += "model";
-  c.log = log_from_env();
-  const char* validate = std::getenv("CCLX_VALIDATE");  // as the Communicator reads it
-  c.validate = validate && *validate && std::string_view(validate) != "0";
+  try {
+    c.log = settings::logs("shim");
+    c.validate = settings::get<bool>(settings::Id::validate);
+  } catch (const Error& e) {
+    if (c.error.empty()) c.error = e.what();  // fails MPI_Init, as a bad CCLX_ALGO does
+  }
   return c;
 }
 

@@ -26,10 +26,10 @@ namespace cclx::shim {
 struct Config {
   tune::Overrides overrides;
   std::vector<std::string> rule_algorithms;  // tune::to_string() of each rule's candidate
-  std::string error;                         // a bad CCLX_ALGO: every call is passed through
-  std::string report_path;                   // CCLX_SHIM_REPORT
+  std::string error;        // a bad CCLX_ALGO (or CCLX_LOG): every call is passed through
+  std::string report_path;  // CCLX_SHIM_REPORT
   std::string auto_reason;  // the report's reason for an Auto choice no CCLX_ALGO rule made
-  bool log = false;         // CCLX_LOG contains "shim" (or "all")
+  bool log = false;         // CCLX_LOG contains "shim" (or "all"); a bad CCLX_LOG sets `error`
   bool validate = false;    // CCLX_VALIDATE: the ranks also compare their serve-or-pass decisions
 };
 const Config& config();

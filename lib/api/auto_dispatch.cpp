@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <string>
 #include <string_view>
 #include <unordered_set>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "cclx/block_counts.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 #include "cclx/tune/table.hpp"
 
 namespace cclx::detail {
@@ -113,12 +115,12 @@ tune::AutoState& AutoContext::state(int rank) {
   if (!s_) {
     tune::Selector::Config cfg = tune::Selector::config_from_env();
     const bool online = tune::online_from_env();
-    const char* save = std::getenv("CCLX_TUNE_SAVE");
+    std::string save = settings::get<std::string>(settings::Id::tune_save);
     s_ = std::make_unique<State>(State{tune::AutoState(std::move(cfg)),
                                        online,
                                        tune::log_tune_from_env(),
                                        rank,
-                                       save ? save : "",
+                                       std::move(save),
                                        {}});
   }
   return s_->tuner;
@@ -147,8 +149,10 @@ void AutoContext::agree(std::span<const std::uint64_t> all, int rank) {
   }
   if (!failed.empty()) {
     s_.reset();
-    throw Error(rank, "algo::Auto: CCLX_ALGO, CCLX_TUNE_FILE or CCLX_TUNE is invalid on rank(s) " +
-                          failed + " (the message is on their stderr)");
+    throw Error(
+        rank,
+        "algo::Auto: CCLX_ALGO, CCLX_TUNE_FILE, CCLX_TUNE or CCLX_LOG is invalid on rank(s) " +
+            failed + " (the message is on their stderr)");
   }
   if (!differ.empty()) {
     s_.reset();

@@ -10,6 +10,7 @@
 #include "cclx/backend/mpi.hpp"
 #include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 #include "mpi_large_count.hpp"
 #include "mpi_pending.hpp"
 #include "mpi_state.hpp"
@@ -18,15 +19,6 @@ namespace cclx {
 
 using detail::mpi_check;
 namespace large = detail::large;
-
-namespace {
-
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v && std::strcmp(v, "0") != 0;
-}
-
-}  // namespace
 
 MpiBackend::MpiBackend(MPI_Comm comm, Ownership own) : s_(std::make_shared<State>()) {
   // MPI_Finalized and MPI_Initialized are the only MPI calls allowed after MPI_Finalize.
@@ -59,7 +51,7 @@ MpiBackend::MpiBackend(MPI_Comm comm, Ownership own) : s_(std::make_shared<State
   s_->transport = std::make_unique<MpiTransport>(s_->internal);
   s_->wait = engine::WaitPolicy::from_env();
   s_->handshake_bytes = engine::handshake_bytes_from_env();
-  validate_ = env_flag("CCLX_VALIDATE");
+  validate_ = settings::get<bool>(settings::Id::validate);
 }
 
 MpiBackend::~MpiBackend() = default;

@@ -19,6 +19,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -45,6 +46,7 @@
 #include "cclx/detail/late_prediction.hpp"
 #include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 #include "mpi_state.hpp"
 
 namespace cclx {
@@ -803,21 +805,16 @@ namespace {
 
 // CCLX_ADAPTIVE_FAULT="factor,floor,cap" (seconds for floor and cap).
 void fault_from_env(MpiBackend::RelayOptions& o, int rank) {
-  const char* v = std::getenv("CCLX_ADAPTIVE_FAULT");
-  if (!v || !*v) return;
-  double x[3];
-  const char* p = v;
-  for (int i = 0; i < 3; ++i) {
-    char* end = nullptr;
-    x[i] = std::strtod(p, &end);
-    if (end == p || !(x[i] >= 0) || (i < 2 && *end != ',') || (i == 2 && *end != '\0'))
-      throw Error(rank, std::string("CCLX_ADAPTIVE_FAULT='") + v +
-                            "': expected factor,floor,cap (non-negative numbers; seconds)");
-    p = end + 1;
+  std::optional<std::array<double, 3>> x;
+  try {
+    x = settings::get<std::optional<std::array<double, 3>>>(settings::Id::adaptive_fault);
+  } catch (const Error& e) {
+    throw e.on_rank(rank);
   }
-  o.fault_factor = x[0];
-  o.fault_floor_s = x[1];
-  o.fault_cap_s = x[2];
+  if (!x) return;
+  o.fault_factor = (*x)[0];
+  o.fault_floor_s = (*x)[1];
+  o.fault_cap_s = (*x)[2];
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "cclx/device/device_call.hpp"
 #include "cclx/device/pinned_pool.hpp"
 #include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 #include "reduce_kernels.hpp"
 
 namespace cclx {
@@ -158,15 +160,24 @@ void device_free(void*, std::byte* p) noexcept {
   cudaFree(p);
 }
 
-std::size_t env_size(const char* name, std::size_t fallback, int rank, bool allow_zero = false) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const unsigned long long x = std::strtoull(v, &end, 10);
-  if (*end || *v == '-' || (x == 0 && !allow_zero))
-    throw Error(rank, std::string(name) + "='" + v + "': expected a " +
-                          (allow_zero ? "non-negative" : "positive") + " integer");
-  return static_cast<std::size_t>(x);
+// A CCLX_CUDA_* size (cclx/settings.hpp), its error attributed to `rank`.
+std::size_t setting_size(settings::Id id, int rank) {
+  try {
+    return settings::get<std::size_t>(id);
+  } catch (const Error& e) {
+    throw e.on_rank(rank);
+  }
+}
+
+// CCLX_CUDA_AWARE: 1 true, 0 false, auto nullopt.
+std::optional<bool> cuda_aware_setting(int rank) {
+  try {
+    const std::string v = settings::get<std::string>(settings::Id::cuda_aware);
+    if (v == "auto") return std::nullopt;
+    return v == "1";
+  } catch (const Error& e) {
+    throw e.on_rank(rank);
+  }
 }
 
 }  // namespace
@@ -177,14 +188,12 @@ struct CudaBackend::Impl {
         nranks(b.size()),
         dev(r),
         ops(dev, r),
-        pool(dev, env_size("CCLX_CUDA_PINNED_CACHE_BYTES", device::PinnedPool::kDefaultMaxCached, r,
-                           true)),
+        pool(dev, setting_size(settings::Id::cuda_pinned_cache_bytes, r)),
         scratch(engine::ScratchPool::Allocator{&device_alloc, &device_free, &rank}) {
-    aware = device::decide_cuda_aware(device::mpi_reports_cuda_support(),
-                                      std::getenv("CCLX_CUDA_AWARE"), r);
+    aware = device::decide_cuda_aware(device::mpi_reports_cuda_support(), cuda_aware_setting(r));
     device::StagingOptions o;
-    o.chunk_bytes = env_size("CCLX_CUDA_CHUNK_BYTES", o.chunk_bytes, r);
-    o.depth = env_size("CCLX_CUDA_DEPTH", o.depth, r);
+    o.chunk_bytes = setting_size(settings::Id::cuda_chunk_bytes, r);
+    o.depth = setting_size(settings::Id::cuda_depth, r);
     o.direct = aware;
     staging = std::make_unique<device::StagingTransport>(b.transport(), dev, ops, o);
     check(cudaEventCreateWithFlags(&begin, cudaEventDisableTiming), r, "cudaEventCreate");

@@ -5,10 +5,6 @@
 #include <mpi-ext.h>  // MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
 #endif
 
-#include <string>
-
-#include "cclx/error.hpp"
-
 namespace cclx::device {
 
 std::optional<bool> mpi_reports_cuda_support() {
@@ -24,14 +20,8 @@ std::optional<bool> mpi_reports_cuda_support() {
 #endif
 }
 
-bool decide_cuda_aware(std::optional<bool> reported, const char* env, int rank) {
-  if (env) {
-    const std::string_view v(env);
-    if (v == "1") return true;
-    if (v == "0") return false;
-    throw Error(rank, "CCLX_CUDA_AWARE='" + std::string(v) + "': expected 0 or 1");
-  }
-  return reported.value_or(false);
+bool decide_cuda_aware(std::optional<bool> reported, std::optional<bool> setting) {
+  return setting ? *setting : reported.value_or(false);
 }
 
 }  // namespace cclx::device

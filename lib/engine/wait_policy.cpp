@@ -3,27 +3,16 @@
 #include <sched.h>
 #include <time.h>
 
-#include <cstdlib>
 #include <string>
-#include <string_view>
 
-#include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 
 namespace cclx::engine {
 
 WaitPolicy WaitPolicy::from_env() {
   WaitPolicy p;
-  const char* v = std::getenv("CCLX_WAIT");
-  if (!v || !*v) return p;
-  const std::string_view s(v);
-  if (s == "spin")
-    p.mode = WaitMode::spin;
-  else if (s == "yield")
-    p.mode = WaitMode::yield;
-  else if (s == "backoff")
-    p.mode = WaitMode::backoff;
-  else
-    throw Error("CCLX_WAIT='" + std::string(s) + "' is not one of spin, yield, backoff");
+  const std::string s = settings::get<std::string>(settings::Id::wait);  // one of the three
+  p.mode = s == "yield" ? WaitMode::yield : s == "backoff" ? WaitMode::backoff : WaitMode::spin;
   return p;
 }
 

@@ -1,29 +1,17 @@
 #include "cclx/tune/auto_state.hpp"
 
-#include <cstdlib>
-#include <string_view>
+#include <string>
 
-#include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 
 namespace cclx::tune {
 
 bool online_from_env() {
-  const char* v = std::getenv("CCLX_TUNE");
-  if (!v || !*v || std::string_view(v) == "off") return false;
-  if (std::string_view(v) == "online") return true;
-  throw Error(std::string("CCLX_TUNE: expected 'online' or 'off', got '") + v + "'");
+  return settings::get<std::string>(settings::Id::tune) == "online";
 }
 
 bool log_tune_from_env() {
-  const char* v = std::getenv("CCLX_LOG");
-  if (!v) return false;
-  std::string_view s(v);
-  while (!s.empty()) {
-    const auto comma = s.find(',');
-    if (s.substr(0, comma) == "tune") return true;
-    s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
-  }
-  return false;
+  return settings::logs("tune");
 }
 
 namespace {

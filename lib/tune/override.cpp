@@ -1,10 +1,10 @@
 #include "cclx/tune/override.hpp"
 
 #include <cctype>
-#include <cstdlib>
 #include <limits>
 
 #include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 
 namespace cclx::tune {
 
@@ -101,8 +101,7 @@ Overrides Overrides::parse(std::string_view text) {
 }
 
 Overrides Overrides::from_env() {
-  const char* v = std::getenv("CCLX_ALGO");
-  return v ? parse(v) : Overrides{};
+  return settings::get<Overrides>(settings::Id::algo);
 }
 
 const SizeRule* Overrides::find(sched::Collective c, std::size_t bytes) const {

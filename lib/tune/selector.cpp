@@ -9,6 +9,7 @@
 #include <span>
 
 #include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 
 namespace cclx::tune {
 
@@ -75,7 +76,7 @@ Selector::Config Selector::config_from_env() {
   Config c;
   c.overrides = Overrides::from_env();
   c.table = table_from_env();
-  if (c.table) c.table_origin = std::getenv("CCLX_TUNE_FILE");
+  if (c.table) c.table_origin = settings::get<std::string>(settings::Id::tune_file);
   return c;
 }
 

@@ -13,6 +13,7 @@
 
 #include "cclx/detail/median.hpp"
 #include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 
 namespace cclx::tune {
 
@@ -234,8 +235,8 @@ std::vector<std::size_t> TuningTable::region_starts(sched::Collective c, int nra
 }
 
 std::optional<TuningTable> table_from_env() {
-  const char* f = std::getenv("CCLX_TUNE_FILE");
-  if (!f || !*f) return std::nullopt;
+  const std::string f = settings::get<std::string>(settings::Id::tune_file);
+  if (f.empty()) return std::nullopt;
   return TuningTable::load(f);
 }
 

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "cclx/settings.hpp"
 #include "cclx/tune/table.hpp"
 #include "support.hpp"
 
@@ -29,8 +30,9 @@ namespace {
 using cclx_test::Coll;
 using Comm = cclx::Communicator<>;
 
-// Sets (or unsets, with nullptr) an environment variable for the scope; algo::Auto reads CCLX_*
-// at a communicator's first Auto call.
+// Sets (or unsets, with nullptr) an environment variable for the scope, and has cclx read the
+// environment again (cclx/settings.hpp reads it once); algo::Auto takes the settings at a
+// communicator's first Auto call.
 class ScopedEnv {
  public:
   ScopedEnv(const char* name, const char* value) : name_(name) {
@@ -39,12 +41,14 @@ class ScopedEnv {
       setenv(name, value, 1);
     else
       unsetenv(name);
+    cclx::settings::reload();
   }
   ~ScopedEnv() {
     if (old_)
       setenv(name_, old_->c_str(), 1);
     else
       unsetenv(name_);
+    cclx::settings::reload();
   }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;

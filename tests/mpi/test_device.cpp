@@ -16,5 +16,5 @@ TEST_CASE("device: Debian's MPIs report no CUDA support, so device data is stage
   const std::optional<bool> reported = cclx::device::mpi_reports_cuda_support();
   CHECK(reported.has_value());  // both have the query
   CHECK_FALSE(reported.value_or(true));
-  CHECK_FALSE(cclx::device::decide_cuda_aware(reported, nullptr, cclx_test::world_rank()));
+  CHECK_FALSE(cclx::device::decide_cuda_aware(reported, std::nullopt));
 }

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdlib>
 
+#include "cclx/settings.hpp"
 #include "support.hpp"
 
 namespace cclx_test {
@@ -237,6 +238,7 @@ TEST_CASE("validation: CCLX_VALIDATE=1 turns it on, set_validation() toggles it"
   const char* old = std::getenv("CCLX_VALIDATE");
   const std::string saved = old ? old : "";
   setenv("CCLX_VALIDATE", "1", 1);
+  cclx::settings::reload();  // cclx reads the environment once (cclx/settings.hpp)
   {
     Comm comm(MPI_COMM_WORLD);
     CHECK(comm.backend().validation());
@@ -244,6 +246,7 @@ TEST_CASE("validation: CCLX_VALIDATE=1 turns it on, set_validation() toggles it"
     CHECK_FALSE(comm.backend().validation());
   }
   setenv("CCLX_VALIDATE", "0", 1);
+  cclx::settings::reload();
   {
     Comm comm(MPI_COMM_WORLD);
     CHECK_FALSE(comm.backend().validation());
@@ -252,6 +255,7 @@ TEST_CASE("validation: CCLX_VALIDATE=1 turns it on, set_validation() toggles it"
     setenv("CCLX_VALIDATE", saved.c_str(), 1);
   else
     unsetenv("CCLX_VALIDATE");
+  cclx::settings::reload();
 }
 
 TEST_CASE("validation: ranks that disagree all throw, naming the ranks") {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "cclx/settings.hpp"
 #include "support.hpp"
 
 namespace cclx_test {
@@ -16,8 +17,14 @@ using Comm = cclx::Communicator<>;
 
 struct EnvVar {  // sets a variable for one scope
   const char* name;
-  explicit EnvVar(const char* n, const char* v) : name(n) { setenv(n, v, 1); }
-  ~EnvVar() { unsetenv(name); }
+  explicit EnvVar(const char* n, const char* v) : name(n) {
+    setenv(n, v, 1);
+    cclx::settings::reload();  // cclx reads the environment once (cclx/settings.hpp)
+  }
+  ~EnvVar() {
+    unsetenv(name);
+    cclx::settings::reload();
+  }
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "cclx/settings.hpp"
 #include "support.hpp"
 
 namespace cclx_test {
@@ -157,10 +158,13 @@ TEST_CASE("wait: spinning in the transport gives the same results as polling") {
 }
 
 TEST_CASE("handshake: CCLX_HANDSHAKE_BYTES is parsed, and nonsense is refused") {
+  // cclx reads the environment once (cclx/settings.hpp): reload() after each change.
   auto parse = [](const char* v) {
     setenv("CCLX_HANDSHAKE_BYTES", v, 1);
+    cclx::settings::reload();
     const std::size_t b = cclx::engine::handshake_bytes_from_env();
     unsetenv("CCLX_HANDSHAKE_BYTES");
+    cclx::settings::reload();
     return b;
   };
   CHECK(parse("") == 0);
@@ -168,13 +172,16 @@ TEST_CASE("handshake: CCLX_HANDSHAKE_BYTES is parsed, and nonsense is refused") 
   CHECK(parse("65536") == 65536);
   CHECK(parse("256K") == 256u << 10);
   CHECK(parse("1M") == 1u << 20);
+  CHECK(parse("1.5M") == 3u << 19);  // cclx/byte_size.hpp: exact fractions
   CHECK(parse("2GiB") == std::size_t{2} << 30);
-  for (const char* bad : {"x", "1X", "-5", "1.5M", "M"}) {
+  for (const char* bad : {"x", "1X", "-5", "1.3B", "M"}) {
     setenv("CCLX_HANDSHAKE_BYTES", bad, 1);
+    cclx::settings::reload();
     CHECK_THROWS_WITH_AS(cclx::engine::handshake_bytes_from_env(),
                          doctest::Contains("CCLX_HANDSHAKE_BYTES"), cclx::Error);
   }
   unsetenv("CCLX_HANDSHAKE_BYTES");
+  cclx::settings::reload();
 }
 
 }  // namespace

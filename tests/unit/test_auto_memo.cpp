@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "cclx/detail/auto_dispatch.hpp"
+#include "cclx/settings.hpp"
 
 using cclx::detail::AutoContext;
 using cclx::tune::AutoState;
@@ -37,6 +38,7 @@ double cost(const Candidate& c) {
 TEST_CASE("auto memo: a repeated call gets the tuner's own answer, samples and re-tunes included") {
   for (const char* v : {"CCLX_ALGO", "CCLX_TUNE_FILE", "CCLX_TUNE", "CCLX_TUNE_SAVE", "CCLX_LOG"})
     unsetenv(v);
+  cclx::settings::reload();  // cclx reads the environment once (cclx/settings.hpp)
   const cclx::CollectiveCall c = allreduce_call(1u << 20);
   const cclx::tune::Workload w = cclx::detail::auto_workload(c, 2);
   const auto key = [](const cclx::CollectiveCall& call, bool online) {

@@ -6,21 +6,21 @@
 
 #include "cclx/device/cuda_aware.hpp"
 #include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 
 TEST_CASE("cuda-aware: the MPI's report decides unless CCLX_CUDA_AWARE says otherwise") {
   using cclx::device::decide_cuda_aware;
-  CHECK(decide_cuda_aware(true, nullptr, 0));
-  CHECK_FALSE(decide_cuda_aware(false, nullptr, 0));
-  CHECK_FALSE(decide_cuda_aware(std::nullopt, nullptr, 0));  // no query: stage
-  CHECK(decide_cuda_aware(std::nullopt, "1", 0));
-  CHECK(decide_cuda_aware(false, "1", 0));
-  CHECK_FALSE(decide_cuda_aware(true, "0", 0));
+  CHECK(decide_cuda_aware(true, std::nullopt));
+  CHECK_FALSE(decide_cuda_aware(false, std::nullopt));
+  CHECK_FALSE(decide_cuda_aware(std::nullopt, std::nullopt));  // no query: stage
+  CHECK(decide_cuda_aware(std::nullopt, true));
+  CHECK(decide_cuda_aware(false, true));
+  CHECK_FALSE(decide_cuda_aware(true, false));
   try {
-    (void)decide_cuda_aware(true, "yes", 3);
+    (void)cclx::settings::parse(cclx::settings::Id::cuda_aware, "yes");
     FAIL("a bad CCLX_CUDA_AWARE must throw");
   } catch (const cclx::Error& e) {
-    CHECK(e.rank() == 3);
-    CHECK(std::string(e.what()).find("CCLX_CUDA_AWARE='yes': expected 0 or 1") !=
+    CHECK(std::string(e.what()).find("CCLX_CUDA_AWARE='yes': expected auto, 0 or 1") !=
           std::string::npos);
   }
 }

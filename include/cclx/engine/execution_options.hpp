@@ -29,12 +29,13 @@ struct ExecOptions {
   double timeout_s = 0;
 };
 
-// CCLX_HANDSHAKE_BYTES: the handshake threshold as bytes, optionally with a K, M or G suffix
-// (powers of 1024); unset or 0 turns the handshake off. Throws on anything else.
+// CCLX_HANDSHAKE_BYTES (cclx/settings.hpp): the handshake threshold, a byte size (65536, 256K,
+// 1.5M: cclx/byte_size.hpp); unset or 0 turns the handshake off. Throws cclx::Error on anything
+// else.
 std::size_t handshake_bytes_from_env();
 
-// CCLX_TIMEOUT: seconds (e.g. 30, 0.5, optionally with an `s` suffix); unset, 0, `off` or `none`
-// mean no deadline (returns 0). Throws cclx::Error on anything else.
+// CCLX_TIMEOUT (cclx/settings.hpp): seconds (e.g. 30, 0.5, optionally with an `s` suffix); unset,
+// 0, `off` or `none` mean no deadline (returns 0). Throws cclx::Error on anything else.
 double timeout_from_env();
 // A duration in seconds as the error messages print it ("30 s", "0.5 s").
 std::string format_seconds(double s);

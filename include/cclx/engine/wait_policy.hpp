@@ -18,7 +18,8 @@ struct WaitPolicy {
   std::uint32_t spin_polls = 64;    // polls before yielding/sleeping
   std::uint32_t max_sleep_us = 50;  // backoff cap
 
-  // CCLX_WAIT=spin|yield|backoff; unset: spin. Throws cclx::Error on an unknown value.
+  // CCLX_WAIT=spin|yield|backoff (cclx/settings.hpp); unset: spin. Throws cclx::Error on an
+  // unknown value.
   static WaitPolicy from_env();
 };
 

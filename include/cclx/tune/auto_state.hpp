@@ -15,10 +15,11 @@
 
 namespace cclx::tune {
 
-// CCLX_TUNE: "online" tunes every Auto workload online; unset, "" or "off" does not. Throws on
-// anything else.
+// CCLX_TUNE (cclx/settings.hpp): "online" tunes every Auto workload online; unset, "" or "off"
+// does not. Throws cclx::Error on anything else.
 [[nodiscard]] bool online_from_env();
-// CCLX_LOG contains "tune" (comma-separated list): log each decision on rank 0.
+// CCLX_LOG names "tune" or "all" (comma-separated list): log each decision on rank 0. Throws
+// cclx::Error on a word it does not know.
 [[nodiscard]] bool log_tune_from_env();
 
 class AutoState {

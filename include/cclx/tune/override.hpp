@@ -33,7 +33,7 @@ class Overrides {
   Overrides() = default;
   // Throws cclx::Error naming the bad token (and why).
   static Overrides parse(std::string_view text);
-  // From CCLX_ALGO (empty when unset).
+  // From CCLX_ALGO (empty when unset), parsed once by cclx/settings.hpp; throws its error.
   static Overrides from_env();
 
   [[nodiscard]] const SizeRule* find(sched::Collective c, std::size_t bytes) const;
