@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Synthesized trees against the library's algorithms in the α-β simulator (docs/algorithms/
-adaptive.md, "Simulation results"): runs cclx-sim on the topologies in docs/algorithms/adaptive/
+adaptive.md, "Simulation results"): runs cclx-sim on the topologies in benchmarks/results/adaptive-topologies/
 and prints Markdown tables (time in ms; the best per row in bold; synth's ratio to the best other).
 
-    python3 docs/scripts/adaptive_table.py --sim build/tools/cclx-sim
+    python3 benchmarks/results/scripts/adaptive_table.py --sim build/tools/cclx-sim
 
 Each table is preceded by the cclx-sim command that produced one of its rows.
 """
@@ -13,7 +13,7 @@ import os
 import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOPO = os.path.join(HERE, "..", "algorithms", "adaptive")
+TOPO = os.path.join(HERE, "..", "adaptive-topologies")
 OTHERS = {
     "allreduce": ["ring", "rhd", "binomial_tree", "pipelined_tree"],
     "reduce": ["rhd", "binomial_tree", "pipelined_tree"],

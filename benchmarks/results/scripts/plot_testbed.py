@@ -5,7 +5,7 @@ Reads the cclx-bench JSON written by benchmarks/testbed/campaign/run.sh (default
 /tmp/cclx-campaign), runs cclx-sim on the testbed topology for every measurement, prints
 Markdown tables on stdout and writes docs/img/testbed_*.png.
 
-  /usr/bin/python3 docs/scripts/plot_testbed.py --data /tmp/cclx-campaign \
+  /usr/bin/python3 benchmarks/results/scripts/plot_testbed.py --data /tmp/cclx-campaign \
       --sim build-campaign/lib/cclx-sim --alpha 150e-6 [--no-plots]
 
 Model: one rank per host; every host has an up- and a down-link (star on a non-blocking
@@ -237,7 +237,7 @@ def main():
     ap.add_argument("--data", default="/tmp/cclx-campaign")
     ap.add_argument("--sim", default="build-campaign/lib/cclx-sim")
     ap.add_argument("--alpha", type=float, default=150e-6)
-    ap.add_argument("--img", default=os.path.join(os.path.dirname(__file__), "..", "img"))
+    ap.add_argument("--img", default=os.path.join(os.path.dirname(__file__), "..", "..", "..", "docs", "img"))
     ap.add_argument("--profiled", help="directory with cclx-topo's topo4.json, topo8.json (uniform) "
                     "and topo4-slow1.json, topo8-slow3.json (slow host): simulate on the profiled "
                     "topologies instead of the built ones")

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """How much could any wait-or-proceed rule gain under the campaign's compute delays?
 
-  /usr/bin/python3 docs/scripts/adaptive_oracle.py --sim build/tools/cclx-sim \
-      [--data docs/algorithms/adaptive/campaign] [--plan -1|0]
+  /usr/bin/python3 benchmarks/results/scripts/adaptive_oracle.py --sim build/tools/cclx-sim \
+      [--data benchmarks/results/adaptive-testbed] [--plan -1|0]
 
 For each jitter and slow-rank job of the adaptive testbed campaign (uniform links, the built
-topology docs/algorithms/adaptive/testbed8.json), replays the delays every rank drew and prints
+topology benchmarks/results/adaptive-topologies/testbed8.json), replays the delays every rank drew and prints
 the mean iteration time, all simulated (cclx-sim), of:
   ring-wait        ring, every rank starting when its delay ends (the best waiting policy there)
   ski              the runtime's ski-rental rule with today's relay plans (adaptive_campaign.py;
@@ -91,7 +91,7 @@ def replay(sim, ideal, ready):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sim", required=True)
-    ap.add_argument("--data", default="docs/algorithms/adaptive/campaign")
+    ap.add_argument("--data", default="benchmarks/results/adaptive-testbed")
     ap.add_argument("--plan", type=int, default=-1, help="relay plan (cclx-sim --param plan)")
     a = ap.parse_args()
     print("| job | ring-wait (s) | ski | oracle | ideal-oracle | ideal-ski |")

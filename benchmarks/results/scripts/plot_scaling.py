@@ -2,7 +2,8 @@
 """Scaling studies with the α-β simulator (cclx-sim): runs the sweeps, keeps their JSON, and writes
 the tables into docs/simulation.md (between GENERATED markers) and plots into docs/img/.
 
-    /usr/bin/python3 docs/scripts/plot_scaling.py --sim build-sim/lib/cclx-sim
+    /usr/bin/python3 benchmarks/results/scripts/plot_scaling.py --sim build/tools/cclx-sim
+    /usr/bin/python3 benchmarks/results/scripts/plot_scaling.py --from-results   # no simulator run
 
 Every table is preceded by the exact cclx-sim command that produced it. Algorithms the library
 does not have (yet) show up as "n/a": re-running the script after they land fills them in.
@@ -15,7 +16,7 @@ import shlex
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 ALGOS = ["ring", "rhd", "stragglar"]
 PAPER_N = [8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256]
 BEYOND_N = [256, 512, 1024]
@@ -61,6 +62,13 @@ def run_study(sim, name, study, results_dir):
     with open(os.path.join(results_dir, f"{name}.json"), "w") as f:
         json.dump({"command": shown, "runs": runs}, f, indent=1)
     return shown, runs
+
+
+def load_study(name, results_dir):
+    """The stored sweep of a study (benchmarks/results/scaling-sim/NAME.json), without cclx-sim."""
+    with open(os.path.join(results_dir, f"{name}.json")) as f:
+        d = json.load(f)
+    return d["command"], d["runs"]
 
 
 def index(runs):
@@ -156,11 +164,13 @@ def replace_block(text, name, body):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sim", default=os.path.join(ROOT, "build-sim", "lib", "cclx-sim"))
+    ap.add_argument("--sim", default=os.path.join(ROOT, "build", "tools", "cclx-sim"))
     ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "simulation.md"))
     ap.add_argument("--img", default=os.path.join(ROOT, "docs", "img"))
-    ap.add_argument("--results", default=os.path.join(ROOT, "docs", "scripts", "results"))
+    ap.add_argument("--results", default=os.path.join(ROOT, "benchmarks", "results", "scaling-sim"))
     ap.add_argument("--only", nargs="*", choices=list(STUDIES), help="studies to (re)run")
+    ap.add_argument("--from-results", action="store_true",
+                    help="tables and plots from the stored JSON in --results (no cclx-sim run)")
     args = ap.parse_args()
     os.makedirs(args.img, exist_ok=True)
     os.makedirs(args.results, exist_ok=True)
@@ -168,7 +178,10 @@ def main():
     for name, study in STUDIES.items():
         if args.only and name not in args.only:
             continue
-        shown, runs = run_study(args.sim, name, study, args.results)
+        if args.from_results:
+            shown, runs = load_study(name, args.results)
+        else:
+            shown, runs = run_study(args.sim, name, study, args.results)
         t, e = index(runs), extras(runs)
         ns = sorted({r["nranks"] for r in runs})
         body = [f"Command: `{shown}`", "", table(ns, t, e)]

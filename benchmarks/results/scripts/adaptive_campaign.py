@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tables, simulator predictions and plots of the adaptive testbed campaign (issue 13 item 5).
 
-  /usr/bin/python3 docs/scripts/adaptive_campaign.py --data /tmp/cclx-adaptive-campaign \
+  /usr/bin/python3 benchmarks/results/scripts/adaptive_campaign.py --data /tmp/cclx-adaptive-campaign \
       --sim build/tools/cclx-sim [--img-prefix adaptive_] [--no-plots]
 
 Reads the cclx-adaptive-late JSON of benchmarks/testbed/campaign/adaptive.sh (training-loop mode:
@@ -9,7 +9,7 @@ per repetition, the mean iteration time of each policy, and the compute delays e
 and prints one markdown table per job: measured median over repetitions (min-max), the
 simulator's prediction and their ratio, and the speedup over MPICH native.
 
-Predictions (cclx-sim on the testbed's built topology, docs/algorithms/adaptive/testbed8*.json,
+Predictions (cclx-sim on the testbed's built topology, benchmarks/results/adaptive-topologies/testbed8*.json,
 which docs/results-testbed.md validated against the emulated links) are per iteration, from the
 delays that iteration drew, averaged over iterations and repetitions:
   ring, rhd, stragglar   every rank starts when its delay ends (--start R:S)
@@ -64,7 +64,7 @@ def profile_topology(job, data):
 def built_topology(job):
     for prefix, name in BUILT.items():
         if job.startswith(prefix):
-            return os.path.join("docs/algorithms/adaptive", name + ".json")
+            return os.path.join("benchmarks/results/adaptive-topologies", name + ".json")
     raise SystemExit(f"no built topology for job {job}")
 
 
