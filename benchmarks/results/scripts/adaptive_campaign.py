@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tables, simulator predictions and plots of the adaptive testbed campaign (issue 13 item 5).
+"""Tables, simulator predictions and plots of the adaptive testbed campaign
+(benchmarks/results/adaptive-testbed/).
 
   /usr/bin/python3 benchmarks/results/scripts/adaptive_campaign.py --data /tmp/cclx-adaptive-campaign \
       --sim build/tools/cclx-sim [--img-prefix adaptive_] [--no-plots]

@@ -7,7 +7,7 @@ and enough warm-up calls (-x) that every size's workload converges in its first 
 log names, per workload, the converged choice and the calls it took. Step 2, per (collective,
 size): a separate launch of cclx-bench with the converged choice next to every fixed candidate
 (the default algorithms that serve the collective, native included), interleaved; the ratio is
-the best fixed candidate's median time over the choice's (>= 0.97 is the issue's goal).
+the best fixed candidate's median time over the choice's (>= 0.97 is the goal).
 
 usage: online_convergence.py BUILD_DIR OUT_DIR [--collectives a,b] [--sizes 8:64M]
                              [--compare-every K] [--launcher "mpiexec -bind-to core"] [--repeat 5]

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Testbed campaign of issue 13 (algo::Adaptive; docs/algorithms/adaptive.md, "Testbed campaign").
+# Testbed campaign of algo::Adaptive (docs/algorithms/adaptive-results.md, "On the testbed"; data in
+# benchmarks/results/adaptive-testbed/).
 # Run as root from the repository root:
 #   benchmarks/testbed/campaign/adaptive.sh PHASE...
 # Phases (8 hosts, 200 Mbit/s unless named): slow8 (h3 at 50 Mbit/s), classes8 (h4-h7 at
