@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Synthesized trees against the library's algorithms in the α-β simulator (docs/algorithms/
-adaptive.md, "Simulation results"): runs cclx-sim on the topologies in benchmarks/results/adaptive-topologies/
+adaptive-results.md, "Simulation results"): runs cclx-sim on the topologies in benchmarks/results/adaptive-topologies/
 and prints Markdown tables (time in ms; the best per row in bold; synth's ratio to the best other).
 
     python3 benchmarks/results/scripts/adaptive_table.py --sim build/tools/cclx-sim

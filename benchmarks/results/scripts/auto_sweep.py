@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Summarizes the 2-rank every-collective sweep of algo::Auto with a measured tuning table
-(docs/tuning.md, "Auto with a measured table"): per collective, auto's time against native's and
+(docs/tuning-results.md, "Auto with a measured table"): per collective, auto's time against native's and
 against the fastest fixed candidate of the same run, their geometric means over sizes, the sizes
 below 0.97x, a totals line, each point below 0.97x native (auto's and native's times with their
 spreads), and a PNG of the ratios.
