@@ -11,7 +11,8 @@ Needs matplotlib (Debian: python3-matplotlib). Each plot, its data set and its s
                (auto_sweep.py)
   adaptive     docs/img/adaptive_*.png, from adaptive-testbed/ (adaptive_campaign.py); needs
                cclx-sim (--sim, default build/tools/cclx-sim, built by `bash cmake/setup.sh`) for
-               the predictions, about 2 minutes per plot set; skipped when it is missing
+               the predictions (about 4 minutes of CPU for the three plot sets); skipped when
+               it is missing
 
 The testbed plots of docs/results-testbed.md and the trainer's plot are not regenerated here:
 their raw data was not kept (see benchmarks/results/README.md).
