@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU checks of docs/cuda.md ("Checks on a GPU") in one run, for a lent GPU machine that has
+# The GPU checks of docs/cuda.md ("Checks on a GPU") in one run, for a GPU machine that has
 # no MPI installed and reaches no package registry: the binaries and the MPI runtime come in KIT,
 # made here by `benchmarks/cuda_checks.sh --pack KIT` after a release build with CUDA
 # (cclx-cuda-tests, cclx-cuda-bench, cclx-ring-gap).
@@ -17,7 +17,7 @@ if [[ "${1:-}" == "--pack" ]]; then
     "$kit/bin/"
   # The installed-tree consumer (built by ctest's consumer_find_package against `cmake --install`).
   [[ -x build/tests/consumer/build/consumer_cuda ]] && cp build/tests/consumer/build/consumer_cuda "$kit/bin/"
-  # Item 7a's prototype (docs/results.md), to time it on the GPU machine's idle cores too.
+  # The cross-memory ring prototype (docs/results-ring.md), to time it on the GPU machine's idle cores too.
   mpicxx -O3 -std=c++20 -o "$kit/bin/cma-proto" benchmarks/prototypes/cma_fused.cpp
   cp /usr/bin/mpiexec.hydra /usr/bin/hydra_pmi_proxy "$kit/bin/"
   cp /usr/bin/mpiexec.hydra "$kit/bin/mpiexec"
@@ -84,7 +84,7 @@ done
 step bench-allreduce-n1-ring 60 mpiexec -n 1 "$bench" allreduce --algo ring --max 1048576
 CCLX_WAIT=backoff step bench-allreduce-n2-ring-backoff 60 mpiexec -n 2 "$bench" allreduce \
   --algo ring --max 1048576
-# Issue 12 item 7a on quiet, separate cores: the 2-rank 64 MiB ring against its bound.
+# The large-message ring (docs/results-ring.md) on quiet, separate cores: the 2-rank 64 MiB ring against its bound.
 step ring-gap-n2 30 mpiexec -bind-to core -n 2 "$kit/bin/cclx-ring-gap" 67108864 11 0 1048576
 step cma-proto-n2 40 mpiexec -bind-to core -n 2 "$kit/bin/cma-proto" 67108864 11 262144 524288
 grid 3

@@ -1,5 +1,5 @@
-// Throw-away prototype of issue 12 item 7a's "reduce straight from the peer's memory"
-// (docs/results.md, "Large-message ring on shared memory"): a 2-rank float-sum allreduce of BYTES
+// Prototype of "reduce straight from the peer's memory", measured and not built
+// (docs/results-ring.md): a 2-rank float-sum allreduce of BYTES
 // whose step 0 reads the peer's In block with process_vm_readv in pieces of PIECE bytes into a
 // temporary that stays in L2 and reduces each piece into Out at once (received data as the left
 // operand), then answers "done" over MPI; step 1 is an MPI_Sendrecv of the reduced half.

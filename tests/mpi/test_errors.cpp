@@ -1,4 +1,4 @@
-// Bad input (issue 2, item 8): every case throws a cclx::Error whose message says what is wrong and
+// Bad input: every case throws a cclx::Error whose message says what is wrong and
 // names the rank. With validation off, the bad input is given on every rank (a local error on one
 // rank alone would leave the others waiting in the collective: that is what validation is for).
 // With validation on, ranks that disagree, or one rank with a local error, make EVERY rank throw.
@@ -371,7 +371,7 @@ TEST_CASE("validation: a local error on one rank makes every rank throw (no hang
   still_works(comm, "local error");
 }
 
-// ---- validation of algorithm parameters and wire settings (issue 11, item 3) ----
+// ---- validation of algorithm parameters and wire settings ----
 
 namespace {
 

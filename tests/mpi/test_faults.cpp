@@ -1,4 +1,4 @@
-// Timeouts and lifetime (issue 11, docs/faults.md) as far as one doctest run can show them: the
+// Timeouts and lifetime (docs/faults.md) as far as one doctest run can show them: the
 // settings, collectives that still give the right result with a deadline set, a point-to-point
 // wait that times out, and requests that outlive their Communicator. A rank that stalls or dies,
 // and ranks that disagree on a count, are tests/faults/fault_test.cpp's (their own jobs).

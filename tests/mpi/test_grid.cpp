@@ -354,7 +354,7 @@ TEST_CASE("grid: every listed algorithm is registered with its generator") {
       CHECK_MESSAGE(!registered_collectives(A::name).empty(),
                     name << ": no entry in sched::generators(), so the grid would skip it");
   });
-  // What issue 2 asks each algorithm to serve (RHD: whatever it registers).
+  // What each algorithm must serve (RHD: whatever it registers).
   auto serves = [](std::string_view algo, Coll c) {
     const auto cs = registered_collectives(algo);
     return std::find(cs.begin(), cs.end(), c) != cs.end();

@@ -34,7 +34,7 @@ TEST_CASE("mpich workaround: native in-place reduce at a non-zero root") {
 namespace cclx_test {
 namespace {
 
-// Issue 11's values: rank 0 holds a value with the top bit set, every other rank a small one, so
+// The values: rank 0 holds a value with the top bit set, every other rank a small one, so
 // a max/min computed as if the type were signed picks the wrong one.
 template <class T>
 T unsigned_input(int rank, std::size_t i) {
@@ -43,7 +43,7 @@ T unsigned_input(int rank, std::size_t i) {
                     : sizeof(T) == 4 ? T(3000000000u)
                                      : T(18000000000000000000ull);
   constexpr T small = sizeof(T) == 1 ? T(100) : T(5);
-  // Element 0: the issue's pattern (rank 0 big); element 1: the last rank big; element 2: all
+  // Element 0: rank 0 big; element 1: the last rank big; element 2: all
   // big but one; element 3: every rank small.
   switch (i % 4) {
     case 0:

@@ -1,4 +1,4 @@
-// StragglAR and straggler detection under MPI (issue 3, items 3, 4 and 6).
+// StragglAR and straggler detection under MPI.
 //
 //   stragglar: ...        algo::StragglAR{.straggler = s} for every s, in place and out of place,
 //                         {float, double, int32, int64, uint8} x every builtin op, counts {0, 1,

@@ -1,7 +1,7 @@
-// algo::Auto's memo of a repeated call (detail::AutoContext::repeat(), docs/tuning.md "Per-call
-// cost of the decision"): it answers only calls that the tuner would answer with Timing::none and
-// the same candidate, so a converged online workload still gets its drift sample every
-// AutoState::sample_every calls and re-tunes on drift. Checked in lockstep against a plain
+// algo::Auto's memo of a repeated call (detail::AutoContext::repeat(), docs/tuning-results.md
+// "Per-call cost of the decision"): it answers only calls that the tuner would answer with
+// Timing::none and the same candidate, so a converged online workload still gets its drift sample
+// every AutoState::sample_every calls and re-tunes on drift. Checked in lockstep against a plain
 // AutoState fed the same times.
 #include <doctest/doctest.h>
 

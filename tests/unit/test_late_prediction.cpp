@@ -96,7 +96,7 @@ TEST_CASE("ski rental in hindsight: the replayed gain against waiting") {
 
 TEST_CASE("ski rental in hindsight: the guard follows the sum of the last replays") {
   SkiGuard g;
-  CHECK(g.enabled());  // no evidence yet: the rule
+  CHECK(g.enabled());  // no evidence yet: AdapCC's rule
   g.record(-0.07);
   CHECK_FALSE(g.enabled());
   g.record(0.11);
@@ -135,7 +135,7 @@ TEST_CASE("last-rank rule in hindsight: the replayed gain against waiting") {
 
 TEST_CASE("last-rank rule in hindsight: on while it gained more than ski rental") {
   WaitRules w;
-  CHECK(w.ski());  // no evidence yet: the rule
+  CHECK(w.ski());  // no evidence yet: AdapCC's rule
   CHECK_FALSE(w.last_rank());
   // Half a window of calls where only the last-rank rule would have proceeded, and gained.
   for (int i = 0; i < cclx::detail::kRuleWindow / 2 - 1; ++i) w.record(std::nullopt, 0.1);

@@ -118,7 +118,7 @@ TEST_CASE("stragglar: non-powers of two within 2 rounds of the lower bound (n = 
 }
 
 TEST_CASE("stragglar: SAT-found plans reach the receive-slot bound where the greedy misses it") {
-  // lib/algo/stragglar_plan_table.inc (docs/scripts/stragglar_sat.py): n = 12 takes 14 rounds,
+  // lib/algo/stragglar_plan_table.inc (tools/stragglar_sat.py): n = 12 takes 14 rounds,
   // which is optimal (13 is UNSAT), against the greedy's 15.
   int found = 0;
   for (int n = 2; n <= 64; ++n) {

@@ -265,7 +265,7 @@ TEST_CASE("synthesis: relay trees on the profiled testbed are no worse than a pi
   // descents from par-trees ended in 4 bushy trees of 16 KiB chunks, 0.77 s to proceed without
   // rank 7, where one chain of 64 KiB chunks takes 0.58 s (docs/algorithms/adaptive.md).
   topo::Topology t = topo::load_topology(
-      CCLX_SOURCE_DIR "/docs/algorithms/adaptive/campaign/after-fixes/topo-uniform8.json");
+      CCLX_SOURCE_DIR "/benchmarks/results/adaptive-testbed/after-fixes/topo-uniform8.json");
   const std::size_t bytes = 4 << 20;
   for (const double o : {0.0, 7e-6}) {  // 7 µs: the overhead the profiler measured there
     CAPTURE(o);

@@ -72,10 +72,10 @@ TEST_CASE("tune online: converges within 40 calls to within 3% of the best candi
 }
 
 TEST_CASE("tune online: every algorithm's default is measured before any descent") {
-  // Measured on 2 ranks (docs/tuning.md, "Online tuning: calls to convergence"): at 512 KiB the
-  // model ranks ring, RHD and RHD with elimination (one schedule at n = 2) first, while recursive
-  // doubling unsegmented is 2.5x faster. Descending the model's favourite first spent the budget
-  // there; measuring every subspace's start first finds recursive doubling within 40 calls.
+  // Measured on 2 ranks (docs/tuning-results.md, "Online tuning: calls to convergence"): at
+  // 512 KiB the model ranks ring, RHD and RHD with elimination (one schedule at n = 2) first, while
+  // recursive doubling unsegmented is 2.5x faster. Descending the model's favourite first spent the
+  // budget there; measuring every subspace's start first finds recursive doubling within 40 calls.
   Workload w;
   w.collective = Collective::allreduce;
   w.nranks = 2;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Testbed campaign of issue 13 (algo::Adaptive; docs/algorithms/adaptive.md, "Testbed campaign").
+# Testbed campaign of algo::Adaptive (docs/algorithms/adaptive-results.md, "On the testbed"; data in
+# benchmarks/results/adaptive-testbed/).
 # Run as root from the repository root:
 #   benchmarks/testbed/campaign/adaptive.sh PHASE...
 # Phases (8 hosts, 200 Mbit/s unless named): slow8 (h3 at 50 Mbit/s), classes8 (h4-h7 at
@@ -7,9 +8,9 @@
 # (rank 7 late by $DELAYS ms every iteration). Each phase first profiles its testbed with
 # cclx-topo (topo-PHASE.json: the topology `adaptive` synthesizes on), then runs
 # cclx-adaptive-late in training-loop mode, the policies interleaved $REPEAT times; `adaptive=`
-# runs the same runtime on the testbed's built topology (docs/algorithms/adaptive/testbed8*.json).
+# runs the same runtime on the testbed's built topology (benchmarks/results/adaptive-topologies/testbed8*.json).
 # JSON and logs go to $OUT (default /tmp/cclx-adaptive-campaign); the testbed is always torn
-# down on exit. Tables, predictions and plots: docs/scripts/adaptive_campaign.py.
+# down on exit. Tables, predictions and plots: benchmarks/results/scripts/adaptive_campaign.py.
 set -euo pipefail
 TB=benchmarks/testbed/cclx-testbed
 BUILD=${BUILD:-$PWD/build}
@@ -21,7 +22,7 @@ ITERS=${ITERS:-4}
 REPEAT=${REPEAT:-3}
 JITTERS=${JITTERS:-0 40 80 150}
 DELAYS=${DELAYS:-300 1000}
-BUILT=docs/algorithms/adaptive
+BUILT=benchmarks/results/adaptive-topologies
 WAITING=native,ring,rhd,stragglar,straggler_aware
 mkdir -p "$OUT"
 trap '$TB down >/dev/null 2>&1 || true' EXIT

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Testbed campaign of issue 5 (see docs/results-testbed.md). Run as root from the repository root:
+# Testbed campaign of cclx's allreduce (docs/results-testbed.md). Run as root from the repository root:
 #   benchmarks/testbed/campaign/run.sh PHASE...
 # Phases: base4 base8 base8-64 strag8 strag4 slow4 slow8 ablate8. Writes cclx-bench JSON and logs
 # to $OUT (default /tmp/cclx-campaign); the testbed is always torn down on exit.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Testbed runs of issue 12 (algo::Auto; docs/tuning.md, "On the testbed"). Run as root from the
+# Testbed runs of algo::Auto (docs/tuning-results.md, "On the testbed"; data in
+# benchmarks/results/auto-testbed/). Run as root from the
 # repository root:
 #   benchmarks/testbed/campaign/tuning.sh PHASE...
 # Phases: tune4, tune8 (the tuning suite, benchmarks/tune.sh, on 4 / 8 hosts at 200 Mbit/s:
