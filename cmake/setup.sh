@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # packaging tests.
 packages=(build-essential cmake pkg-config mpich libmpich-dev openmpi-bin libopenmpi-dev
           libboost-graph-dev libeigen3-dev doctest-dev libbenchmark-dev nlohmann-json3-dev
-          clang-format clang-tidy)
+          libcli11-dev clang-format clang-tidy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
