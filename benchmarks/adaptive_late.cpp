@@ -29,6 +29,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -38,8 +39,9 @@
 #include "cclx/algo/straggler_aware.hpp"
 #include "cclx/cclx.hpp"
 #include "cclx/topology/topology_json.hpp"
+#include "cli.hpp"
 #include "fields.hpp"
-#include "median.hpp"
+#include "kit/timing.hpp"
 
 namespace {
 
@@ -62,44 +64,35 @@ struct Args {
   std::exit(2);
 }
 
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (k == "--loop") {
-      a.loop = true;
-      continue;
-    }
-    if (k == "--json") {
-      a.json = true;
-      continue;
-    }
-    if (i + 1 >= argc) usage_error("option " + k + " needs a value");
-    const char* v = argv[++i];
-    if (k == "--bytes")
-      a.bytes = std::strtoull(v, nullptr, 10);
-    else if (k == "--late-ms")
-      a.late_ms = std::strtod(v, nullptr);
-    else if (k == "--late-rank")
-      a.late_rank = std::atoi(v);
-    else if (k == "--iters")
-      a.iters = std::atoi(v);
-    else if (k == "--jitter-ms")
-      a.jitter_ms = std::strtod(v, nullptr);
-    else if (k == "--seed")
-      a.seed = static_cast<unsigned>(std::strtoul(v, nullptr, 10));
-    else if (k == "--repeat")
-      a.repeat = std::atoi(v);
-    else if (k == "--algos")
-      a.algos = v;
-    else if (k == "--topology")
-      a.topology = v;
-    else
-      usage_error("unknown option " + k);
-  }
-  if (a.iters < 1 || a.repeat < 1 || a.late_ms < 0 || a.jitter_ms < 0)
-    usage_error("--iters and --repeat must be >= 1, --late-ms and --jitter-ms >= 0");
-  return a;
+// The command line into `a`; nullopt to go on, else the exit status (rank 0 prints).
+std::optional<int> parse(int argc, char** argv, Args& a, bool print) {
+  cclx::kit::App app("cclx-adaptive-late",
+                     "Allreduce with late ranks: algo::Adaptive against policies that wait for "
+                     "every rank (docs/algorithms/adaptive.md). Run under mpiexec, 2 ranks or "
+                     "more.");
+  app.add_option("--bytes", a.bytes, "message size (default 1M; cclx/byte_size.hpp)")
+      ->transform(cclx::kit::ByteSize{});
+  app.add_option("--late-ms", a.late_ms, "the late rank's delay per iteration (default 20)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--late-rank", a.late_rank, "the late rank (default: the last)");
+  app.add_option("--iters", a.iters, "iterations per repetition (default 20)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--jitter-ms", a.jitter_ms,
+                 "every rank also sleeps an exponential random time of this mean (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", a.seed, "seed of the jitter (default 1)");
+  app.add_flag("--loop", a.loop,
+               "a training loop: no barrier between iterations; reported: the mean iteration "
+               "time");
+  app.add_option("--repeat", a.repeat, "repetitions, the policies interleaved (default 1)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--algos", a.algos,
+                 "policies, comma-separated (default native,ring,rhd,adaptive); adaptive=FILE: "
+                 "on the topology in FILE; adaptive:cN:tM[=FILE]: synthesis chunk bytes N, M "
+                 "trees");
+  app.add_option("--topology", a.topology, "adaptive's topology (topology JSON, e.g. cclx-topo's)");
+  app.add_flag("--json", a.json, "one JSON document with every repetition and the delays drawn");
+  return cclx::kit::parse(app, argc, argv, print);
 }
 
 // Rank r's compute delay (seconds) in iteration `it` of repetition `rep`; iteration -1 warms up
@@ -120,17 +113,6 @@ void sleep_s(double s) {
   if (s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(s));
 }
 
-double max_over_ranks(double v) {
-  double m = 0;
-  MPI_Allreduce(&v, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return m;
-}
-double sum_over_ranks(double v) {
-  double s = 0;
-  MPI_Allreduce(&v, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  return s;
-}
-
 struct Sample {
   double primary = 0;    // --loop: mean iteration time; else the early ranks' mean
   double late_rank = 0;  // without --loop: the late rank's mean start-to-return time
@@ -139,27 +121,23 @@ struct Sample {
 // One repetition of one policy; `call` runs one allreduce of `in` into `out`.
 Sample measure(int rank, int n, const Args& a, int rep, int late,
                const std::function<void()>& call) {
+  const MPI_Comm world = MPI_COMM_WORLD;
   Sample s;
   if (a.loop) {
     call();  // warm-up
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    for (int it = 0; it < a.iters; ++it) {
-      sleep_s(delay_s(a, rep, it, rank, late));
+    const double t = cclx::kit::timed_block(world, a.iters, [&](long it) {
+      sleep_s(delay_s(a, rep, static_cast<int>(it), rank, late));
       call();
-    }
-    s.primary = max_over_ranks(MPI_Wtime() - t0) / a.iters;
+    });
+    s.primary = cclx::kit::max_over_ranks(t, world) / a.iters;
     return s;
   }
   double early_sum = 0, late_sum = 0;
   for (int it = -1; it < a.iters; ++it) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    sleep_s(delay_s(a, rep, it, rank, late));
-    const double t0 = MPI_Wtime();
-    call();
-    const double mine = MPI_Wtime() - t0;
-    const double early = sum_over_ranks(rank == late ? 0.0 : mine) / (n - 1);
-    const double late_t = sum_over_ranks(rank == late ? mine : 0.0);
+    const double mine =
+        cclx::kit::timed_call(world, call, [&] { sleep_s(delay_s(a, rep, it, rank, late)); });
+    const double early = cclx::kit::sum_over_ranks(rank == late ? 0.0 : mine, world) / (n - 1);
+    const double late_t = cclx::kit::sum_over_ranks(rank == late ? mine : 0.0, world);
     if (it >= 0) {
       early_sum += early;
       late_sum += late_t;
@@ -175,7 +153,13 @@ Sample measure(int rank, int n, const Args& a, int rep, int late,
 int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  const Args a = parse(argc, argv);
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  Args a;
+  if (const auto rc = parse(argc, argv, a, world_rank == 0)) {
+    MPI_Finalize();
+    return *rc;
+  }
   int status = 0;
   try {
     cclx::Communicator comm(MPI_COMM_WORLD);
@@ -255,7 +239,7 @@ int main(int argc, char** argv) {
         const Sample s = measure(rank, n, a, rep, late, entries[e].call);
         std::size_t bad = 0;
         for (std::size_t i = 0; i < count; ++i) bad += out[i] != expected(i) ? 1 : 0;
-        if (sum_over_ranks(static_cast<double>(bad)) > 0) {
+        if (cclx::kit::sum_over_ranks(static_cast<double>(bad), MPI_COMM_WORLD) > 0) {
           if (bad > 0)
             std::fprintf(stderr, "rank %d: %s: %zu wrong elements\n", rank, entries[e].name.c_str(),
                          bad);
@@ -300,7 +284,7 @@ int main(int argc, char** argv) {
                          {"delays", delays},
                          {"median", nlohmann::json::object()}};
       for (std::size_t e = 0; e < entries.size(); ++e)
-        doc["median"][entries[e].name] = median(primary[e]);
+        doc["median"][entries[e].name] = cclx::kit::median(primary[e]);
       std::printf("%s\n", doc.dump(1).c_str());
     } else if (rank == 0) {
       for (std::size_t e = 0; e < entries.size(); ++e)
@@ -308,8 +292,8 @@ int main(int argc, char** argv) {
             "%-16s n=%d bytes=%zu late=rank %d by %.1f ms, jitter mean %.1f ms: %s %.3f ms "
             "(median of %d)\n",
             entries[e].name.c_str(), n, a.bytes, late, a.late_ms, a.jitter_ms,
-            a.loop ? "mean iteration" : "early ranks start-to-return", median(primary[e]) * 1e3,
-            a.repeat);
+            a.loop ? "mean iteration" : "early ranks start-to-return",
+            cclx::kit::median(primary[e]) * 1e3, a.repeat);
     }
     if (rank == 0 && !a.json) {
       const auto c = cclx::detail::relay_counters();

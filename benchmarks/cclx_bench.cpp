@@ -41,7 +41,9 @@
 #include "cclx/tune/candidate.hpp"
 #include "cclx/tune/override.hpp"
 #include "cclx/tune/table.hpp"
-#include "median.hpp"
+#include "cli.hpp"
+#include "kit/collectives.hpp"
+#include "kit/timing.hpp"
 #include "osu_mode.hpp"
 
 namespace {
@@ -57,7 +59,7 @@ constexpr std::array<std::string_view, 14> kCollTitles = {
     "Barrier",        "Gatherv",  "Scatterv",  "Allgatherv",
     "Reduce_scatter", "Alltoallv"};
 
-constexpr int kRoot = 0;
+using cclx::kit::kRoot;
 
 struct Options {
   std::string mode;  // a collective's name or "overhead"
@@ -142,175 +144,99 @@ bool with_algorithm(std::string_view name, const Options& o, Fn&& fn) {
 // ---------------------------------------------------------------------------------------------
 // Command line
 
-std::optional<std::size_t> parse_bytes(std::string_view s) {
-  std::size_t v = 0;
-  std::size_t i = 0;
-  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) v = v * 10 + (s[i] - '0');
-  if (i == 0) return std::nullopt;
-  std::string_view suffix = s.substr(i);
-  std::size_t mult = 1;
-  if (!suffix.empty()) {
-    switch (suffix[0] | 0x20) {
-      case 'k':
-        mult = std::size_t{1} << 10;
-        break;
-      case 'm':
-        mult = std::size_t{1} << 20;
-        break;
-      case 'g':
-        mult = std::size_t{1} << 30;
-        break;
-      case 'b':
-        mult = 1;
-        break;
-      default:
-        return std::nullopt;
-    }
-    if (mult != 1) suffix.remove_prefix(1);
-    if (suffix != "" && suffix != "B" && suffix != "iB" && suffix != "b") return std::nullopt;
-  }
-  return v * mult;
-}
-
-std::string format_bytes(std::size_t b) {
-  if (b && b % (std::size_t{1} << 30) == 0) return std::to_string(b >> 30) + "G";
-  if (b && b % (std::size_t{1} << 20) == 0) return std::to_string(b >> 20) + "M";
-  if (b && b % (std::size_t{1} << 10) == 0) return std::to_string(b >> 10) + "K";
-  return std::to_string(b);
-}
-
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  while (true) {
-    const auto p = s.find(sep);
-    out.emplace_back(s.substr(0, p));
-    if (p == std::string_view::npos) break;
-    s.remove_prefix(p + 1);
-  }
-  return out;
-}
-
-constexpr const char* kUsage =
-    "usage: mpiexec -n N cclx-bench <collective> [options]\n"
-    "       mpiexec -n 2 cclx-bench overhead [-i N] [--repeat R] [-t TYPE] [--json]\n"
-    "collectives: allreduce reduce bcast reduce_scatter allgather alltoall gather scatter\n"
-    "             gatherv scatterv allgatherv reduce_scatterv alltoallv (equal counts)\n"
-    "  -m MIN:MAX          message sizes in bytes (suffix K, M, G), powers of two (default 8:1M)\n"
-    "  -i N                timed iterations per measurement (default: ~--target-ms per block)\n"
-    "  -x N                warm-up calls before each timed block (default: iterations/10, 1..100)\n"
-    "  -t TYPE             float double int32 int64 uint8 (default float)\n"
-    "  --algos A,B,...     algorithms (default: all), native always included; NAME@BYTES\n"
-    "                      overrides the segment size for that entry (e.g. ring@64K);\n"
-    "                      NAME(key=value,...) sets the policy's fields as CCLX_ALGO does\n"
-    "                      (e.g. ring(channels=2), pipelined_tree(segment_bytes=256K,fanout=3))\n"
-    "  --skip-unserving    skip listed algorithms that do not serve the collective (default:\n"
-    "                      an error; algorithms not listed are skipped)\n"
-    "  --segment-bytes B   segment size for ring / rhd / pipelined_tree (default: the policy's)\n"
-    "  --repeat R          interleaved repetitions, the median is reported (default 5; 101 for\n"
-    "                      overhead, whose blocks are 5000 calls by default)\n"
-    "  --target-ms T       time per timed block when -i is not given (default 200)\n"
-    "  --in-place          one-buffer (in-place) calls instead of out-of-place\n"
-    "  --persistent        also each algorithm as a persistent request (NAME/p: *_init once per\n"
-    "                      size, then start + wait per call), next to its one-shot call\n"
-    "  --straggler R --delay-ms D   rank R sleeps D ms before each call; latency is measured on\n"
-    "                      the other ranks from their start of the call\n"
-    "  --json              print JSON instead of the table\n"
-    "  --tune-out FILE     merge each size's median times (max over ranks) and repetitions into "
-    "the\n"
-    "                      tuning table FILE (created if missing; read by CCLX_TUNE_FILE), after "
-    "each\n"
-    "                      size; algorithms that are not Auto candidates (auto, straggler_aware,\n"
-    "                      prototypes, /p entries) are left out\n";
-
-struct UsageError {
-  std::string msg;
-};
-
-Options parse(int argc, char** argv) {
-  Options o;
+// The command line into `o`; nullopt to go on, else the exit status (rank 0 prints).
+std::optional<int> parse(int argc, char** argv, Options& o, bool print) {
   o.command = "cclx-bench";
   for (int i = 1; i < argc; ++i) o.command += std::string(" ") + argv[i];
-  if (argc < 2) throw UsageError{"missing <collective>"};
-  o.mode = argv[1];
-  if (o.mode == "-h" || o.mode == "--help") throw UsageError{};
-  if (o.mode != "overhead") {
-    try {
-      o.coll = cclx::sched::collective_from_string(o.mode);
-    } catch (const cclx::Error& e) {
-      throw UsageError{e.detail()};
-    }
-  }
-  auto value = [&](int& i) -> std::string_view {
-    if (i + 1 >= argc) throw UsageError{std::string(argv[i]) + " needs a value"};
-    return argv[++i];
-  };
-  auto number = [&](int& i) -> long {
-    const std::string_view flag = argv[i];
-    const std::string v(value(i));
-    char* end = nullptr;
-    const long x = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end) throw UsageError{std::string(flag) + ": not a number: " + v};
-    return x;
-  };
-  auto bytes = [&](std::string_view v) {
-    const auto b = parse_bytes(v);
-    if (!b) throw UsageError{"not a size: " + std::string(v)};
-    return *b;
-  };
-  for (int i = 2; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    if (a == "-m") {
-      const auto parts = split(value(i), ':');
-      if (parts.size() == 1) {
-        o.max_bytes = bytes(parts[0]);
-      } else if (parts.size() == 2) {
-        o.min_bytes = bytes(parts[0]);
-        o.max_bytes = bytes(parts[1]);
-      } else {
-        throw UsageError{"-m takes MIN:MAX"};
-      }
-      if (o.min_bytes == 0 || o.min_bytes > o.max_bytes)
-        throw UsageError{"-m: need 0 < MIN <= MAX"};
-    } else if (a == "-i") {
-      o.iterations = number(i);
-      if (*o.iterations < 1) throw UsageError{"-i must be >= 1"};
-    } else if (a == "-x") {
-      o.warmup = number(i);
-      if (*o.warmup < 0) throw UsageError{"-x must be >= 0"};
-    } else if (a == "-t") {
-      o.type = value(i);
-    } else if (a == "--algos") {
-      o.algos.clear();  // "a(x=1,y=2),b": commas inside parentheses belong to the entry
-      for (const auto item : cclx::tune::split_top_level(value(i), ',')) o.algos.emplace_back(item);
-    } else if (a == "--segment-bytes") {
-      o.segment_bytes = bytes(value(i));
-    } else if (a == "--repeat") {
-      o.repeat = static_cast<int>(number(i));
-      if (*o.repeat < 1) throw UsageError{"--repeat must be >= 1"};
-    } else if (a == "--target-ms") {
-      o.target_ms = std::atof(std::string(value(i)).c_str());
-      if (!(o.target_ms > 0)) throw UsageError{"--target-ms must be > 0"};
-    } else if (a == "--in-place") {
-      o.in_place = true;
-    } else if (a == "--persistent") {
-      o.persistent = true;
-    } else if (a == "--json") {
-      o.json = true;
-    } else if (a == "--skip-unserving") {
-      o.skip_unserving = true;
-    } else if (a == "--tune-out") {
-      o.tune_out = value(i);
-    } else if (a == "--straggler") {
-      o.straggler = static_cast<int>(number(i));
-    } else if (a == "--delay-ms") {
-      o.delay_ms = std::atof(std::string(value(i)).c_str());
-      if (!(o.delay_ms >= 0)) throw UsageError{"--delay-ms must be >= 0"};
-    } else if (a == "-h" || a == "--help") {
-      throw UsageError{};
-    } else {
-      throw UsageError{"unknown option '" + std::string(a) + "'"};
-    }
-  }
+  cclx::kit::App app("cclx-bench",
+                     "OSU-style latency / bandwidth benchmark of cclx's collectives, every "
+                     "requested algorithm side by side with the MPI library's own collective "
+                     "(native) in the same run. Run under mpiexec: mpiexec -n N cclx-bench "
+                     "<collective> [options]; mpiexec -n 2 cclx-bench overhead [-i N] [--repeat R] "
+                     "[-t TYPE] [--json]; cclx-bench --osu <collective> [OSU's options] (--osu "
+                     "--help).");
+  app.footer("algorithms in this build: " + available_algorithms());
+  app.add_option("collective", o.mode,
+                 "allreduce reduce bcast reduce_scatter allgather alltoall gather scatter "
+                 "barrier gatherv scatterv allgatherv reduce_scatterv alltoallv (equal counts), "
+                 "or overhead (comm.allreduce against MPI_Allreduce at 8 B)")
+      ->required()
+      ->check([&o](const std::string& v) -> std::string {
+        if (v == "overhead") return {};
+        try {
+          o.coll = cclx::sched::collective_from_string(v);
+        } catch (const cclx::Error& e) {
+          return e.detail();
+        }
+        return {};
+      });
+  app.add_option_function<std::string>(
+      "-m",
+      [&o](const std::string& v) {
+        const auto colon = v.find(':');
+        if (colon == std::string::npos) {
+          o.max_bytes = cclx::kit::byte_size(v, "-m");
+        } else if (v.find(':', colon + 1) == std::string::npos) {
+          o.min_bytes = cclx::kit::byte_size(v.substr(0, colon), "-m");
+          o.max_bytes = cclx::kit::byte_size(v.substr(colon + 1), "-m");
+        } else {
+          throw CLI::ValidationError("-m", "takes MIN:MAX");
+        }
+        if (o.min_bytes == 0 || o.min_bytes > o.max_bytes)
+          throw CLI::ValidationError("-m", "need 0 < MIN <= MAX");
+      },
+      "MIN:MAX message sizes in bytes (cclx/byte_size.hpp: 8, 64K, 1M), powers of two "
+      "(default 8:1M)");
+  app.add_option_function<long>(
+         "-i", [&o](long v) { o.iterations = v; },
+         "timed iterations per measurement (default: ~--target-ms per block)")
+      ->check(CLI::PositiveNumber);
+  app.add_option_function<long>(
+         "-x", [&o](long v) { o.warmup = v; },
+         "warm-up calls before each timed block (default: iterations/10, 1..100)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("-t", o.type, "float double int32 int64 uint8 (default float)")
+      ->check(CLI::IsMember({"float", "double", "int32", "int64", "uint8"}));
+  app.add_option_function<std::string>(
+      "--algos",
+      [&o](const std::string& v) {
+        o.algos.clear();  // "a(x=1,y=2),b": commas inside parentheses belong to the entry
+        for (const auto item : cclx::tune::split_top_level(v, ',')) o.algos.emplace_back(item);
+      },
+      "A,B,... algorithms (default: all), native always included; NAME@BYTES overrides the "
+      "segment size for that entry (e.g. ring@64K); NAME(key=value,...) sets the policy's fields "
+      "as CCLX_ALGO does (e.g. ring(channels=2), pipelined_tree(segment_bytes=256K,fanout=3))");
+  app.add_flag("--skip-unserving", o.skip_unserving,
+               "skip listed algorithms that do not serve the collective (default: an error; "
+               "algorithms not listed are skipped)");
+  app.add_option_function<std::size_t>(
+         "--segment-bytes", [&o](std::size_t v) { o.segment_bytes = v; },
+         "segment size for ring / rhd / pipelined_tree (default: the policy's)")
+      ->transform(cclx::kit::ByteSize{});
+  app.add_option_function<int>(
+         "--repeat", [&o](int v) { o.repeat = v; },
+         "interleaved repetitions, the median is reported (default 5; 101 for overhead, whose "
+         "blocks are 5000 calls by default)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--target-ms", o.target_ms,
+                 "time per timed block when -i is not given (default 200)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--in-place", o.in_place, "one-buffer (in-place) calls instead of out-of-place");
+  app.add_flag("--persistent", o.persistent,
+               "also each algorithm as a persistent request (NAME/p: *_init once per size, then "
+               "start + wait per call), next to its one-shot call");
+  app.add_option("--straggler", o.straggler,
+                 "rank R sleeps --delay-ms before each call; latency is measured on the other "
+                 "ranks from their start of the call");
+  app.add_option("--delay-ms", o.delay_ms, "the straggler's delay per call (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--json", o.json, "print JSON instead of the table");
+  app.add_option("--tune-out", o.tune_out,
+                 "merge each size's median times (max over ranks) and repetitions into the "
+                 "tuning table FILE (created if missing; read by CCLX_TUNE_FILE), after each "
+                 "size; algorithms that are not Auto candidates (auto, straggler_aware, "
+                 "prototypes, /p entries) are left out");
+  if (const auto rc = cclx::kit::parse(app, argc, argv, print, 1)) return rc;
   // Default: every algorithm in this build (those that refuse the collective are skipped).
   o.all_algos = o.algos.empty();
   if (o.all_algos)
@@ -319,43 +245,17 @@ Options parse(int argc, char** argv) {
   std::erase(o.algos, std::string("native"));
   std::erase(o.algos, std::string(""));
   o.algos.insert(o.algos.begin(), "native");
-  return o;
+  return std::nullopt;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Measurement helpers
+// Measurement (benchmarks/kit/timing.hpp)
 
-// Lower quantile q (0..1) by nearest rank.
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const auto i = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
-  return v[std::min(i, v.size() - 1)];
-}
-
-// The straggler waits precisely: sleep most of the delay (frees the core), spin the rest.
-void delay(double ms) {
-  const double until = MPI_Wtime() + ms * 1e-3;
-  if (ms > 2) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms - 1));
-  while (MPI_Wtime() < until) {
-  }
-}
-
-struct Stat {
-  double avg = 0, min = 0, max = 0;  // seconds per call across the measured ranks
-};
-
-// Avg / min / max across the ranks that are measured (all but the straggler).
-Stat across_ranks(double t, bool measured, MPI_Comm c) {
-  double mn = measured ? t : std::numeric_limits<double>::infinity();
-  double mx = measured ? t : -std::numeric_limits<double>::infinity();
-  double sum[2] = {measured ? t : 0.0, measured ? 1.0 : 0.0};
-  MPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPI_DOUBLE, MPI_MIN, c);
-  MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_DOUBLE, MPI_MAX, c);
-  MPI_Allreduce(MPI_IN_PLACE, sum, 2, MPI_DOUBLE, MPI_SUM, c);
-  return {sum[0] / sum[1], mn, mx};
-}
-
-using Call = std::function<void()>;
+using Stat = cclx::kit::Spread;  // seconds per call across the measured ranks
+using cclx::kit::across_ranks;
+using cclx::kit::Call;
+using cclx::kit::median;
+using cclx::kit::quantile;
 
 struct Timer {
   const Options& o;
@@ -366,28 +266,22 @@ struct Timer {
 
   // Seconds per call on this rank over `iters` calls.
   double block(const Call& call, long iters) const {
-    if (o.straggler < 0) {
-      MPI_Barrier(comm);
-      const double t0 = MPI_Wtime();
-      for (long i = 0; i < iters; ++i) call();
-      return (MPI_Wtime() - t0) / static_cast<double>(iters);
-    }
+    if (o.straggler < 0)
+      return cclx::kit::timed_block(comm, iters, [&](long) { call(); }) /
+             static_cast<double>(iters);
     // Straggler mode: everyone leaves a barrier together, the straggler then waits; the others'
     // clocks start at their own call, so the straggler's lateness is part of what they see.
     double sum = 0;
-    for (long i = 0; i < iters; ++i) {
-      MPI_Barrier(comm);
-      if (rank == o.straggler) delay(o.delay_ms);
-      const double t0 = MPI_Wtime();
-      call();
-      sum += MPI_Wtime() - t0;
-    }
+    for (long i = 0; i < iters; ++i)
+      sum += cclx::kit::timed_call(comm, call, [&] {
+        if (rank == o.straggler) cclx::kit::delay_ms(o.delay_ms);
+      });
     return sum / static_cast<double>(iters);
   }
 
   void warm(const Call& call, long n) const {
     for (long i = 0; i < n; ++i) {
-      if (o.straggler >= 0 && rank == o.straggler) delay(o.delay_ms);
+      if (o.straggler >= 0 && rank == o.straggler) cclx::kit::delay_ms(o.delay_ms);
       call();
     }
   }
@@ -407,7 +301,7 @@ struct Timer {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Buffers and calls
+// Buffers and calls (benchmarks/kit/collectives.hpp)
 
 template <class T>
 T value(int rank, std::size_t i) {
@@ -418,12 +312,9 @@ T value(int rank, std::size_t i) {
 }
 
 template <class T>
-struct Bufs {
+struct Bufs : cclx::kit::Buffers<T> {          // in, out (the in-place buffer), counts
   std::vector<T> init;                         // the in-place buffer's initial contents
-  std::vector<T> in;                           // out-of-place input
-  std::vector<T> out;                          // out-of-place output, or the in-place buffer
   std::vector<T> ref;                          // native's result
-  std::vector<int> counts;                     // v-collectives: every block's count (equal)
   std::size_t check_begin = 0, check_end = 0;  // the part of `out` that holds this rank's result
   std::size_t bytes = 0;                       // message size as reported
 };
@@ -440,44 +331,18 @@ void setup(Bufs<T>& b, const Options& o, std::size_t bytes, int rank, int n) {
   const auto un = static_cast<std::size_t>(n);
   const std::size_t elems = elems_for(bytes, sizeof(T));
   const bool blocked = cclx::coll::visit(o.coll, [](auto d) { return d.blocks_are_ranks; });
-  const Coll shape = cclx::coll::shape_of(o.coll);
   const std::size_t block = std::max<std::size_t>(1, elems / un);
-  const std::size_t total = blocked ? block * un : elems;
-  b.bytes = total * sizeof(T);
-  b.counts.assign(un, static_cast<int>(block));
-
-  std::size_t in_n = total, out_n = total;
-  if (shape == Coll::reduce_scatter) out_n = block;
-  if (shape == Coll::allgather || shape == Coll::gather) in_n = block;
-  if (shape == Coll::scatter) out_n = block;
-  const bool in_place = o.in_place || shape == Coll::bcast;
-  if (in_place) {
-    in_n = 0;
-    // Gather and scatter in place: the root's one buffer holds n blocks, the others' one block.
-    const bool rooted_blocks = shape == Coll::gather || shape == Coll::scatter;
-    out_n = rooted_blocks && rank != kRoot ? block : total;
-  }
-  b.in.resize(in_n);
-  for (std::size_t i = 0; i < in_n; ++i) b.in[i] = value<T>(rank, i);
-  b.out.assign(out_n, T{});
-  b.init.assign(in_place ? out_n : 0, T{});
-  if (in_place) {
-    if (shape == Coll::allgather || (shape == Coll::gather && rank == kRoot)) {
-      for (std::size_t i = 0; i < block; ++i) b.init[rank * block + i] = value<T>(rank, i);
-    } else if (shape != Coll::bcast || rank == kRoot) {
-      for (std::size_t i = 0; i < out_n; ++i) b.init[i] = value<T>(rank, i);
-    }
-  }
-  b.check_begin = 0;
-  b.check_end =
-      shape == Coll::reduce_scatter || (shape == Coll::scatter && !in_place) ? block : out_n;
-  if ((shape == Coll::reduce || shape == Coll::gather) && rank != kRoot) b.check_end = 0;
-  if (shape == Coll::barrier) b.check_end = 0;  // nothing to check
-  // Scatter in place: the root's result is its own block inside its buffer.
-  if (shape == Coll::scatter && in_place && rank == kRoot) {
-    b.check_begin = rank * block;
-    b.check_end = b.check_begin + block;
-  }
+  b.bytes = (blocked ? block * un : elems) * sizeof(T);
+  const cclx::kit::Shape s{.coll = o.coll,
+                           .count = blocked ? block : elems,
+                           .n = n,
+                           .rank = rank,
+                           .in_place = o.in_place || o.coll == Coll::bcast};
+  cclx::kit::fill(b, s, value<T>);
+  b.init = s.in_place ? b.out : std::vector<T>{};  // what reset() restores
+  const cclx::kit::Layout l = cclx::kit::layout_of(s);
+  b.check_begin = l.begin;
+  b.check_end = l.end;
 }
 
 // Restores the inputs before a checked call (in-place calls overwrite them).
@@ -487,150 +352,6 @@ void reset(Bufs<T>& b) {
     b.out = b.init;
   else
     std::fill(b.out.begin(), b.out.end(), T{});
-}
-
-template <class T, class A>
-Call make_call(Comm& comm, const Options& o, Bufs<T>& b, const A& a) {
-  const bool ip = o.in_place;
-  switch (o.coll) {
-    case Coll::allreduce:
-      if constexpr (cclx::algo::serves<A>(Coll::allreduce)) {
-        if (ip) return [&comm, &b, a] { comm.allreduce(b.out, cclx::sum, a); };
-        return [&comm, &b, a] { comm.allreduce(b.in, b.out, cclx::sum, a); };
-      }
-      break;
-    case Coll::reduce:
-      if constexpr (cclx::algo::serves<A>(Coll::reduce)) {
-        if (ip) return [&comm, &b, a] { comm.reduce(b.out, cclx::sum, kRoot, a); };
-        return [&comm, &b, a] { comm.reduce(b.in, b.out, cclx::sum, kRoot, a); };
-      }
-      break;
-    case Coll::bcast:
-      if constexpr (cclx::algo::serves<A>(Coll::bcast)) {
-        return [&comm, &b, a] { comm.bcast(b.out, kRoot, a); };
-      }
-      break;
-    case Coll::reduce_scatter:
-      if constexpr (cclx::algo::serves<A>(Coll::reduce_scatter)) {
-        if (ip) return [&comm, &b, a] { comm.reduce_scatter(b.out, cclx::sum, a); };
-        return [&comm, &b, a] { comm.reduce_scatter(b.in, b.out, cclx::sum, a); };
-      }
-      break;
-    case Coll::allgather:
-      if constexpr (cclx::algo::serves<A>(Coll::allgather)) {
-        if (ip) return [&comm, &b, a] { comm.allgather(b.out, a); };
-        return [&comm, &b, a] { comm.allgather(b.in, b.out, a); };
-      }
-      break;
-    case Coll::gather:
-      if constexpr (cclx::algo::serves<A>(Coll::gather)) {
-        if (ip) return [&comm, &b, a] { comm.gather(b.out, kRoot, a); };
-        return [&comm, &b, a] { comm.gather(b.in, b.out, kRoot, a); };
-      }
-      break;
-    case Coll::scatter:
-      if constexpr (cclx::algo::serves<A>(Coll::scatter)) {
-        if (ip) return [&comm, &b, a] { comm.scatter(b.out, kRoot, a); };
-        return [&comm, &b, a] { comm.scatter(b.in, b.out, kRoot, a); };
-      }
-      break;
-    case Coll::alltoall:
-      if constexpr (cclx::algo::serves<A>(Coll::alltoall)) {
-        if (ip) return [&comm, &b, a] { comm.alltoall(b.out, a); };
-        return [&comm, &b, a] { comm.alltoall(b.in, b.out, a); };
-      }
-      break;
-    case Coll::barrier:  // no data: every size measures the same barrier
-      if constexpr (cclx::algo::serves<A>(Coll::barrier)) {
-        return [&comm, a] { comm.barrier(a); };
-      }
-      break;
-    case Coll::gatherv:
-      if constexpr (cclx::algo::serves<A>(Coll::gatherv)) {
-        if (ip) return [&comm, &b, a] { comm.gatherv(b.out, b.counts, kRoot, a); };
-        return [&comm, &b, a] { comm.gatherv(b.in, b.out, b.counts, kRoot, a); };
-      }
-      break;
-    case Coll::scatterv:
-      if constexpr (cclx::algo::serves<A>(Coll::scatterv)) {
-        if (ip) return [&comm, &b, a] { comm.scatterv(b.out, b.counts, kRoot, a); };
-        return [&comm, &b, a] { comm.scatterv(b.in, b.out, b.counts, kRoot, a); };
-      }
-      break;
-    case Coll::allgatherv:
-      if constexpr (cclx::algo::serves<A>(Coll::allgatherv)) {
-        if (ip) return [&comm, &b, a] { comm.allgatherv(b.out, b.counts, a); };
-        return [&comm, &b, a] { comm.allgatherv(b.in, b.out, b.counts, a); };
-      }
-      break;
-    case Coll::reduce_scatterv:
-      if constexpr (cclx::algo::serves<A>(Coll::reduce_scatterv)) {
-        if (ip) return [&comm, &b, a] { comm.reduce_scatterv(b.out, b.counts, cclx::sum, a); };
-        return [&comm, &b, a] { comm.reduce_scatterv(b.in, b.out, b.counts, cclx::sum, a); };
-      }
-      break;
-    case Coll::alltoallv:
-      if constexpr (cclx::algo::serves<A>(Coll::alltoallv)) {
-        if (ip) return [&comm, &b, a] { comm.alltoallv(b.out, b.counts, a); };
-        return [&comm, &b, a] { comm.alltoallv(b.in, b.counts, b.out, b.counts, a); };
-      }
-      break;
-  }
-  throw cclx::Error(std::string(A::name) + " does not serve " +
-                    std::string(cclx::sched::to_string(o.coll)));
-}
-
-// The persistent request of algorithm `a` on the buffers as they are now (--persistent); made
-// once per size, after setup(), since the request binds the buffers.
-template <class T, class A>
-cclx::PersistentRequest make_persistent(Comm& comm, const Options& o, Bufs<T>& b, const A& a) {
-  const bool ip = o.in_place;
-  if constexpr (!cclx::algo::AdaptiveAlgorithm<A>) {  // adaptive policies choose per call
-    switch (o.coll) {
-      case Coll::allreduce:
-        if constexpr (cclx::algo::serves<A>(Coll::allreduce))
-          return ip ? comm.allreduce_init(b.out, cclx::sum, a)
-                    : comm.allreduce_init(b.in, b.out, cclx::sum, a);
-        break;
-      case Coll::reduce:
-        if constexpr (cclx::algo::serves<A>(Coll::reduce))
-          return ip ? comm.reduce_init(b.out, cclx::sum, kRoot, a)
-                    : comm.reduce_init(b.in, b.out, cclx::sum, kRoot, a);
-        break;
-      case Coll::bcast:
-        if constexpr (cclx::algo::serves<A>(Coll::bcast)) return comm.bcast_init(b.out, kRoot, a);
-        break;
-      case Coll::reduce_scatter:
-        if constexpr (cclx::algo::serves<A>(Coll::reduce_scatter))
-          return ip ? comm.reduce_scatter_init(b.out, cclx::sum, a)
-                    : comm.reduce_scatter_init(b.in, b.out, cclx::sum, a);
-        break;
-      case Coll::allgather:
-        if constexpr (cclx::algo::serves<A>(Coll::allgather))
-          return ip ? comm.allgather_init(b.out, a) : comm.allgather_init(b.in, b.out, a);
-        break;
-      case Coll::gather:
-        if constexpr (cclx::algo::serves<A>(Coll::gather))
-          return ip ? comm.gather_init(b.out, kRoot, a) : comm.gather_init(b.in, b.out, kRoot, a);
-        break;
-      case Coll::scatter:
-        if constexpr (cclx::algo::serves<A>(Coll::scatter))
-          return ip ? comm.scatter_init(b.out, kRoot, a) : comm.scatter_init(b.in, b.out, kRoot, a);
-        break;
-      case Coll::alltoall:
-        if constexpr (cclx::algo::serves<A>(Coll::alltoall))
-          return ip ? comm.alltoall_init(b.out, a) : comm.alltoall_init(b.in, b.out, a);
-        break;
-      case Coll::alltoallv:  // Auto agrees on its size at init (docs/tuning.md, "alltoallv")
-        if constexpr (cclx::algo::serves<A>(Coll::alltoallv))
-          return ip ? comm.alltoallv_init(b.out, b.counts, a)
-                    : comm.alltoallv_init(b.in, b.counts, b.out, b.counts, a);
-        break;
-      default:  // barrier and the other v-collectives: --persistent measures one-shot calls only
-        break;
-    }
-  }
-  return {};  // not available: the entry is skipped
 }
 
 // Index of the first element of `got` that differs from `want` beyond tolerance, or -1.
@@ -718,8 +439,9 @@ void print_header(const Options& o, int n, std::string_view type_name, std::size
               (o.in_place || o.coll == Coll::bcast) ? "in-place" : "out-of-place", kRoot);
   std::string algos;
   for (const auto& l : labels) algos += (algos.empty() ? "" : " ") + l;
-  std::printf("# Sizes: %s to %s bytes, powers of two\n", format_bytes(o.min_bytes).c_str(),
-              format_bytes(o.max_bytes).c_str());
+  std::printf("# Sizes: %s to %s bytes, powers of two\n",
+              cclx::format_byte_size(o.min_bytes).c_str(),
+              cclx::format_byte_size(o.max_bytes).c_str());
   std::printf("# Algorithms: %s (native = the MPI library's collective, reference for Ratio)\n",
               algos.c_str());
   std::printf(
@@ -824,7 +546,7 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
     std::string name = label;
     if (const auto at = label.find('@'); at != std::string::npos) {
       name = label.substr(0, at);
-      const auto seg = parse_bytes(std::string_view(label).substr(at + 1));
+      const auto seg = cclx::parse_byte_size(std::string_view(label).substr(at + 1));
       if (!seg) fail(mc, "bad segment size in '" + label + "'");
       oe.segment_bytes = *seg;
     }
@@ -847,7 +569,7 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
           if (!cclx::algo::serves<std::decay_t<decltype(a)>>(o.coll))
             served = false;
           else
-            e.call = make_call<T>(comm, o, b, a);
+            e.call = cclx::kit::cclx_call<T>(comm, b, o.coll, o.in_place, a);
         }))
       fail(mc, "unknown or unavailable algorithm '" + name +
                    "' (available: " + available_algorithms() + ")");
@@ -862,7 +584,9 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
       p.label = label + "/p";
       with_entry([&](const auto& a) {
         if constexpr (!cclx::algo::AdaptiveAlgorithm<std::decay_t<decltype(a)>>)
-          p.init = [&comm, &o, &b, a] { return make_persistent<T>(comm, o, b, a); };
+          p.init = [&comm, &o, &b, a] {
+            return cclx::kit::cclx_persistent<T>(comm, b, o.coll, o.in_place, a);
+          };
       });
       if (p.init) entries.push_back(std::move(p));
     }
@@ -1053,16 +777,14 @@ int run_overhead(Comm& comm, const Options& o, std::string_view type_name) {
 
   // Both in place on the same communicator, so the only difference is cclx's call path.
   auto cclx_block = [&](long k) {
-    MPI_Barrier(mc);
-    const double t0 = MPI_Wtime();
-    for (long i = 0; i < k; ++i) comm.allreduce(x, cclx::sum);
-    return (MPI_Wtime() - t0) / static_cast<double>(k);
+    return cclx::kit::timed_block(mc, k, [&](long) { comm.allreduce(x, cclx::sum); }) /
+           static_cast<double>(k);
   };
   auto raw_block = [&](long k) {
-    MPI_Barrier(mc);
-    const double t0 = MPI_Wtime();
-    for (long i = 0; i < k; ++i) MPI_Allreduce(MPI_IN_PLACE, x.data(), icount, dt, MPI_SUM, mc);
-    return (MPI_Wtime() - t0) / static_cast<double>(k);
+    return cclx::kit::timed_block(
+               mc, k,
+               [&](long) { MPI_Allreduce(MPI_IN_PLACE, x.data(), icount, dt, MPI_SUM, mc); }) /
+           static_cast<double>(k);
   };
   const long w = o.warmup.value_or(std::max<long>(iters / 10, 100));
   cclx_block(w);
@@ -1165,23 +887,20 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return osu_rc;
   }
+  Options o;
+  if (const auto usage_rc = parse(argc, argv, o, rank == 0)) {
+    MPI_Finalize();
+    return *usage_rc;
+  }
   int rc = 0;
   try {
-    const Options o = parse(argc, argv);
     Comm comm(MPI_COMM_WORLD);
     rc = dispatch_type(o.type, [&](auto tag, std::string_view name) {
       using T = decltype(tag);
       return o.mode == "overhead" ? run_overhead<T>(comm, o, name)
                                   : run_collective<T>(comm, o, name);
     });
-    if (rc < 0) throw UsageError{"unknown type '" + o.type + "'"};
-  } catch (const UsageError& e) {
-    if (rank == 0) {
-      if (!e.msg.empty()) std::fprintf(stderr, "cclx-bench: %s\n", e.msg.c_str());
-      std::fprintf(stderr, "%s", kUsage);
-      std::fprintf(stderr, "algorithms in this build: %s\n", available_algorithms().c_str());
-    }
-    rc = e.msg.empty() ? 0 : 1;
+    if (rc < 0) throw cclx::Error("unknown type '" + o.type + "'");
   } catch (const std::exception& e) {
     fail(MPI_COMM_WORLD, e.what());
   }

@@ -33,6 +33,8 @@
 #include <vector>
 
 #include "cclx/cclx.hpp"
+#include "cli.hpp"
+#include "kit/timing.hpp"
 
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
@@ -77,10 +79,28 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rc = 0;
   {
-    const std::string mode = argc > 1 ? argv[1] : "";
-    const long iters = argc > 2 ? std::atol(argv[2]) : 1000;
+    int world_rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    std::string mode, collective = "allreduce";
+    long iters = 1000;
+    cclx::kit::App app("cclx-callcount",
+                       "A loop of 8-byte float sum allreduces (or another collective) for "
+                       "counting instructions per call with callgrind (docs/results.md).");
+    app.add_option("MODE", mode,
+                   "raw, raw-2step, native, ring, auto, native-persistent, ring-persistent; "
+                   "other collectives: native or auto")
+        ->required();
+    app.add_option("ITERATIONS", iters, "calls in the collected loop (default 1000)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("COLLECTIVE", collective,
+                   "allreduce (default), reduce, bcast, scatter, gather, allgather, "
+                   "reduce_scatter, alltoall, gatherv, scatterv, allgatherv, reduce_scatterv or "
+                   "barrier");
+    if (const auto usage_rc = cclx::kit::parse(app, argc, argv, world_rank == 0)) {
+      MPI_Finalize();
+      return *usage_rc;
+    }
     cclx::Communicator comm(MPI_COMM_WORLD);
-    const std::string collective = argc > 3 ? argv[3] : "allreduce";
     std::vector<float> in(2, 1.0f), out(2);
 #if __has_include("cclx/persistent.hpp")  // (this file also builds against cclx before them)
     cclx::PersistentRequest p;
@@ -140,12 +160,14 @@ int main(int argc, char** argv) {
     }
     if (call) {
       for (int i = 0; i < 200; ++i) call();  // warm: caches, plans, MPI's internals
-      MPI_Barrier(MPI_COMM_WORLD);
-      const double t0 = MPI_Wtime();
-      CCLX_TOGGLE_COLLECT();
-      for (long i = 0; i < iters; ++i) call();
-      CCLX_TOGGLE_COLLECT();
-      const double per_call = (MPI_Wtime() - t0) / static_cast<double>(iters);
+      // One timed block: the collected loop.
+      const double per_call = cclx::kit::timed_block(MPI_COMM_WORLD, 1,
+                                                     [&](long) {
+                                                       CCLX_TOGGLE_COLLECT();
+                                                       for (long i = 0; i < iters; ++i) call();
+                                                       CCLX_TOGGLE_COLLECT();
+                                                     }) /
+                              static_cast<double>(iters);
       MPI_Barrier(MPI_COMM_WORLD);
       if (comm.rank() == 0) std::printf("%s: %.3f us per call\n", mode.c_str(), per_call * 1e6);
       // Reductions sum 1 + 1 + ... (on the root for reduce); the rest move ones; barrier nothing.

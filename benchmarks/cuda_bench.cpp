@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,7 +19,8 @@
 #include "../lib/cuda/reduce_kernels.hpp"
 #include "cclx/cclx.hpp"
 #include "cclx/cuda.hpp"
-#include "median.hpp"
+#include "cli.hpp"
+#include "kit/timing.hpp"
 
 namespace {
 
@@ -50,7 +50,7 @@ double time_gpu(F&& f, int iters) {
   }
   cudaEventDestroy(a);
   cudaEventDestroy(b);
-  return median(t);
+  return cclx::kit::median(t);
 }
 
 int kernels() {
@@ -97,15 +97,8 @@ int kernels() {
 double time_allreduce(MPI_Comm comm, int iters, auto&& call) {
   std::vector<double> t;
   call();
-  for (int i = 0; i < iters; ++i) {
-    MPI_Barrier(comm);
-    const double t0 = MPI_Wtime();
-    call();
-    double dt = MPI_Wtime() - t0;
-    MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, comm);
-    t.push_back(dt);
-  }
-  return median(t);
+  for (int i = 0; i < iters; ++i) t.push_back(cclx::kit::slowest_call(comm, call));
+  return cclx::kit::median(t);
 }
 
 template <class A>
@@ -136,19 +129,26 @@ void allreduce_sizes(std::size_t max_bytes, const A& algo, const char* name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string mode = argc > 1 ? argv[1] : "";
-  if (mode == "kernels") return kernels();
-  if (mode != "allreduce") {
-    std::fprintf(stderr,
-                 "usage: cclx-cuda-bench kernels | allreduce [--algo native|ring] [--max BYTES]\n");
-    return 2;
-  }
   std::string algo = "native";
   std::size_t max_bytes = std::size_t{256} << 20;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--algo")) algo = argv[i + 1];
-    if (!std::strcmp(argv[i], "--max")) max_bytes = std::strtoull(argv[i + 1], nullptr, 10);
-  }
+  cclx::kit::App app("cclx-cuda-bench",
+                     "The GPU measurements of docs/results-cuda.md (docs/cuda.md says how to run "
+                     "it).");
+  app.require_subcommand(1);
+  auto* kernels_cmd =
+      app.add_subcommand("kernels",
+                         "device reduction kernels (every type x op, 256 MiB) against the measured "
+                         "device-to-device copy bandwidth");
+  auto* allreduce_cmd = app.add_subcommand(
+      "allreduce",
+      "allreduce (float sum) on device buffers (staged or CUDA-aware) against the same on host "
+      "buffers, 1 KiB up (under mpiexec)");
+  allreduce_cmd->add_option("--algo", algo, "native or ring (default native)")
+      ->check(CLI::IsMember({"native", "ring"}));
+  allreduce_cmd->add_option("--max", max_bytes, "largest size (default 256M; cclx/byte_size.hpp)")
+      ->transform(cclx::kit::ByteSize{});
+  if (const auto rc = cclx::kit::parse(app, argc, argv)) return *rc;
+  if (kernels_cmd->parsed()) return kernels();
   MPI_Init(&argc, &argv);
   {
     int local = 0;  // ranks of one node share the GPUs round robin

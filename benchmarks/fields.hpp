@@ -5,7 +5,10 @@
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "cclx/byte_size.hpp"
 
 // The non-empty items of `s` between separators.
 inline std::vector<std::string> split(const std::string& s, char sep = ',') {
@@ -16,15 +19,17 @@ inline std::vector<std::string> split(const std::string& s, char sep = ',') {
   return out;
 }
 
-// A synthesis shape field: "cN" sets o.chunk_bytes, "tM" o.max_trees (o: algo::Adaptive or
-// sched::SynthesisOptions). False for anything else.
+// A synthesis shape field: "cN" sets o.chunk_bytes (a size: c65536, c64K), "tM" o.max_trees (o:
+// algo::Adaptive or sched::SynthesisOptions). False for anything else.
 template <class Shape>
 bool set_shape_field(Shape& o, const std::string& f) {
   if (f.size() < 2 || (f[0] != 'c' && f[0] != 't')) return false;
-  const auto v = std::strtoull(f.c_str() + 1, nullptr, 10);
-  if (f[0] == 'c')
-    o.chunk_bytes = v;
-  else
-    o.max_trees = static_cast<int>(v);
+  if (f[0] == 'c') {
+    const auto v = cclx::parse_byte_size(std::string_view(f).substr(1));
+    if (!v) return false;
+    o.chunk_bytes = *v;
+  } else {
+    o.max_trees = static_cast<int>(std::strtoull(f.c_str() + 1, nullptr, 10));
+  }
   return true;
 }

@@ -6,7 +6,6 @@
 
 #include "osu_mode.hpp"
 
-#include <getopt.h>
 #include <mpi.h>
 #include <strings.h>
 
@@ -23,6 +22,9 @@
 #include "cclx/algo/by_name.hpp"
 #include "cclx/cclx.hpp"
 #include "cclx/tune/candidate.hpp"
+#include "cli.hpp"
+#include "kit/collectives.hpp"
+#include "kit/timing.hpp"
 
 namespace cclx_bench::osu {
 namespace {
@@ -39,7 +41,6 @@ constexpr long kLoopSmall = 1000, kSkipSmall = 100;  // COLL_LOOP_SMALL, COLL_SK
 constexpr long kLoopLarge = 100, kSkipLarge = 10;    // COLL_LOOP_LARGE, COLL_SKIP_LARGE
 constexpr long long kMinMessageSize = 1;             // MIN_MESSAGE_SIZE
 constexpr long long kMaxMessageSize = 1LL << 20;     // MAX_MSG_SIZE_COLL
-constexpr int kRoot = 0;                             // OSU's default root (-k fixed:0)
 
 // One OSU program per collective; `title` is its BENCHMARK string between "MPI%s " and
 // " Latency Test". `in_place`: OSU's program accepts -l.
@@ -77,10 +78,10 @@ struct Options {
   std::vector<Type> types;
 };
 
-// OSU's bad_usage_t: printed as "message [-o arg]" (cclx-bench's own errors: opt 0).
+// OSU's bad_usage_t: printed as "message [-o arg]" (cclx-bench's own errors: no option).
 struct BadUsage {
   std::string message;
-  char opt = 0;
+  std::string opt;  // "-o", or empty
   std::string arg;
 };
 struct HelpRequested {};
@@ -105,7 +106,8 @@ constexpr const char* kHelp =
     "                 algorithm, e.g. ring or ring(segment_bytes=64K) (default native)\n";
 
 // ---------------------------------------------------------------------------------------------
-// Options, parsed as OSU parses them (getopt_long; atoll/atoi values; the same range checks).
+// Options, parsed as OSU parses them (the same letters; atoll/atoi values; the same range checks
+// and messages)
 
 int set_message_size(std::string v, Options& o) {  // osu_util.c set_message_size
   const auto colon = v.find(':');
@@ -129,79 +131,79 @@ int set_message_size(std::string v, Options& o) {  // osu_util.c set_message_siz
 
 Options parse(int argc, char** argv) {
   Options o;
-  // --osu itself is skipped; --algo is cclx's. A leading ':' reports a missing argument as ':'.
-  static const option kLong[] = {{"osu", no_argument, nullptr, 'O'},
-                                 {"algo", required_argument, nullptr, 'A'},
-                                 {nullptr, 0, nullptr, 0}};
-  opterr = 0;
-  optind = 1;
-  int c = 0;
-  while ((c = getopt_long(argc, argv, ":hvfm:i:x:c::T:l", kLong, nullptr)) != -1) {
-    const std::string arg = optarg ? optarg : "";
-    switch (c) {
-      case 'O':
-        break;
-      case 'A':
-        o.algo = arg;
-        break;
-      case 'h':
-        throw HelpRequested{};
-      case 'v':
-        throw VersionRequested{};
-      case 'm':
-        if (set_message_size(arg, o)) throw BadUsage{"Invalid Message Size", 'm', arg};
-        break;
-      case 'i':
-        o.iterations = std::atoi(arg.c_str());
-        if (*o.iterations < 1) throw BadUsage{"Invalid Number of Iterations", 'i', arg};
-        break;
-      case 'x':
-        o.warmup = std::atoi(arg.c_str());
-        if (*o.warmup < 0) throw BadUsage{"Invalid Number of Warmup Iterations", 'x', arg};
-        break;
-      case 'f':
-        o.full = true;
-        break;
-      case 'c':
-        // OSU's -clog[:dir] writes mismatching buffers to files; cclx-bench does not.
-        if (optarg) throw BadUsage{"Validation logs are not supported by cclx-bench", 'c', arg};
-        o.validate = true;
-        break;
-      case 'T':
-        // OSU matches the prefix, case-insensitively; it ignores other names, cclx-bench refuses.
-        if (strncasecmp(arg.c_str(), "MPI_CHAR", 8) == 0) {
-          o.types.push_back(Type::mpi_char);
-        } else if (strncasecmp(arg.c_str(), "MPI_INT", 7) == 0) {
-          o.types.push_back(Type::mpi_int);
-        } else if (strncasecmp(arg.c_str(), "MPI_FLOAT", 9) == 0) {
-          o.types.push_back(Type::mpi_float);
-        } else if (strncasecmp(arg.c_str(), "ALL", 3) == 0) {
-          o.types.insert(o.types.end(), {Type::mpi_char, Type::mpi_int, Type::mpi_float});
-        } else {
-          throw BadUsage{"Invalid Data Type (mpi_char, mpi_int, mpi_float, all)", 'T', arg};
-        }
-        break;
-      case 'l':
-        o.in_place = true;
-        break;
-      case ':':
-        throw BadUsage{"Option Missing Required Argument", static_cast<char>(optopt), ""};
-      default:
-        if (optopt == 0)  // an unknown long option: name it
-          throw BadUsage{"Invalid option " + std::string(argv[optind - 1]), 0, ""};
-        throw BadUsage{"Invalid option", static_cast<char>(optopt), ""};
+  // OSU's -c takes an optional argument attached to it (-clog[:dir]: write mismatching buffers
+  // to files); cclx-bench does not.
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a.size() > 2 && a.starts_with("-c"))
+      throw BadUsage{"Validation logs are not supported by cclx-bench", "-c",
+                     std::string(a.substr(2))};
+  }
+  cclx::kit::App app("cclx-bench --osu", "OSU Micro-Benchmarks 7.4's collective latency tests");
+  app.set_help_flag();  // -h is OSU's help, printed as OSU prints it
+  app.allow_extras();   // unknown options are reported as OSU reports them
+  bool help = false, version = false, osu = false;
+  std::string m, iters, warmup;
+  std::vector<std::string> types, rest;
+  app.add_flag("-h,--help", help);
+  app.add_flag("-v", version);
+  app.add_flag("--osu", osu);
+  app.add_option("--algo", o.algo);
+  app.add_option("-m", m);
+  app.add_option("-i", iters);
+  app.add_option("-x", warmup);
+  app.add_flag("-f", o.full);
+  app.add_flag("-c", o.validate);
+  cclx::kit::add_list(app, "-T", types, "");
+  app.add_flag("-l", o.in_place);
+  app.add_option("collective", rest);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ArgumentMismatch& e) {  // an option at the end, without its value
+    const std::string what = e.what();
+    throw BadUsage{"Option Missing Required Argument", what.substr(0, what.find(':')), ""};
+  } catch (const CLI::ParseError& e) {
+    throw BadUsage{e.what(), "", ""};
+  }
+  for (const auto& x : app.remaining()) {
+    if (x.starts_with("--")) throw BadUsage{"Invalid option " + x, "", ""};
+    if (x.starts_with("-") && x.size() > 1) throw BadUsage{"Invalid option", x.substr(0, 2), ""};
+    rest.push_back(x);
+  }
+  if (help) throw HelpRequested{};
+  if (version) throw VersionRequested{};
+  if (app.count("-m") && set_message_size(m, o)) throw BadUsage{"Invalid Message Size", "-m", m};
+  if (app.count("-i")) {
+    o.iterations = std::atoi(iters.c_str());
+    if (*o.iterations < 1) throw BadUsage{"Invalid Number of Iterations", "-i", iters};
+  }
+  if (app.count("-x")) {
+    o.warmup = std::atoi(warmup.c_str());
+    if (*o.warmup < 0) throw BadUsage{"Invalid Number of Warmup Iterations", "-x", warmup};
+  }
+  for (const auto& t : types) {
+    // OSU matches the prefix, case-insensitively; it ignores other names, cclx-bench refuses.
+    if (strncasecmp(t.c_str(), "MPI_CHAR", 8) == 0) {
+      o.types.push_back(Type::mpi_char);
+    } else if (strncasecmp(t.c_str(), "MPI_INT", 7) == 0) {
+      o.types.push_back(Type::mpi_int);
+    } else if (strncasecmp(t.c_str(), "MPI_FLOAT", 9) == 0) {
+      o.types.push_back(Type::mpi_float);
+    } else if (strncasecmp(t.c_str(), "ALL", 3) == 0) {
+      o.types.insert(o.types.end(), {Type::mpi_char, Type::mpi_int, Type::mpi_float});
+    } else {
+      throw BadUsage{"Invalid Data Type (mpi_char, mpi_int, mpi_float, all)", "-T", t};
     }
   }
-  std::vector<std::string_view> rest(argv + optind, argv + argc);
   if (rest.size() != 1)
-    throw BadUsage{"expected one collective name, got " + std::to_string(rest.size()), 0, ""};
+    throw BadUsage{"expected one collective name, got " + std::to_string(rest.size()), "", ""};
   for (const Test& t : kTests)
     if (t.name == rest[0]) o.test = &t;
-  if (!o.test) throw BadUsage{"Unknown collective '" + std::string(rest[0]) + "'", 0, ""};
+  if (!o.test) throw BadUsage{"Unknown collective '" + rest[0] + "'", "", ""};
   // As OSU's programs whose option string lacks these letters.
-  if (o.in_place && !o.test->in_place) throw BadUsage{"Invalid option", 'l', ""};
-  if (o.test->coll == Coll::barrier && o.validate) throw BadUsage{"Invalid option", 'c', ""};
-  if (o.test->coll == Coll::barrier && !o.types.empty()) throw BadUsage{"Invalid option", 'T', ""};
+  if (o.in_place && !o.test->in_place) throw BadUsage{"Invalid option", "-l", ""};
+  if (o.test->coll == Coll::barrier && o.validate) throw BadUsage{"Invalid option", "-c", ""};
+  if (o.test->coll == Coll::barrier && !o.types.empty()) throw BadUsage{"Invalid option", "-T", ""};
   if (o.types.empty()) o.types.push_back(Type::mpi_char);  // OSU 7.4's default: MPI_CHAR
   return o;
 }
@@ -223,311 +225,24 @@ T input(Coll c, int r, std::size_t j, long iter) {
   return static_cast<T>(v);
 }
 
-struct Shape {
-  std::size_t count = 0;  // elements per call argument (MPI's count / sendcount)
-  int n = 0, rank = 0;
-  Coll coll{};
-  Coll shape{};                     // the equal-block collective laid out alike (gatherv: gather)
-  std::vector<int> counts, displs;  // v-collectives: count and its offset for every rank
-  bool in_place = false;
-};
-
-template <class T>
-struct Buffers {
-  std::vector<T> in, out;
-};
-
-// Sizes and inputs as MPI lays them out for the call, out of place or in place.
-template <class T>
-void fill(Buffers<T>& b, const Shape& s, long iter) {
-  const std::size_t c = s.count, un = static_cast<std::size_t>(s.n);
-  const bool root = s.rank == kRoot;
-  std::size_t in_n = 0, out_n = 0;
-  switch (s.shape) {
-    case Coll::allreduce:
-    case Coll::reduce:
-    case Coll::bcast:
-      in_n = out_n = c;
-      break;
-    case Coll::reduce_scatter:
-      in_n = c * un;
-      out_n = s.in_place ? c * un : c;
-      break;
-    case Coll::allgather:
-      in_n = c;
-      out_n = c * un;
-      break;
-    case Coll::alltoall:
-      in_n = out_n = c * un;
-      break;
-    case Coll::gather:
-      in_n = c;
-      out_n = s.in_place && !root ? c : c * un;
-      break;
-    case Coll::scatter:
-      in_n = c * un;
-      out_n = s.in_place && root ? c * un : c;
-      break;
-    default:
-      break;
-  }
-  b.in.assign(s.in_place || s.shape == Coll::bcast ? 0 : in_n, T{});
-  b.out.assign(out_n, T{});
-  auto mine = [&](std::size_t j) { return input<T>(s.coll, s.rank, j, iter); };
-  if (!b.in.empty()) {
-    for (std::size_t j = 0; j < in_n; ++j) b.in[j] = mine(j);
-    return;
-  }
-  // One buffer: the input goes where MPI_IN_PLACE (or MPI_Bcast) expects it.
-  if (s.shape == Coll::bcast) {
-    if (root)
-      for (std::size_t j = 0; j < c; ++j) b.out[j] = mine(j);
-  } else if (s.shape == Coll::allgather || (s.shape == Coll::gather && root)) {
-    for (std::size_t j = 0; j < c; ++j) b.out[s.rank * c + j] = mine(j);
-  } else if (s.shape == Coll::scatter && !root) {
-    // receives only
-  } else {
-    for (std::size_t j = 0; j < out_n; ++j) b.out[j] = mine(j);
-  }
-}
+using cclx::kit::Buffers;
+using cclx::kit::Shape;
 
 // Elements of this rank's result that differ from the locally computed one.
 template <class T>
 std::size_t mismatches(const Buffers<T>& b, const Shape& s, long iter) {
-  const std::size_t c = s.count;
-  const bool root = s.rank == kRoot;
-  const auto me = static_cast<std::size_t>(s.rank);
+  const auto value = [&](int r, std::size_t j) { return input<T>(s.coll, r, j, iter); };
+  const cclx::kit::Layout l = cclx::kit::layout_of(s);
   std::size_t bad = 0;
-  auto expect = [&](std::size_t i, T want) { bad += b.out.at(i) != want; };
-  auto sum = [&](std::size_t j) {
-    long long v = 0;
-    for (int r = 0; r < s.n; ++r) v += static_cast<long long>(input<T>(s.coll, r, j, iter));
-    return static_cast<T>(v);
-  };
-  switch (s.shape) {
-    case Coll::allreduce:
-      for (std::size_t k = 0; k < c; ++k) expect(k, sum(k));
-      break;
-    case Coll::reduce:
-      if (root)
-        for (std::size_t k = 0; k < c; ++k) expect(k, sum(k));
-      break;
-    case Coll::bcast:
-      for (std::size_t k = 0; k < c; ++k) expect(k, input<T>(s.coll, kRoot, k, iter));
-      break;
-    case Coll::reduce_scatter:
-      for (std::size_t k = 0; k < c; ++k) expect(k, sum(me * c + k));
-      break;
-    case Coll::allgather:
-      for (int r = 0; r < s.n; ++r)
-        for (std::size_t k = 0; k < c; ++k) expect(r * c + k, input<T>(s.coll, r, k, iter));
-      break;
-    case Coll::alltoall:
-      for (int r = 0; r < s.n; ++r)
-        for (std::size_t k = 0; k < c; ++k)
-          expect(r * c + k, input<T>(s.coll, r, me * c + k, iter));
-      break;
-    case Coll::gather:
-      if (root)
-        for (int r = 0; r < s.n; ++r)
-          for (std::size_t k = 0; k < c; ++k) expect(r * c + k, input<T>(s.coll, r, k, iter));
-      break;
-    case Coll::scatter: {
-      const std::size_t at = s.in_place && root ? me * c : 0;
-      for (std::size_t k = 0; k < c; ++k) expect(at + k, input<T>(s.coll, kRoot, me * c + k, iter));
-      break;
-    }
-    default:
-      break;
-  }
+  for (std::size_t i = l.begin; i < l.end; ++i)
+    bad += b.out.at(i) != cclx::kit::expected<T>(s, i, value);
   return bad;
 }
 
-// ---------------------------------------------------------------------------------------------
-// The call: the MPI library's (as OSU makes it) or cclx's with a policy
-
-using Call = std::function<void()>;
-
+// The buffers of `s` with iteration `iter`'s inputs.
 template <class T>
-Call native_call(Buffers<T>& b, const Shape& s, MPI_Datatype dt, MPI_Comm comm) {
-  void* const ip = MPI_IN_PLACE;
-  switch (s.coll) {
-    case Coll::allreduce:
-      return [&b, &s, dt, comm, ip] {
-        MPI_Allreduce(s.in_place ? ip : b.in.data(), b.out.data(), static_cast<int>(s.count), dt,
-                      MPI_SUM, comm);
-      };
-    case Coll::reduce:
-      return [&b, &s, dt, comm, ip] {
-        const bool root = s.rank == kRoot;
-        const void* send = s.in_place ? (root ? ip : b.out.data()) : b.in.data();
-        void* recv = s.in_place && !root ? nullptr : b.out.data();
-        MPI_Reduce(send, recv, static_cast<int>(s.count), dt, MPI_SUM, kRoot, comm);
-      };
-    case Coll::bcast:
-      return [&b, &s, dt, comm] {
-        MPI_Bcast(b.out.data(), static_cast<int>(s.count), dt, kRoot, comm);
-      };
-    case Coll::reduce_scatter:
-      return [&b, &s, dt, comm, ip] {
-        MPI_Reduce_scatter_block(s.in_place ? ip : b.in.data(), b.out.data(),
-                                 static_cast<int>(s.count), dt, MPI_SUM, comm);
-      };
-    case Coll::allgather:
-      return [&b, &s, dt, comm, ip] {
-        const int c = static_cast<int>(s.count);
-        MPI_Allgather(s.in_place ? ip : b.in.data(), c, dt, b.out.data(), c, dt, comm);
-      };
-    case Coll::alltoall:
-      return [&b, &s, dt, comm, ip] {
-        const int c = static_cast<int>(s.count);
-        MPI_Alltoall(s.in_place ? ip : b.in.data(), c, dt, b.out.data(), c, dt, comm);
-      };
-    case Coll::gather:
-      return [&b, &s, dt, comm, ip] {
-        const int c = static_cast<int>(s.count);
-        const bool root = s.rank == kRoot;
-        if (!s.in_place)
-          MPI_Gather(b.in.data(), c, dt, b.out.data(), c, dt, kRoot, comm);
-        else if (root)
-          MPI_Gather(ip, c, dt, b.out.data(), c, dt, kRoot, comm);
-        else
-          MPI_Gather(b.out.data(), c, dt, nullptr, c, dt, kRoot, comm);
-      };
-    case Coll::scatter:
-      return [&b, &s, dt, comm, ip] {
-        const int c = static_cast<int>(s.count);
-        const bool root = s.rank == kRoot;
-        if (!s.in_place)
-          MPI_Scatter(b.in.data(), c, dt, b.out.data(), c, dt, kRoot, comm);
-        else if (root)
-          MPI_Scatter(b.out.data(), c, dt, ip, c, dt, kRoot, comm);
-        else
-          MPI_Scatter(nullptr, c, dt, b.out.data(), c, dt, kRoot, comm);
-      };
-    case Coll::barrier:
-      return [comm] { MPI_Barrier(comm); };
-    case Coll::gatherv:
-      return [&b, &s, dt, comm] {
-        MPI_Gatherv(b.in.data(), static_cast<int>(s.count), dt, b.out.data(), s.counts.data(),
-                    s.displs.data(), dt, kRoot, comm);
-      };
-    case Coll::scatterv:
-      return [&b, &s, dt, comm] {
-        MPI_Scatterv(b.in.data(), s.counts.data(), s.displs.data(), dt, b.out.data(),
-                     static_cast<int>(s.count), dt, kRoot, comm);
-      };
-    case Coll::allgatherv:
-      return [&b, &s, dt, comm] {
-        MPI_Allgatherv(b.in.data(), static_cast<int>(s.count), dt, b.out.data(), s.counts.data(),
-                       s.displs.data(), dt, comm);
-      };
-    case Coll::alltoallv:
-      return [&b, &s, dt, comm] {
-        MPI_Alltoallv(b.in.data(), s.counts.data(), s.displs.data(), dt, b.out.data(),
-                      s.counts.data(), s.displs.data(), dt, comm);
-      };
-    default:
-      break;
-  }
-  throw cclx::Error("cclx-bench --osu: no native call for this collective");
-}
-
-template <class T, class A>
-Call cclx_call(Comm& comm, Buffers<T>& b, const Shape& s, const A& a) {
-  namespace al = cclx::algo;
-  switch (s.coll) {
-    case Coll::allreduce:
-      if constexpr (al::serves<A>(Coll::allreduce))
-        return [&comm, &b, &s, a] {
-          if (s.in_place)
-            comm.allreduce(b.out, cclx::sum, a);
-          else
-            comm.allreduce(b.in, b.out, cclx::sum, a);
-        };
-      break;
-    case Coll::reduce:
-      if constexpr (al::serves<A>(Coll::reduce))
-        return [&comm, &b, &s, a] {
-          if (s.in_place)
-            comm.reduce(b.out, cclx::sum, kRoot, a);
-          else
-            comm.reduce(b.in, b.out, cclx::sum, kRoot, a);
-        };
-      break;
-    case Coll::bcast:
-      if constexpr (al::serves<A>(Coll::bcast))
-        return [&comm, &b, a] { comm.bcast(b.out, kRoot, a); };
-      break;
-    case Coll::reduce_scatter:
-      if constexpr (al::serves<A>(Coll::reduce_scatter))
-        return [&comm, &b, &s, a] {
-          if (s.in_place)
-            comm.reduce_scatter(b.out, cclx::sum, a);
-          else
-            comm.reduce_scatter(b.in, b.out, cclx::sum, a);
-        };
-      break;
-    case Coll::allgather:
-      if constexpr (al::serves<A>(Coll::allgather))
-        return [&comm, &b, &s, a] {
-          if (s.in_place)
-            comm.allgather(b.out, a);
-          else
-            comm.allgather(b.in, b.out, a);
-        };
-      break;
-    case Coll::alltoall:
-      if constexpr (al::serves<A>(Coll::alltoall))
-        return [&comm, &b, &s, a] {
-          if (s.in_place)
-            comm.alltoall(b.out, a);
-          else
-            comm.alltoall(b.in, b.out, a);
-        };
-      break;
-    case Coll::gather:
-      if constexpr (al::serves<A>(Coll::gather))
-        return [&comm, &b, &s, a] {
-          if (s.in_place)
-            comm.gather(b.out, kRoot, a);
-          else
-            comm.gather(b.in, b.out, kRoot, a);
-        };
-      break;
-    case Coll::scatter:
-      if constexpr (al::serves<A>(Coll::scatter))
-        return [&comm, &b, &s, a] {
-          if (s.in_place)
-            comm.scatter(b.out, kRoot, a);
-          else
-            comm.scatter(b.in, b.out, kRoot, a);
-        };
-      break;
-    case Coll::barrier:
-      if constexpr (al::serves<A>(Coll::barrier)) return [&comm, a] { comm.barrier(a); };
-      break;
-    case Coll::gatherv:
-      if constexpr (al::serves<A>(Coll::gatherv))
-        return [&comm, &b, &s, a] { comm.gatherv(b.in, b.out, s.counts, kRoot, a); };
-      break;
-    case Coll::scatterv:
-      if constexpr (al::serves<A>(Coll::scatterv))
-        return [&comm, &b, &s, a] { comm.scatterv(b.in, b.out, s.counts, kRoot, a); };
-      break;
-    case Coll::allgatherv:
-      if constexpr (al::serves<A>(Coll::allgatherv))
-        return [&comm, &b, &s, a] { comm.allgatherv(b.in, b.out, s.counts, a); };
-      break;
-    case Coll::alltoallv:
-      if constexpr (al::serves<A>(Coll::alltoallv))
-        return [&comm, &b, &s, a] { comm.alltoallv(b.in, s.counts, b.out, s.counts, a); };
-      break;
-    default:
-      break;
-  }
-  throw cclx::Error("algorithm '" + std::string(A::name) + "' does not serve " +
-                    std::string(cclx::sched::to_string(s.coll)));
+void fill_inputs(Buffers<T>& b, const Shape& s, long iter) {
+  cclx::kit::fill(b, s, [&](int r, std::size_t j) { return input<T>(s.coll, r, j, iter); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -546,9 +261,7 @@ void print_header(const Options& o, bool show_size) {
   std::fflush(stdout);
 }
 
-struct Stats {
-  double avg = 0, min = 0, max = 0;  // microseconds
-};
+using Stats = cclx::kit::Spread;  // microseconds
 
 void print_row(const Options& o, bool show_size, long long size, const Stats& st, long iters,
                int errors) {
@@ -564,14 +277,9 @@ void print_row(const Options& o, bool show_size, long long size, const Stats& st
   std::fflush(stdout);
 }
 
-// Latency on this rank (us per call) to avg / min / max over ranks, as OSU reduces it to rank 0.
-Stats across_ranks(double latency, MPI_Comm comm, int n) {
-  Stats st;
-  MPI_Reduce(&latency, &st.min, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
-  MPI_Reduce(&latency, &st.max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-  MPI_Reduce(&latency, &st.avg, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
-  st.avg /= n;
-  return st;
+// Latency on this rank (us per call) to avg / min / max over ranks, as OSU reports them.
+Stats across_ranks(double latency, MPI_Comm comm) {
+  return cclx::kit::across_ranks(latency, true, comm);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -589,15 +297,15 @@ Outcome run_type(const Options& o, std::optional<Comm>& comm, MPI_Datatype dt, i
   s.n = n;
   s.rank = rank;
   s.coll = o.test->coll;
-  s.shape = cclx::coll::shape_of(s.coll);
   s.in_place = o.in_place;
   Buffers<T> b;
-  Call call;
+  cclx::kit::Call call;
   if (o.algo == "native") {
-    call = native_call<T>(b, s, dt, mc);
+    call = cclx::kit::mpi_call<T>(b, s, dt, mc);
   } else {
-    call = cclx::algo::with_policy(cclx::tune::parse_candidate(o.algo),
-                                   [&](const auto& a) { return cclx_call<T>(*comm, b, s, a); });
+    call = cclx::algo::with_policy(cclx::tune::parse_candidate(o.algo), [&](const auto& a) {
+      return cclx::kit::cclx_call<T>(*comm, b, s.coll, s.in_place, a);
+    });
   }
 
   const bool barrier = s.coll == Coll::barrier;
@@ -606,13 +314,11 @@ Outcome run_type(const Options& o, std::optional<Comm>& comm, MPI_Datatype dt, i
     const long iters = o.iterations.value_or(kLoopSmall), skip = o.warmup.value_or(kSkipSmall);
     double timer = 0;
     for (long i = 0; i < iters + skip; ++i) {
-      const double t0 = MPI_Wtime();
-      call();
-      const double t1 = MPI_Wtime();
-      if (i >= skip) timer += t1 - t0;
+      const double t = cclx::kit::seconds(call);  // osu_barrier.c: no barrier around the call
+      if (i >= skip) timer += t;
     }
     MPI_Barrier(mc);
-    const Stats st = across_ranks(timer * 1e6 / static_cast<double>(iters), mc, n);
+    const Stats st = across_ranks(timer * 1e6 / static_cast<double>(iters), mc);
     if (rank == 0) print_row(o, false, 0, st, iters, 0);
     return {};
   }
@@ -632,30 +338,26 @@ Outcome run_type(const Options& o, std::optional<Comm>& comm, MPI_Datatype dt, i
     // than one element per rank are skipped, as OSU skips sizes with no element.
     s.count = s.coll == Coll::reduce_scatter ? elements / static_cast<std::size_t>(n) : elements;
     if (s.count == 0) continue;
-    s.counts.assign(static_cast<std::size_t>(n), static_cast<int>(s.count));
-    s.displs.resize(static_cast<std::size_t>(n));
-    for (int r = 0; r < n; ++r) s.displs[r] = r * static_cast<int>(s.count);
     const bool large = static_cast<std::size_t>(size) > kLargeMessageSize;
     const long iters = o.iterations.value_or(large ? kLoopLarge : kLoopSmall);
     const long skip = o.warmup.value_or(large ? kSkipLarge : kSkipSmall);
-    fill(b, s, 0);
+    fill_inputs(b, s, 0);
 
-    MPI_Barrier(mc);
+    // OSU's loop: a barrier, then per iteration (inputs refreshed first with -c) the timed call
+    // and a barrier; the barrier that ends one iteration starts the next one's call.
     double timer = 0;
     std::size_t local_errors = 0;
     for (long i = 0; i < iters + skip; ++i) {
+      if (o.validate) fill_inputs(b, s, i);
+      const double t = cclx::kit::timed_call(mc, call);
       if (o.validate) {
-        fill(b, s, i);
         MPI_Barrier(mc);
+        local_errors += mismatches(b, s, i) > 0;
       }
-      const double t0 = MPI_Wtime();
-      call();
-      const double t1 = MPI_Wtime();
-      MPI_Barrier(mc);
-      if (o.validate) local_errors += mismatches(b, s, i) > 0;
-      if (i >= skip) timer += t1 - t0;
+      if (i >= skip) timer += t;
     }
-    const Stats st = across_ranks(timer * 1e6 / static_cast<double>(iters), mc, n);
+    MPI_Barrier(mc);
+    const Stats st = across_ranks(timer * 1e6 / static_cast<double>(iters), mc);
     int errors = 0;
     if (o.validate) {
       int mine = static_cast<int>(local_errors);
@@ -697,12 +399,12 @@ int run(int argc, char** argv) {
     return 0;
   } catch (const BadUsage& e) {
     if (rank == 0) {
-      if (e.opt == 0)
+      if (e.opt.empty())
         std::fprintf(stderr, "cclx-bench --osu: %s\n\n", e.message.c_str());
       else if (e.arg.empty())
-        std::fprintf(stderr, "%s [-%c]\n\n", e.message.c_str(), e.opt);
+        std::fprintf(stderr, "%s [%s]\n\n", e.message.c_str(), e.opt.c_str());
       else
-        std::fprintf(stderr, "%s [-%c %s]\n\n", e.message.c_str(), e.opt, e.arg.c_str());
+        std::fprintf(stderr, "%s [%s %s]\n\n", e.message.c_str(), e.opt.c_str(), e.arg.c_str());
       std::fprintf(stderr, "%s", kHelp);
     }
     return 1;

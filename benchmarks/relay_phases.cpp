@@ -31,8 +31,9 @@
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/topology_json.hpp"
 #include "cclx/tune/model.hpp"
+#include "cli.hpp"
 #include "fields.hpp"
-#include "median.hpp"
+#include "kit/timing.hpp"
 
 namespace {
 
@@ -81,25 +82,28 @@ int main(int argc, char** argv) {
   std::string topology, shapes = "synth";
   std::size_t bytes = 4 << 20;
   int late = -1, reps = 5;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (i + 1 >= argc) usage_error("option " + k + " needs a value");
-    const char* v = argv[++i];
-    if (k == "--topology")
-      topology = v;
-    else if (k == "--bytes")
-      bytes = std::strtoull(v, nullptr, 10);
-    else if (k == "--late-rank")
-      late = std::atoi(v);
-    else if (k == "--reps")
-      reps = std::atoi(v);
-    else if (k == "--shapes")
-      shapes = v;
-    else
-      usage_error("unknown option " + k);
+  {
+    int world_rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    cclx::kit::App app("cclx-relay-phases",
+                       "The adaptive runtime's schedules timed one by one against the "
+                       "simulator's prediction of each (docs/algorithms/adaptive.md, "
+                       "\"Per-message cost\"). Output: one JSON document on rank 0.");
+    app.add_option("--topology", topology, "the machine's topology JSON")->required();
+    app.add_option("--bytes", bytes, "message size (default 4M; cclx/byte_size.hpp)")
+        ->transform(cclx::kit::ByteSize{});
+    app.add_option("--late-rank", late, "the late rank (default: the last)");
+    app.add_option("--reps", reps, "repetitions per schedule; the median is reported (default 5)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--shapes", shapes,
+                   "tree shapes, comma-separated: `synth` (the synthesis' own choice), fields "
+                   "joined by ':' (cN chunk bytes, tN trees), `subset-ALGO` or `owners` "
+                   "(default synth)");
+    if (const auto rc = cclx::kit::parse(app, argc, argv, world_rank == 0)) {
+      MPI_Finalize();
+      return *rc;
+    }
   }
-  if (topology.empty()) usage_error("--topology is required");
-  if (reps < 1) usage_error("--reps must be >= 1");
   int status = 0;
   try {
     cclx::Communicator comm(MPI_COMM_WORLD);
@@ -134,15 +138,10 @@ int main(int argc, char** argv) {
                          std::to_string(id++)};
       comm.allreduce(in, out, cclx::sum, policy);  // warm-up
       std::vector<double> times;
-      for (int r = 0; r < reps; ++r) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        const double t0 = MPI_Wtime();
-        comm.allreduce(in, out, cclx::sum, policy);
-        double mine = MPI_Wtime() - t0, slowest = 0;
-        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        times.push_back(slowest);
-      }
-      const double measured = median(times);
+      for (int r = 0; r < reps; ++r)
+        times.push_back(cclx::kit::slowest_call(
+            MPI_COMM_WORLD, [&] { comm.allreduce(in, out, cclx::sum, policy); }));
+      const double measured = cclx::kit::median(times);
       rows.push_back({{"shape", shape},
                       {"schedule", what},
                       {"trees", trees},

@@ -18,7 +18,8 @@
 #include <vector>
 
 #include "cclx/cclx.hpp"
-#include "median.hpp"
+#include "cli.hpp"
+#include "kit/timing.hpp"
 
 namespace {
 
@@ -57,13 +58,27 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rc = 0;
   {
-    cclx::Communicator comm(MPI_COMM_WORLD);
-    const std::size_t bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 0) : 64u << 20;
-    const int reps = argc > 2 ? std::atoi(argv[2]) : 21;
+    int world_rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    std::size_t bytes = 64u << 20;
+    int reps = 21;
     std::vector<std::size_t> segs;
-    for (int i = 3; i < argc; ++i) segs.push_back(std::strtoull(argv[i], nullptr, 0));
+    cclx::kit::App app("cclx-ring-gap",
+                       "The large-message ring allreduce against its transfer bound on 2 ranks "
+                       "(docs/results.md, \"Large-message ring on shared memory\").");
+    app.add_option("BYTES", bytes, "message size, a multiple of 8 (default 64M)")
+        ->transform(cclx::kit::ByteSize{});
+    app.add_option("REPS", reps, "repetitions; the medians are printed (default 21)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("SEGMENT_BYTES", segs, "the ring's segment sizes (default 0 1M)")
+        ->transform(cclx::kit::ByteSize{});
+    if (const auto usage_rc = cclx::kit::parse(app, argc, argv, world_rank == 0)) {
+      MPI_Finalize();
+      return *usage_rc;
+    }
+    cclx::Communicator comm(MPI_COMM_WORLD);
     if (segs.empty()) segs = {0, 1u << 20};
-    if (comm.size() != 2 || bytes % 8 || reps < 1) {
+    if (comm.size() != 2 || bytes % 8) {
       if (comm.rank() == 0) std::fprintf(stderr, "cclx-ring-gap: 2 ranks, BYTES a multiple of 8\n");
       MPI_Finalize();
       return 2;
@@ -74,14 +89,7 @@ int main(int argc, char** argv) {
     auto value = [](std::size_t i, int r) { return static_cast<float>((i * 7 + r) % 13); };
     for (std::size_t i = 0; i < n; ++i) in[i] = value(i, rank);
 
-    auto timed = [&](auto&& f) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      const double t0 = MPI_Wtime();
-      f();
-      double dt = MPI_Wtime() - t0, slowest = 0;
-      MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      return slowest * 1e3;
-    };
+    auto timed = [&](auto&& f) { return cclx::kit::slowest_call(MPI_COMM_WORLD, f) * 1e3; };
     auto exchange = [&] {
       for (int k = 0; k < 2; ++k)
         MPI_Sendrecv(sbuf.data(), static_cast<int>(half), MPI_BYTE, peer, 7, rbuf.data(),
@@ -122,12 +130,12 @@ int main(int argc, char** argv) {
       }
     }
     if (rank == 0) {
-      const double bound = median(t[0]);
+      const double bound = cclx::kit::median(t[0]);
       std::printf("# cclx-ring-gap: %zu bytes, 2 ranks, float sum, out of place, median of %d\n",
                   bytes, reps);
       for (std::size_t i = 0; i < t.size(); ++i)
-        std::printf("%-40s %9.2f ms  bound/time %.3f\n", names[i].c_str(), median(t[i]),
-                    bound / median(t[i]));
+        std::printf("%-40s %9.2f ms  bound/time %.3f\n", names[i].c_str(), cclx::kit::median(t[i]),
+                    bound / cclx::kit::median(t[i]));
     }
   }
   MPI_Finalize();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,33 +12,25 @@
 #include "cclx/error.hpp"
 #include "cclx/schedule/format.hpp"
 #include "cclx/schedule/verifier.hpp"
+#include "cli.hpp"
 
 namespace {
 
 using namespace cclx::sched;
 
-constexpr const char* kUsage =
-    "usage: cclx-schedule --algo NAME --n RANKS [--collective C] [--root R] [--in-place]\n"
-    "                     [--count ELEMS] [--elem-size BYTES] [--param KEY=VALUE ...]\n"
-    "                     [--json | --text] [--verify] [--stats]\n"
-    "       cclx-schedule --list\n"
-    "\n"
-    "  --collective   allreduce (default), reduce, bcast, reduce_scatter, allgather, alltoall,\n"
-    "                 gather, scatter, barrier, gatherv, scatterv, allgatherv,\n"
-    "                 reduce_scatterv, alltoallv\n"
-    "  --count        elements verified and sized (default 1000; alltoall, alltoallv: 1000 n,\n"
-    "                 a multiple of n; a v-collective gets count split evenly; barrier: 0);\n"
-    "                 the request's bytes are count * elem-size (default 1)\n"
-    "  --json/--text  print the schedule (text is the default when nothing else is asked)\n"
-    "  --verify       run the symbolic verifier; exit 1 when it fails\n"
-    "  --stats        rounds, prologue steps, rounds after the prologue (StragglAR's round\n"
-    "                 count), bytes and messages per rank\n";
+struct Options {
+  std::string algo;
+  ScheduleRequest req;
+  long long count = -1, elem_size = 1;  // count < 0: the default
+  ParamMap params;
+  bool json = false, text = false, verify = false, stats = false, list = false;
+};
 
 struct UsageError {
   std::string what;
 };
 
-long long parse_int(std::string_view flag, const std::string& text) {
+long long parse_int(const std::string& flag, const std::string& text) {
   std::size_t used = 0;
   long long v = 0;
   try {
@@ -46,77 +39,57 @@ long long parse_int(std::string_view flag, const std::string& text) {
     used = 0;
   }
   if (used == 0 || used != text.size())
-    throw UsageError{std::string(flag) + " expects an integer, got '" + text + "'"};
+    throw UsageError{flag + " expects an integer, got '" + text + "'"};
   return v;
 }
 
-struct Options {
-  std::string algo;
-  ScheduleRequest req;
-  bool have_n = false;
-  long long count = -1, elem_size = 1;  // count < 0: the default
-  ParamMap params;
-  bool json = false, text = false, verify = false, stats = false, list = false;
-};
-
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw UsageError{std::string(a) + " needs a value"};
-      return argv[++i];
-    };
-    if (a == "--algo") {
-      o.algo = value();
-    } else if (a == "--n") {
-      const auto n = parse_int(a, value());
-      if (n < 1 || n > 1 << 20) throw UsageError{"--n must be in [1, 1048576]"};
-      o.req.nranks = static_cast<int>(n);
-      o.have_n = true;
-    } else if (a == "--collective") {
-      try {
-        o.req.collective = collective_from_string(value());
-      } catch (const cclx::Error& e) {
-        throw UsageError{e.what()};
-      }
-    } else if (a == "--root") {
-      o.req.root = static_cast<int>(parse_int(a, value()));
-    } else if (a == "--in-place") {
-      o.req.in_place = true;
-    } else if (a == "--count") {
-      o.count = parse_int(a, value());
-      if (o.count < 0) throw UsageError{"--count must be >= 0"};
-    } else if (a == "--elem-size") {
-      o.elem_size = parse_int(a, value());
-      if (o.elem_size < 1) throw UsageError{"--elem-size must be >= 1"};
-    } else if (a == "--param") {
-      const auto kv = value();
+// Parses the command line into `o`; nullopt to go on, else the exit status (bad arguments: 2).
+std::optional<int> parse(int argc, char** argv, Options& o) {
+  cclx::kit::App app("cclx-schedule",
+                     "Generates a schedule by algorithm name, prints it (text or JSON), verifies "
+                     "it and reports its cost.");
+  app.add_option("--algo", o.algo, "generator name (see --list)");
+  app.add_option("--n", o.req.nranks, "rank count")->check(CLI::Range(1, 1 << 20));
+  cclx::kit::add_collective(app, "--collective", o.req.collective,
+                            "allreduce (default), reduce, bcast, reduce_scatter, allgather, "
+                            "alltoall, gather, scatter, barrier, gatherv, scatterv, allgatherv, "
+                            "reduce_scatterv, alltoallv");
+  app.add_option("--root", o.req.root, "root rank");
+  app.add_flag("--in-place", o.req.in_place, "in-place call");
+  app.add_option("--count", o.count,
+                 "elements verified and sized (default 1000; alltoall, alltoallv: 1000 n, a "
+                 "multiple of n; a v-collective gets count split evenly; barrier: 0); the "
+                 "request's bytes are count * elem-size")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--elem-size", o.elem_size, "element size in bytes (default 1)")
+      ->check(CLI::PositiveNumber);
+  std::vector<std::string> params;
+  cclx::kit::add_list(app, "--param", params, "generator parameter KEY=VALUE (repeatable)");
+  auto* json = app.add_flag("--json", o.json, "print the schedule as JSON");
+  app.add_flag("--text", o.text,
+               "print the schedule as text (the default when nothing else is "
+               "asked)")
+      ->excludes(json);
+  app.add_flag("--verify", o.verify, "run the symbolic verifier; exit 1 when it fails");
+  app.add_flag("--stats", o.stats,
+               "rounds, prologue steps, rounds after the prologue (StragglAR's round count), "
+               "bytes and messages per rank");
+  app.add_flag("--list", o.list, "list the generators, their collectives and parameters");
+  if (const auto rc = cclx::kit::parse(app, argc, argv)) return rc;
+  if (o.list) return std::nullopt;
+  try {
+    for (const auto& kv : params) {
       const auto eq = kv.find('=');
       if (eq == std::string::npos || eq == 0)
         throw UsageError{"--param expects KEY=VALUE, got '" + kv + "'"};
       o.params[kv.substr(0, eq)] = parse_int("--param " + kv.substr(0, eq), kv.substr(eq + 1));
-    } else if (a == "--json") {
-      o.json = true;
-    } else if (a == "--text") {
-      o.text = true;
-    } else if (a == "--verify") {
-      o.verify = true;
-    } else if (a == "--stats") {
-      o.stats = true;
-    } else if (a == "--list") {
-      o.list = true;
-    } else if (a == "--help" || a == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else {
-      throw UsageError{"unknown argument '" + std::string(a) + "'"};
     }
+    if (o.algo.empty()) throw UsageError{"--algo is required (see --list)"};
+    if (app.count("--n") == 0) throw UsageError{"--n is required"};
+  } catch (const UsageError& e) {
+    std::cerr << "cclx-schedule: " << e.what << "\nRun with --help for more information.\n";
+    return 2;
   }
-  if (o.list) return o;
-  if (o.algo.empty()) throw UsageError{"--algo is required (see --list)"};
-  if (!o.have_n) throw UsageError{"--n is required"};
-  if (o.json && o.text) throw UsageError{"--json and --text are exclusive"};
   if (!o.json && !o.text && !o.verify && !o.stats) o.text = true;
   // Alltoall's count is the total over all peers and must split evenly (alltoallv's too: every
   // pair then exchanges count / n elements); a barrier has no data.
@@ -125,7 +98,7 @@ Options parse(int argc, char** argv) {
   if (o.count < 0)
     o.count = pairs ? 1000LL * o.req.nranks : o.req.collective == Collective::barrier ? 0 : 1000;
   o.req.bytes = static_cast<std::size_t>(o.count) * static_cast<std::size_t>(o.elem_size);
-  return o;
+  return std::nullopt;
 }
 
 void list_generators() {
@@ -189,12 +162,7 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   Options o;
-  try {
-    o = parse(argc, argv);
-  } catch (const UsageError& e) {
-    std::cerr << "cclx-schedule: " << e.what << "\n\n" << kUsage;
-    return 2;
-  }
+  if (const auto rc = parse(argc, argv, o)) return *rc;
   try {
     return run(o);
   } catch (const std::exception& e) {

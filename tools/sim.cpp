@@ -22,6 +22,7 @@
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"
 #include "cclx/topology/topology_json.hpp"
+#include "cli.hpp"
 
 namespace {
 
@@ -30,90 +31,10 @@ namespace sched = cclx::sched;
 namespace sim = cclx::sim;
 namespace topo = cclx::topo;
 
-constexpr const char* kUsage =
-    R"(usage: cclx-sim --algo NAME[,NAME...] --n N[,N...] --bytes SIZE [options]
-
-  --algo NAMES          generators (sched::generators()), comma-separated; also `synth` (trees
-                        synthesized on the topology, schedule/synthesis.hpp) and `par_trees`
-                        (the same without the simulator-driven search); their --param keys:
-                        max_trees, chunk_bytes, max_transfers, relay (schedule/synthesis.hpp;
-                        relay is on by default with --late), plan (with --late: the index of
-                        sched::partial_relay_plan: 0 the relay trees, 1.. the subset plans of
-                        sched::kSubsetAlgorithms, then the owner plan; -1 the cheapest as
-                        algo::Adaptive picks it)
-  --n COUNTS            rank counts, comma-separated (ignored with --topology: its rank count)
-  --bytes SIZE          message size; K, M, G suffixes are binary (1G = 2^30), plain numbers may
-                        use exponents (1e9)
-  --collective C        allreduce (default), reduce, bcast, reduce_scatter, allgather, alltoall
-  --root R              root of reduce / bcast (default 0)
-  --param KEY=VALUE     generator parameter (repeatable)
-  --elem-size B         element size; blocks are cut at element boundaries (default 1)
-topology (default: full mesh with --alpha / --bw on every link):
-  --alpha S             link latency in seconds (default 3e-6)
-  --bw BYTES_PER_S      link bandwidth (default 450e9)
-  --ranks-per-host K    two-level machine: hosts of K ranks linked by --alpha/--bw inside, and
-  --inter-alpha S       a NIC per host (--nics-per-host) with this latency and
-  --inter-bw B          this bandwidth to a non-blocking switch
-  --nics-per-host M     (default 1)
-  --topology FILE       topology JSON (see include/cclx/topology/topology_json.hpp)
-model:
-  --gamma S_PER_BYTE    cost of reductions (default 0); --copy-gamma likewise for copies
-  --ports P             messages a rank may send (and receive) at once; 0 = unlimited
-  --overhead S          every rank's per-message overhead in seconds (LogP's o, serialized on
-                        the rank; overrides the topology's, see sim/simulator.hpp)
-  --sharing maxmin|equal   bandwidth sharing on shared links (default maxmin)
-  --start R:S[,R:S...]  rank R starts at time S (a straggler)
-  --late R:S[,R:S...]   rank R's data is ready at time S: synth / par_trees run as relay
-                        collectives (phase 1 without R, phase 2 folds it in; sim/relay.hpp),
-                        the other algorithms wait for it (as --start)
-  --hide-prologue       ranks idle in the prologue (StragglAR's straggler) arrive exactly when it
-                        ends; report the time after it
-output:
-  --json                one JSON document (array of runs) on stdout
-  --critical K          print the first and last K critical-path items (text; default 3); JSON
-                        holds the whole path unless --no-critical-path
-  --no-critical-path    do not record the critical path (saves memory at large scale)
-)";
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, sep);)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-double parse_double(const std::string& s, const char* what) {
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || *end != '\0') throw Error(std::string("bad ") + what + ": '" + s + "'");
-  return v;
-}
-
-std::size_t parse_size(const std::string& s) {
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str()) throw Error("bad size '" + s + "'");
-  const std::string suffix(end);
-  double mult = 1;
-  if (suffix == "K" || suffix == "KiB" || suffix == "k")
-    mult = 1024.0;
-  else if (suffix == "M" || suffix == "MiB")
-    mult = 1024.0 * 1024;
-  else if (suffix == "G" || suffix == "GiB")
-    mult = 1024.0 * 1024 * 1024;
-  else if (!suffix.empty() && suffix != "B")
-    throw Error("bad size suffix in '" + s + "'");
-  const double bytes = v * mult;
-  if (!(bytes >= 0) || bytes != std::floor(bytes)) throw Error("size must be whole bytes: " + s);
-  return static_cast<std::size_t>(bytes);
-}
-
 struct Args {
   std::vector<std::string> algos;
   std::vector<int> ns;
   std::size_t bytes = 0;
-  bool have_bytes = false;
   sched::Collective collective = sched::Collective::allreduce;
   int root = 0;
   sched::ParamMap params;
@@ -135,91 +56,114 @@ struct Args {
   bool critical_path = true;
 };
 
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= argc) throw Error("missing value after " + k);
-      return argv[++i];
-    };
-    if (k == "-h" || k == "--help") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else if (k == "--algo") {
-      a.algos = split(val(), ',');
-    } else if (k == "--n") {
-      for (const auto& s : split(val(), ','))
-        a.ns.push_back(static_cast<int>(parse_double(s, "--n")));
-    } else if (k == "--bytes") {
-      a.bytes = parse_size(val());
-      a.have_bytes = true;
-    } else if (k == "--collective") {
-      a.collective = sched::collective_from_string(val());
-    } else if (k == "--root") {
-      a.root = static_cast<int>(parse_double(val(), "--root"));
-    } else if (k == "--param") {
-      const auto kv = val();
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos) throw Error("--param wants KEY=VALUE");
-      a.params[kv.substr(0, eq)] = std::stoll(kv.substr(eq + 1));
-    } else if (k == "--elem-size") {
-      a.elem_size = parse_size(val());
-    } else if (k == "--alpha") {
-      a.alpha = parse_double(val(), "--alpha");
-    } else if (k == "--bw") {
-      a.bw = parse_double(val(), "--bw");
-    } else if (k == "--ranks-per-host") {
-      a.ranks_per_host = static_cast<int>(parse_double(val(), "--ranks-per-host"));
-    } else if (k == "--inter-alpha") {
-      a.inter_alpha = parse_double(val(), "--inter-alpha");
-    } else if (k == "--inter-bw") {
-      a.inter_bw = parse_double(val(), "--inter-bw");
-    } else if (k == "--nics-per-host") {
-      a.nics_per_host = static_cast<int>(parse_double(val(), "--nics-per-host"));
-    } else if (k == "--topology") {
-      a.topology = val();
-    } else if (k == "--gamma") {
-      a.gamma = parse_double(val(), "--gamma");
-    } else if (k == "--copy-gamma") {
-      a.copy_gamma = parse_double(val(), "--copy-gamma");
-    } else if (k == "--overhead") {
-      a.overhead = parse_double(val(), "--overhead");
-      if (!(a.overhead >= 0)) throw Error("--overhead must be >= 0");
-    } else if (k == "--ports") {
-      a.ports = static_cast<int>(parse_double(val(), "--ports"));
-    } else if (k == "--sharing") {
-      const auto s = val();
-      if (s == "maxmin")
-        a.sharing = sim::Sharing::max_min;
-      else if (s == "equal")
-        a.sharing = sim::Sharing::equal;
-      else
-        throw Error("--sharing wants maxmin or equal");
-    } else if (k == "--start" || k == "--late") {
-      for (const auto& item : split(val(), ',')) {
-        const auto c = item.find(':');
-        if (c == std::string::npos) throw Error(k + " wants RANK:SECONDS");
-        (k == "--start" ? a.starts : a.late)
-            .emplace_back(std::stoi(item.substr(0, c)),
-                          parse_double(item.substr(c + 1), k.c_str()));
-      }
-    } else if (k == "--hide-prologue") {
-      a.hide_prologue = true;
-    } else if (k == "--json") {
-      a.json = true;
-    } else if (k == "--critical") {
-      a.critical = static_cast<int>(parse_double(val(), "--critical"));
-    } else if (k == "--no-critical-path") {
-      a.critical_path = false;
-    } else {
-      throw Error("unknown option '" + k + "' (see --help)");
-    }
+// "R:S,R:S": ranks and times in seconds (--start, --late).
+std::vector<std::pair<int, double>> rank_times(const std::vector<std::string>& items,
+                                               const std::string& flag) {
+  std::vector<std::pair<int, double>> out;
+  for (const auto& item : items) {
+    const auto c = item.find(':');
+    int r = 0;
+    double t = 0;
+    if (c == std::string::npos || !CLI::detail::lexical_cast(item.substr(0, c), r) ||
+        !CLI::detail::lexical_cast(item.substr(c + 1), t))
+      throw CLI::ValidationError(flag, "wants RANK:SECONDS, got '" + item + "'");
+    out.emplace_back(r, t);
   }
-  if (a.algos.empty()) throw Error("--algo is required (see --help)");
-  if (!a.have_bytes) throw Error("--bytes is required");
-  if (a.topology.empty() && a.ns.empty()) throw Error("--n is required without --topology");
-  return a;
+  return out;
+}
+
+// The command line into `a`; nullopt to go on, else the exit status.
+std::optional<int> parse(int argc, char** argv, Args& a) {
+  cclx::kit::App app("cclx-sim",
+                     "Predicts a collective's time with the alpha-beta simulator, for one or many "
+                     "algorithms and rank counts, on a full mesh, a two-level machine or a "
+                     "topology from JSON.");
+  cclx::kit::add_list(app, "--algo", a.algos,
+                      "generators (sched::generators()), comma-separated; also `synth` (trees "
+                      "synthesized on the topology, schedule/synthesis.hpp) and `par_trees` (the "
+                      "same without the simulator-driven search); their --param keys: "
+                      "max_trees, chunk_bytes, max_transfers, relay (schedule/synthesis.hpp; "
+                      "relay is on by default with --late), plan (with --late: the index of "
+                      "sched::partial_relay_plan: 0 the relay trees, 1.. the subset plans of "
+                      "sched::kSubsetAlgorithms, then the owner plan; -1 the cheapest as "
+                      "algo::Adaptive picks it)",
+                      ',')
+      ->required();
+  cclx::kit::add_list(app, "--n", a.ns,
+                      "rank counts, comma-separated (ignored with --topology: its rank count)",
+                      ',');
+  app.add_option("--bytes", a.bytes, "message size (cclx/byte_size.hpp: 8, 64K, 1.5M, 1G)")
+      ->transform(cclx::kit::ByteSize{})
+      ->required();
+  cclx::kit::add_collective(app, "--collective", a.collective,
+                            "allreduce (default), reduce, bcast, reduce_scatter, allgather, "
+                            "alltoall");
+  app.add_option("--root", a.root, "root of reduce / bcast (default 0)");
+  std::vector<std::string> params;
+  cclx::kit::add_list(app, "--param", params, "generator parameter KEY=VALUE (repeatable)");
+  app.add_option("--elem-size", a.elem_size,
+                 "element size; blocks are cut at element boundaries (default 1)")
+      ->transform(cclx::kit::ByteSize{});
+  auto* topology = app.add_option_group("topology",
+                                        "default: full mesh with --alpha / --bw on "
+                                        "every link");
+  topology->add_option("--alpha", a.alpha, "link latency in seconds (default 3e-6)");
+  topology->add_option("--bw", a.bw, "link bandwidth in bytes per second (default 450e9)");
+  topology->add_option("--ranks-per-host", a.ranks_per_host,
+                       "two-level machine: hosts of K ranks linked by --alpha/--bw inside, and "
+                       "a NIC per host (--nics-per-host) with --inter-alpha and --inter-bw to a "
+                       "non-blocking switch");
+  topology->add_option("--inter-alpha", a.inter_alpha, "NIC latency in seconds");
+  topology->add_option("--inter-bw", a.inter_bw, "NIC bandwidth in bytes per second");
+  topology->add_option("--nics-per-host", a.nics_per_host, "(default 1)");
+  topology->add_option("--topology", a.topology,
+                       "topology JSON (see include/cclx/topology/topology_json.hpp)");
+  auto* model = app.add_option_group("model");
+  model->add_option("--gamma", a.gamma, "cost of reductions in seconds per byte (default 0)");
+  model->add_option("--copy-gamma", a.copy_gamma, "cost of copies in seconds per byte");
+  model->add_option("--ports", a.ports,
+                    "messages a rank may send (and receive) at once; 0 = unlimited");
+  model
+      ->add_option("--overhead", a.overhead,
+                   "every rank's per-message overhead in seconds (LogP's o, serialized on the "
+                   "rank; overrides the topology's, see sim/simulator.hpp)")
+      ->check(CLI::NonNegativeNumber);
+  model->add_option("--sharing", a.sharing, "bandwidth sharing on shared links (default maxmin)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, sim::Sharing>{
+          {"maxmin", sim::Sharing::max_min}, {"equal", sim::Sharing::equal}}));
+  std::vector<std::string> starts, late;
+  cclx::kit::add_list(*model, "--start", starts,
+                      "R:S[,R:S...]: rank R starts at time S (a "
+                      "straggler)",
+                      ',');
+  cclx::kit::add_list(*model, "--late", late,
+                      "R:S[,R:S...]: rank R's data is ready at time S: synth / par_trees run as "
+                      "relay collectives (phase 1 without R, phase 2 folds it in; "
+                      "sim/relay.hpp), the other algorithms wait for it (as --start)",
+                      ',');
+  model->add_flag("--hide-prologue", a.hide_prologue,
+                  "ranks idle in the prologue (StragglAR's straggler) arrive exactly when it "
+                  "ends; report the time after it");
+  auto* output = app.add_option_group("output");
+  output->add_flag("--json", a.json, "one JSON document (array of runs) on stdout");
+  output->add_option("--critical", a.critical,
+                     "print the first and last K critical-path items (text; default 3); JSON "
+                     "holds the whole path unless --no-critical-path");
+  output->add_flag("--no-critical-path{false}", a.critical_path,
+                   "do not record the critical path (saves memory at large scale)");
+  app.callback([&] {
+    for (const auto& kv : params) {
+      const auto eq = kv.find('=');
+      long long v = 0;
+      if (eq == std::string::npos || !CLI::detail::lexical_cast(kv.substr(eq + 1), v))
+        throw CLI::ValidationError("--param", "wants KEY=VALUE, got '" + kv + "'");
+      a.params[kv.substr(0, eq)] = v;
+    }
+    a.starts = rank_times(starts, "--start");
+    a.late = rank_times(late, "--late");
+    if (a.topology.empty() && a.ns.empty()) throw CLI::RequiredError("--n (without --topology)");
+  });
+  return cclx::kit::parse(app, argc, argv, true, 1);
 }
 
 std::string_view kind_name(sim::PathItem::Kind k) {
@@ -465,8 +409,9 @@ void print_text(const Args& a, const nlohmann::json& j) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  Args a;
+  if (const auto rc = parse(argc, argv, a)) return *rc;
   try {
-    const Args a = parse(argc, argv);
     std::vector<int> ns = a.ns;
     if (!a.topology.empty()) ns = {topo::load_topology(a.topology).nranks()};
     auto runs = nlohmann::json::array();

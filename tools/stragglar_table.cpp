@@ -5,30 +5,24 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "cclx/schedule/stragglar.hpp"
+#include "cli.hpp"
 
 namespace sr = cclx::sched::stragglar_rounds;
 
 int main(int argc, char** argv) {
   int from = 2, to = 256;
   std::string planner = "auto";
-  for (int i = 1; i < argc; ++i) {
-    const bool has_value = i + 1 < argc;
-    if (!std::strcmp(argv[i], "--from") && has_value) {
-      from = std::atoi(argv[++i]);
-    } else if (!std::strcmp(argv[i], "--to") && has_value) {
-      to = std::atoi(argv[++i]);
-    } else if (!std::strcmp(argv[i], "--planner") && has_value) {
-      planner = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--from N] [--to N] [--planner auto|greedy|mwm|pow2|sat]\n",
-                   argv[0]);
-      return 2;
-    }
-  }
+  cclx::kit::App app("cclx-stragglar-table",
+                     "StragglAR's round counts against the lower bound and ring/RHD, as the "
+                     "markdown table of docs/algorithms/stragglar.md.");
+  app.add_option("--from", from, "smallest rank count (default 2)");
+  app.add_option("--to", to, "largest rank count (default 256)");
+  app.add_option("--planner", planner, "auto, greedy, mwm, pow2 or sat (default auto)")
+      ->check(CLI::IsMember({"auto", "greedy", "mwm", "pow2", "sat"}));
+  if (const auto rc = cclx::kit::parse(app, argc, argv)) return *rc;
   if (from < 2 || to < from) {
     std::fprintf(stderr, "need 2 <= from <= to\n");
     return 2;

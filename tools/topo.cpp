@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "cclx/topology/graphviz.hpp"
 #include "cclx/topology/profiler.hpp"
 #include "cclx/topology/topology_json.hpp"
+#include "cli.hpp"
 
 extern char** environ;
 
@@ -26,55 +28,40 @@ namespace {
 using cclx::Error;
 namespace topo = cclx::topo;
 
-constexpr const char* kUsage =
-    "usage: mpiexec -n N cclx-topo [--json FILE] [--dot FILE] [--png FILE] [--budget-s S]\n"
-    "                              [--max-bytes B] [--min-reps R] [--max-reps R] [--burst K]\n"
-    "  --budget-s S    time allowed for all probe rounds (default 2)\n"
-    "  --max-bytes B   largest probe message (default 4 MiB; sizes 8 B .. B)\n"
-    "  --burst K       messages per rank in the per-message overhead probe (default 256; 0: "
-    "none)\n";
-
 struct Args {
   std::string json, dot, png;
   topo::ProfileOptions prof;
 };
 
-Args parse(int argc, char** argv) {
-  Args a;
+// The command line into `a`; nullopt to go on, else the exit status (rank 0 prints).
+std::optional<int> parse(int argc, char** argv, Args& a, bool print) {
   std::size_t max_bytes = 4 << 20;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= argc) throw Error("missing value after " + k);
-      return argv[++i];
-    };
-    if (k == "-h" || k == "--help")
-      throw Error(kUsage);
-    else if (k == "--json")
-      a.json = val();
-    else if (k == "--dot")
-      a.dot = val();
-    else if (k == "--png")
-      a.png = val();
-    else if (k == "--budget-s")
-      a.prof.budget_s = std::stod(val());
-    else if (k == "--max-bytes")
-      max_bytes = static_cast<std::size_t>(std::stod(val()));
-    else if (k == "--min-reps")
-      a.prof.min_reps = std::stoi(val());
-    else if (k == "--max-reps")
-      a.prof.max_reps = std::stoi(val());
-    else if (k == "--burst")
-      a.prof.burst = std::stoi(val());
-    else
-      throw Error("unknown option '" + k + "'\n" + kUsage);
-  }
+  cclx::kit::App app("cclx-topo",
+                     "Detects hosts, profiles alpha and beta of every rank pair, prints them and "
+                     "writes the resulting topology as JSON, GraphViz and (when GraphViz's `dot` "
+                     "is installed) PNG. Run under mpiexec.");
+  app.add_option("--json", a.json, "write the topology JSON here");
+  app.add_option("--dot", a.dot, "write the GraphViz graph here");
+  app.add_option("--png", a.png, "render the graph to this PNG (needs `dot`)");
+  app.add_option("--budget-s", a.prof.budget_s,
+                 "time allowed for all probe rounds in seconds (default 2)");
+  app.add_option("--max-bytes", max_bytes,
+                 "largest probe message (default 4M; sizes 8 B .. B, cclx/byte_size.hpp)")
+      ->transform(cclx::kit::ByteSize{});
+  app.add_option("--min-reps", a.prof.min_reps, "fewest repetitions per probe");
+  app.add_option("--max-reps", a.prof.max_reps, "most repetitions per probe");
+  app.add_option("--burst", a.prof.burst,
+                 "messages per rank in the per-message overhead probe (default 256; 0: none)");
+  if (const auto rc = cclx::kit::parse(app, argc, argv, print, 1)) return rc;
   // Sizes: 8 B, then powers of 8 from 1 KiB up to max_bytes (at least two sizes).
   a.prof.sizes = {8};
   for (std::size_t s = 1024; s < max_bytes; s *= 8) a.prof.sizes.push_back(s);
   if (max_bytes > 8) a.prof.sizes.push_back(max_bytes);
-  if (a.prof.sizes.size() < 2) throw Error("--max-bytes must exceed 8");
-  return a;
+  if (a.prof.sizes.size() < 2) {
+    if (print) std::fprintf(stderr, "cclx-topo: --max-bytes must exceed 8\n");
+    return 1;
+  }
+  return std::nullopt;
 }
 
 // Path of an executable found in $PATH, or empty.
@@ -158,9 +145,13 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  Args a;
+  if (const auto usage_rc = parse(argc, argv, a, rank == 0)) {
+    MPI_Finalize();
+    return *usage_rc;
+  }
   int rc = 0;
   try {
-    const Args a = parse(argc, argv);
     const topo::HostMap hosts = topo::detect_hosts(MPI_COMM_WORLD);
     const topo::Profile p = topo::profile_links(MPI_COMM_WORLD, a.prof);
     if (rank == 0) report(a, hosts, p);

@@ -15,75 +15,21 @@
 
 #include "cclx/error.hpp"
 #include "cclx/tune/selector.hpp"
+#include "cli.hpp"
 
 namespace {
 
 using namespace cclx;
 
-constexpr const char* kUsage = R"(usage:
-  cclx-tune explain --collective C --n N --bytes SIZE [--elem-size B] [--root R] [--in-place]
-                    [--noncommutative] [--any-size]
-      algo::Auto's choice for that call and why (CCLX_ALGO, CCLX_TUNE_FILE, then the model);
-      --any-size: the choice that must hold for every size, as for a one-shot alltoallv (whose
-      ranks share no size; --bytes is then ignored). alltoallv's --bytes is the busiest rank's
-      send or receive total, what alltoallv_init agrees on.
-  cclx-tune show FILE
-      the table: per collective, rank count and size, the candidates by measured time
-  cclx-tune merge [--pool] -o OUT IN [IN...]
-      one table from several (later files win where they measured the same candidate);
-      --pool: runs of one measurement (e.g. separate launches): a candidate with repetitions in
-      several files keeps them all, and its time becomes their median
-)";
-
-struct UsageError {
-  std::string what;
-};
-
-std::size_t size_arg(std::string_view s) {
-  const auto v = parse_byte_size(s);
-  if (!v) throw UsageError{"not a size: '" + std::string(s) + "'"};
-  return *v;
-}
-
-int explain(const std::vector<std::string>& args) {
-  tune::Workload w;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    const auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw UsageError{a + " needs a value"};
-      return args[++i];
-    };
-    if (a == "--collective") {
-      w.collective = sched::collective_from_string(value());
-    } else if (a == "--n") {
-      w.nranks = static_cast<int>(size_arg(value()));
-    } else if (a == "--bytes") {
-      w.bytes = size_arg(value());
-    } else if (a == "--elem-size") {
-      w.elem_size = size_arg(value());
-    } else if (a == "--root") {
-      w.root = static_cast<int>(size_arg(value()));
-    } else if (a == "--in-place") {
-      w.in_place = true;
-    } else if (a == "--noncommutative") {
-      w.commutative = false;
-    } else if (a == "--any-size") {
-      w.sized = false;
-    } else {
-      throw UsageError{"unknown option " + a};
-    }
-  }
-  if (w.nranks < 1) throw UsageError{"--n must be >= 1"};
-  if (!w.sized) w.bytes = 0;
+int explain(const tune::Workload& w) {
   tune::Selector s(tune::Selector::config_from_env());
   std::cout << s.decide(w).explanation << "\n";
   return 0;
 }
 
-int show(const std::vector<std::string>& args) {
-  if (args.size() != 1) throw UsageError{"show takes one file"};
-  const tune::TuningTable t = tune::TuningTable::load(args[0]);
-  std::printf("# %s  machine: %s  mpi: %s\n", args[0].c_str(), t.machine.c_str(), t.mpi.c_str());
+int show(const std::string& file) {
+  const tune::TuningTable t = tune::TuningTable::load(file);
+  std::printf("# %s  machine: %s  mpi: %s\n", file.c_str(), t.machine.c_str(), t.mpi.c_str());
   std::printf("%-15s %5s %8s  %s\n", "# collective", "n", "bytes", "candidates by time (us)");
   for (const auto& e : t.entries()) {
     std::vector<std::pair<double, std::string>> by_time;
@@ -101,21 +47,7 @@ int show(const std::vector<std::string>& args) {
   return 0;
 }
 
-int merge(const std::vector<std::string>& args) {
-  std::string out;
-  std::vector<std::string> in;
-  bool pool = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "-o") {
-      if (i + 1 >= args.size()) throw UsageError{"-o needs a file"};
-      out = args[++i];
-    } else if (args[i] == "--pool") {
-      pool = true;
-    } else {
-      in.push_back(args[i]);
-    }
-  }
-  if (out.empty() || in.empty()) throw UsageError{"merge needs -o OUT and at least one input"};
+int merge(const std::string& out, const std::vector<std::string>& in, bool pool) {
   tune::TuningTable t;
   for (const auto& f : in) {
     if (pool)
@@ -132,21 +64,56 @@ int merge(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cclx::kit::App app("cclx-tune",
+                     "The tuning suite's offline half: explains algo::Auto's decision for a "
+                     "call, shows tuning tables and merges them. Measuring is `cclx-bench "
+                     "--tune-out` under mpiexec (benchmarks/tune.sh).");
+  app.require_subcommand(1);
+
+  tune::Workload w;
+  auto* ex = app.add_subcommand(
+      "explain",
+      "algo::Auto's choice for that call and why (CCLX_ALGO, CCLX_TUNE_FILE, then the model)");
+  cclx::kit::add_collective(*ex, "--collective", w.collective, "the collective (allreduce, ...)");
+  ex->add_option("--n", w.nranks, "rank count")->check(CLI::PositiveNumber);
+  ex->add_option("--bytes", w.bytes,
+                 "message size (cclx/byte_size.hpp); alltoallv's is the busiest rank's send or "
+                 "receive total, what alltoallv_init agrees on")
+      ->transform(cclx::kit::ByteSize{});
+  ex->add_option("--elem-size", w.elem_size, "element size in bytes")
+      ->transform(cclx::kit::ByteSize{});
+  ex->add_option("--root", w.root, "root rank");
+  ex->add_flag("--in-place", w.in_place, "an in-place call");
+  ex->add_flag("--noncommutative{false}", w.commutative, "a non-commutative reduction");
+  ex->add_flag("--any-size{false}", w.sized,
+               "the choice that must hold for every size, as for a one-shot alltoallv (whose "
+               "ranks share no size; --bytes is then ignored)");
+
+  std::string show_file;
+  auto* sh = app.add_subcommand(
+      "show", "the table: per collective, rank count and size, the candidates by measured time");
+  sh->add_option("FILE", show_file, "tuning table")->required();
+
+  std::string out;
+  std::vector<std::string> in;
+  bool pool = false;
+  auto* me = app.add_subcommand("merge",
+                                "one table from several (later files win where they measured the "
+                                "same candidate)");
+  me->add_option("-o", out, "the merged table")->required();
+  me->add_flag("--pool", pool,
+               "runs of one measurement (e.g. separate launches): a candidate with repetitions "
+               "in several files keeps them all, and its time becomes their median");
+  me->add_option("IN", in, "tables to merge")->required();
+
+  if (const auto rc = cclx::kit::parse(app, argc, argv)) return *rc;
   try {
-    if (argc < 2) throw UsageError{"missing command"};
-    const std::string cmd = argv[1];
-    const std::vector<std::string> args(argv + 2, argv + argc);
-    if (cmd == "explain") return explain(args);
-    if (cmd == "show") return show(args);
-    if (cmd == "merge") return merge(args);
-    if (cmd == "--help" || cmd == "-h") {
-      std::cout << kUsage;
-      return 0;
+    if (ex->parsed()) {
+      if (!w.sized) w.bytes = 0;
+      return explain(w);
     }
-    throw UsageError{"unknown command '" + cmd + "'"};
-  } catch (const UsageError& e) {
-    std::cerr << "cclx-tune: " << e.what << "\n" << kUsage;
-    return 2;
+    if (sh->parsed()) return show(show_file);
+    return merge(out, in, pool);
   } catch (const cclx::Error& e) {
     std::cerr << e.what() << "\n";
     return 1;

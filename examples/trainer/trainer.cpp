@@ -6,6 +6,7 @@
 //   mpiexec -n 2 build/examples/trainer/cclx-trainer --algo ring --mode persistent --iters 200
 #include <algorithm>
 #include <cclx/cclx.hpp>
+#include <cclx/detail/median.hpp>
 #include <cclx/tune/candidate.hpp>
 #include <chrono>
 #include <cmath>
@@ -14,7 +15,9 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -22,6 +25,7 @@
 
 #include "algorithms.hpp"
 #include "bucketing.hpp"
+#include "cli.hpp"
 #include "data.hpp"
 #include "model.hpp"
 #include "rng.hpp"
@@ -45,128 +49,52 @@ struct Options {
   std::string csv;
 };
 
-constexpr const char* usage = R"usage(usage: cclx-trainer [options]   (under mpiexec)
-  --algo NAME          allreduce algorithm: auto, native, ring, rhd, pipelined_tree,
-                       straggler_aware, adaptive (AdapCC relays), or any registry candidate,
-                       e.g. "ring(segment_bytes=64K)" [native]
-  --mode M             nonblocking | persistent | blocking [persistent]; straggler_aware runs
-                       blocking, adaptive persistent
-  --buckets SIZE       gradient bucket size in bytes (K, M suffixes) [64K]
-  --iters N            iterations [100]
-  --batch B            samples per rank and iteration [64]
-  --hidden H           width of the hidden layers [256]
-  --depth L            number of hidden layers [2]
-  --inputs D           input features [64]
-  --classes C          classes [10]
-  --activation A       tanh | relu [tanh]
-  --lr X               learning rate [0.2]
-  --seed S             data and initial weights [1]
-  --straggler-rank R   this rank sleeps --straggler-ms before every backward pass [-1: none]
-  --straggler-ms M     [0]
-  --jitter-ms J        every rank sleeps a random 0..J ms before every backward pass [0]
-  --check-every K      compare the ranks' parameter hashes every K iterations (always at the end)
-  --print-every K      print the loss every K iterations [0: only the summary]
-  --csv FILE           per iteration: iter,loss,time_ms,wait_ms (rank 0 writes it)
-  --diverge-rank R     test of the check: rank R moves one parameter by one ulp after step 1
-)usage";
-
-struct UsageError {
-  std::string what;
-};
-
-template <class T>
-T number(std::string_view flag, const std::string& text) {
-  try {
-    std::size_t used = 0;
-    T v{};
-    if constexpr (std::is_floating_point_v<T>)
-      v = static_cast<T>(std::stod(text, &used));
-    else
-      v = static_cast<T>(std::stoll(text, &used));
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw UsageError{std::string(flag) + ": not a number: '" + text + "'"};
-}
-
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i], value;
-    if (flag == "-h" || flag == "--help") throw UsageError{};
-    if (const auto eq = flag.find('='); flag.starts_with("--") && eq != std::string::npos) {
-      value = flag.substr(eq + 1);
-      flag.resize(eq);
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      throw UsageError{flag + " needs a value"};
-    }
-    const auto positive = [&](int v) {
-      if (v < 1) throw UsageError{flag + " must be at least 1"};
-      return v;
-    };
-    if (flag == "--algo") {
-      o.algo = value;
-    } else if (flag == "--mode") {
-      if (value == "blocking")
-        o.mode = Mode::blocking;
-      else if (value == "nonblocking")
-        o.mode = Mode::nonblocking;
-      else if (value == "persistent")
-        o.mode = Mode::persistent;
-      else
-        throw UsageError{"--mode: blocking, nonblocking or persistent, not '" + value + "'"};
-    } else if (flag == "--buckets") {
-      const auto s = cclx::parse_byte_size(value);
-      if (!s) throw UsageError{"--buckets: not a size: '" + value + "'"};
-      o.bucket_bytes = *s;
-    } else if (flag == "--iters") {
-      o.iters = positive(number<int>(flag, value));
-    } else if (flag == "--batch") {
-      o.batch = positive(number<int>(flag, value));
-    } else if (flag == "--hidden") {
-      o.hidden = positive(number<int>(flag, value));
-    } else if (flag == "--depth") {
-      o.depth = number<int>(flag, value);
-      if (o.depth < 0) throw UsageError{"--depth must not be negative"};
-    } else if (flag == "--inputs") {
-      o.inputs = positive(number<int>(flag, value));
-      if (o.inputs > 65536) throw UsageError{"--inputs: at most 65536"};
-    } else if (flag == "--classes") {
-      o.classes = number<int>(flag, value);
-      if (o.classes < 2) throw UsageError{"--classes must be at least 2"};
-    } else if (flag == "--activation") {
-      if (value == "tanh")
-        o.activation = trainer::Activation::tanh;
-      else if (value == "relu")
-        o.activation = trainer::Activation::relu;
-      else
-        throw UsageError{"--activation: tanh or relu, not '" + value + "'"};
-    } else if (flag == "--lr") {
-      o.lr = number<float>(flag, value);
-    } else if (flag == "--seed") {
-      o.seed = number<std::uint64_t>(flag, value);
-    } else if (flag == "--straggler-rank") {
-      o.straggler_rank = number<int>(flag, value);
-    } else if (flag == "--straggler-ms") {
-      o.straggler_ms = number<double>(flag, value);
-    } else if (flag == "--jitter-ms") {
-      o.jitter_ms = number<double>(flag, value);
-    } else if (flag == "--check-every") {
-      o.check_every = number<int>(flag, value);
-    } else if (flag == "--print-every") {
-      o.print_every = number<int>(flag, value);
-    } else if (flag == "--diverge-rank") {
-      o.diverge_rank = number<int>(flag, value);
-    } else if (flag == "--csv") {
-      o.csv = value;
-    } else {
-      throw UsageError{"unknown option " + flag};
-    }
-  }
-  if (o.straggler_ms < 0 || o.jitter_ms < 0) throw UsageError{"sleep times must not be negative"};
-  return o;
+// The command line into `o`; nullopt to go on, else the exit status (rank 0 prints).
+std::optional<int> parse(int argc, char** argv, Options& o, bool print) {
+  cclx::kit::App app("cclx-trainer",
+                     "Data-parallel SGD on a small MLP, gradients all-reduced in buckets that "
+                     "overlap the backward pass (docs/trainer.md). Run under mpiexec.");
+  app.add_option("--algo", o.algo,
+                 "allreduce algorithm: auto, native, ring, rhd, pipelined_tree, "
+                 "straggler_aware, adaptive (AdapCC relays), or any registry candidate, e.g. "
+                 "\"ring(segment_bytes=64K)\" [native]");
+  app.add_option("--mode", o.mode,
+                 "nonblocking | persistent | blocking [persistent]; straggler_aware runs "
+                 "blocking, adaptive persistent")
+      ->transform(
+          CLI::CheckedTransformer(std::map<std::string, Mode>{{"blocking", Mode::blocking},
+                                                              {"nonblocking", Mode::nonblocking},
+                                                              {"persistent", Mode::persistent}}));
+  app.add_option("--buckets", o.bucket_bytes, "gradient bucket size in bytes [64K]")
+      ->transform(cclx::kit::ByteSize{});
+  app.add_option("--iters", o.iters, "iterations [100]")->check(CLI::PositiveNumber);
+  app.add_option("--batch", o.batch, "samples per rank and iteration [64]")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--hidden", o.hidden, "width of the hidden layers [256]")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--depth", o.depth, "number of hidden layers [2]")->check(CLI::NonNegativeNumber);
+  app.add_option("--inputs", o.inputs, "input features [64]")->check(CLI::Range(1, 65536));
+  app.add_option("--classes", o.classes, "classes [10]")
+      ->check(CLI::Range(2, std::numeric_limits<int>::max()));
+  app.add_option("--activation", o.activation, "tanh | relu [tanh]")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, trainer::Activation>{
+          {"tanh", trainer::Activation::tanh}, {"relu", trainer::Activation::relu}}));
+  app.add_option("--lr", o.lr, "learning rate [0.2]");
+  app.add_option("--seed", o.seed, "data and initial weights [1]");
+  app.add_option("--straggler-rank", o.straggler_rank,
+                 "this rank sleeps --straggler-ms before every backward pass [-1: none]");
+  app.add_option("--straggler-ms", o.straggler_ms, "[0]")->check(CLI::NonNegativeNumber);
+  app.add_option("--jitter-ms", o.jitter_ms,
+                 "every rank sleeps a random 0..J ms before every backward pass [0]")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--check-every", o.check_every,
+                 "compare the ranks' parameter hashes every K iterations (always at the end)");
+  app.add_option("--print-every", o.print_every,
+                 "print the loss every K iterations [0: only the summary]");
+  app.add_option("--csv", o.csv, "per iteration: iter,loss,time_ms,wait_ms (rank 0 writes it)");
+  app.add_option("--diverge-rank", o.diverge_rank,
+                 "test of the check: rank R moves one parameter by one ulp after step 1");
+  return cclx::kit::parse(app, argc, argv, print);
 }
 
 // FNV-1a over the parameters' bytes.
@@ -196,13 +124,6 @@ std::uint64_t check_identical(cclx::Communicator<>& comm, std::span<const float>
 
 void sleep_ms(double ms) {
   if (ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 int train(const Options& o, cclx::Communicator<>& comm) {
@@ -313,10 +234,10 @@ int train(const Options& o, cclx::Communicator<>& comm) {
     std::printf(
         "time per iteration: median %.3f ms, mean %.3f ms (wait after backward: median "
         "%.3f ms)\n",
-        median(steady),
+        cclx::detail::median(steady),
         std::accumulate(steady.begin(), steady.end(), 0.0) /
             static_cast<double>(std::max<std::size_t>(steady.size(), 1)),
-        median(steady_wait));
+        cclx::detail::median(steady_wait));
     if (const std::string c = reducer->choices(); !c.empty())
       std::printf("adaptive choice for the next call: %s\n", c.c_str());
     std::printf("parameters identical on all %d ranks: hash %016llx\n", n,
@@ -340,17 +261,15 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  Options o;
+  if (const auto usage_rc = parse(argc, argv, o, rank == 0)) {
+    MPI_Finalize();
+    return *usage_rc;
+  }
   int rc = 0;
   try {
-    const Options o = parse(argc, argv);
     cclx::Communicator comm(MPI_COMM_WORLD);
     rc = train(o, comm);
-  } catch (const UsageError& e) {
-    if (rank == 0) {
-      if (!e.what.empty()) std::fprintf(stderr, "cclx-trainer: %s\n", e.what.c_str());
-      std::fputs(usage, e.what.empty() ? stdout : stderr);
-    }
-    rc = e.what.empty() ? 0 : 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cclx-trainer: rank %d: %s\n", rank, e.what());
     rc = 1;
