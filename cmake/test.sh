@@ -4,8 +4,8 @@
 #      installed-tree consumer (CMake and pkg-config), prototypes, clang-format on the tree, and
 #      check-mpi-test-cases (every test case of cclx-mpi-tests runs in some entry);
 #   2. Open MPI 4.1, release-openmpi preset (everything at -O1): build, then the MPI tests at
-#      N = 1..4 (grid, api, adaptive), the fault tests (a stalled rank, a count mismatch; dead-rank
-#      tests need hydra) and libcclx-mpi's tests (shim-*);
+#      N = 1..4 (grid, api, adaptive, stragglar), the fault tests (a stalled rank, a count
+#      mismatch; dead-rank tests need hydra) and libcclx-mpi's tests (shim-*);
 #   3. ASan + UBSan (MPICH), asan preset: the unit tests (sweeps to n = 12, without the scale tests)
 #      and the MPI tests at N = 2, 3 (libcclx-mpi's linked-in tests too);
 #   4. clang-tidy on the library (lint-tidy), unless CCLX_CI_TIDY=0.
