@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite (CI runs exactly this, .ci/run): install what is missing and build, then
 #   1. MPICH (the default MPI), release preset: every test - unit, MPI at N = 1..9, tools,
-#      installed-tree consumer (CMake and pkg-config), clang-format on the tree;
-#   2. Open MPI 4.1, release-openmpi preset: build, then the MPI tests at N = 1..4 (grid, api,
-#      adaptive), the fault tests (a stalled rank, a count mismatch; dead-rank tests need hydra) and
-#      libcclx-mpi's tests (shim-*);
-#   3. ASan + UBSan (MPICH), asan preset: the unit tests and the MPI tests at N = 2, 3 (libcclx-mpi's
-#      linked-in tests too);
+#      installed-tree consumer (CMake and pkg-config), prototypes, clang-format on the tree, and
+#      check-mpi-test-cases (every test case of cclx-mpi-tests runs in some entry);
+#   2. Open MPI 4.1, release-openmpi preset (everything at -O1): build, then the MPI tests at
+#      N = 1..4 (grid, api, adaptive, stragglar), the fault tests (a stalled rank, a count
+#      mismatch; dead-rank tests need hydra) and libcclx-mpi's tests (shim-*);
+#   3. ASan + UBSan (MPICH), asan preset: the unit tests (sweeps to n = 12, without the scale tests)
+#      and the MPI tests at N = 2, 3 (libcclx-mpi's linked-in tests too);
 #   4. clang-tidy on the library (lint-tidy), unless CCLX_CI_TIDY=0.
 # Every MPI test has a timeout (ctest's, and mpiexec's own MPIEXEC_TIMEOUT under both MPIs), so a
 # deadlock fails instead of hanging. Each stage prints its wall time; all stages run, and the

@@ -10,7 +10,8 @@
 // L2; "NT": reduced into an L2 temporary, written to the peer from there and streamed into the
 // local Out with non-temporal stores). Slowest rank's time of one
 // call after a barrier, medians; each rank also prints the median time of its fused read+reduce
-// loop (256 KiB pieces). Kept for the record of that measurement; not part of the build:
+// loop (256 KiB pieces). Kept for the record of that measurement; built as cclx-proto-cma-fused
+// (ctest proto-cma-fused runs it on 1 MiB), or by hand:
 //
 //   mpicxx -O3 -std=c++20 -o cma-proto benchmarks/prototypes/cma_fused.cpp
 //   mpiexec -bind-to core -n 2 ./cma-proto [BYTES [REPS [PIECE...]]]

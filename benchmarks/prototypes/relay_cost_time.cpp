@@ -2,7 +2,8 @@
 // thread computes for each set of ready ranks it sees for the first time) over every proper,
 // non-empty active set of a topology, for a 4 MiB float allreduce (docs/algorithms/adaptive.md,
 // the 15:30 re-run's "15% above ring without jitter"), and checks cost_floor() against it. Kept for
-// the record of that measurement; not part of the build (after `cmake --build --preset release`):
+// the record of that measurement; built as cclx-proto-relay-cost-time (ctest
+// proto-relay-cost-time), or by hand after `cmake --build --preset release`:
 //
 //   g++ -std=c++20 -O2 -Iinclude -Ibuild/include benchmarks/prototypes/relay_cost_time.cpp \
 //       build/lib/libcclx_topology.a build/lib/libcclx.a $(mpicxx -show | cut -d' ' -f2-) \

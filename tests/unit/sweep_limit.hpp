@@ -1,7 +1,7 @@
 // How far the schedule sweeps go. They run the generators and the verifier over every rank count
 // up to 64 (and samples beyond); under ASan that is most of the unit tests' time for no new code
-// path, so the asan test preset sets CCLX_TEST_SWEEP_MAX_N=20 and the sweeps stop there (the
-// release stage sweeps everything).
+// path, so the asan test preset sets CCLX_TEST_SWEEP_MAX_N=12 and the sweeps stop there (powers of
+// two to 8, odd and even others; the release stage sweeps everything).
 #pragma once
 
 #include <climits>
