@@ -74,34 +74,12 @@ struct Algorithm {
   std::vector<std::pair<std::string, std::string>> params;  // name, default
 };
 
-template <class A>
-std::string param_default(const std::string& p) {
-  const A a{};
-  if constexpr (requires { a.segment_bytes; })
-    if (p == "segment_bytes") return std::to_string(a.segment_bytes);
-  if constexpr (requires { a.fanout; })
-    if (p == "fanout") return std::to_string(a.fanout);
-  if constexpr (requires { a.channels; })
-    if (p == "channels") return std::to_string(a.channels);
-  if constexpr (requires { a.straggler; })
-    if (p == "straggler") return std::to_string(a.straggler) + " (the last rank)";
-  return "?";
-}
-
-// The default of parameter `p` of the policy named `name` (algo::named_policies).
-template <std::size_t I = 0>
-std::string default_of(std::string_view name, const std::string& p) {
-  if constexpr (I == std::tuple_size_v<algo::named_policies>) {
-    return "?";
-  } else {
-    using A = std::tuple_element_t<I, algo::named_policies>;
-    if (name == A::name) {
-      std::string d = param_default<A>(p);
-      if (p == "segment_bytes" && d == "0") d += " (one message per block)";
-      return d;
-    }
-    return default_of<I + 1>(name, p);
-  }
+// "0 (in [0, inf))": a parameter's default and range, as the registry's policy declares them.
+std::string default_and_range(const sched::ParamInfo& p) {
+  const auto bound = [](long long v) {
+    return v == algo::kUnbounded ? std::string("inf") : std::to_string(v);
+  };
+  return std::to_string(p.default_value) + " (in [" + bound(p.min) + ", " + bound(p.max) + "])";
 }
 
 std::vector<Algorithm> algorithms() {
@@ -112,7 +90,7 @@ std::vector<Algorithm> algorithms() {
     a.name = g.name;
     for (auto c : g.collectives) a.collectives.emplace_back(sched::to_string(c));
     for (auto c : g.keeps_rank_order) a.keeps_rank_order.emplace_back(sched::to_string(c));
-    for (const auto& p : g.param_names) a.params.emplace_back(p, default_of(g.name, p));
+    for (const auto& p : g.params) a.params.emplace_back(p.name, default_and_range(p));
     all.push_back(std::move(a));
   }
   return all;
