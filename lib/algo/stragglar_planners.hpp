@@ -15,7 +15,7 @@ Plan plan_pow2(int n);
 // the fewest rounds (stops early at round_lower_bound_slots).
 Plan plan_greedy(int n, int seeds);
 
-// The plan found offline by SAT (docs/scripts/stragglar_sat.py) for the n where plan_greedy misses
+// The plan found offline by SAT (tools/stragglar_sat.py) for the n where plan_greedy misses
 // round_lower_bound_slots(n); nullopt for every other n.
 std::optional<Plan> plan_from_table(int n);
 
