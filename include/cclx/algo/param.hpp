@@ -27,11 +27,14 @@ struct Param {
 inline constexpr long long kUnbounded = std::numeric_limits<long long>::max();
 
 // One entry of a policy's params(): CCLX_POLICY_PARAM(Ring, segment_bytes, 0, kUnbounded, "...").
+// A names a type and FIELD a member: neither can be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define CCLX_POLICY_PARAM(A, FIELD, MIN, MAX, DOC)                                   \
   ::cclx::algo::Param<A> {                                                           \
 #FIELD, MIN, MAX, DOC, [](const A& a) { return static_cast<long long>(a.FIELD); }, \
         [](A& a, long long v) { a.FIELD = static_cast<decltype(a.FIELD)>(v); } \
   }
+// NOLINTEND(bugprone-macro-parentheses)
 
 // "segment_bytes must be >= 1, got 0", "fanout must be in [1, 1048576], got 0"
 template <class A>
@@ -48,7 +51,9 @@ template <class A>
 [[nodiscard]] A from_params(const sched::ParamMap& params) {
   A a{};
   constexpr auto declared = A::params();
-  for (const auto& [key, value] : params) {
+  for (const auto& entry : params) {
+    const std::string& key = entry.first;
+    const long long value = entry.second;
     const auto p = std::find_if(declared.begin(), declared.end(),
                                 [&](const Param<A>& d) { return d.name == key; });
     if (p == declared.end())
