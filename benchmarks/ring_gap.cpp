@@ -1,5 +1,5 @@
 // cclx-ring-gap: the large-message ring allreduce against its transfer bound on 2 ranks
-// (docs/results.md, "Large-message ring on shared memory (issue 12 item 7a)").
+// (docs/results-ring.md).
 //
 //   mpiexec -n 2 cclx-ring-gap [BYTES [REPS [SEGMENT_BYTES...]]]   (defaults: 64 MiB, 21, 0 1M)
 //

@@ -18,7 +18,7 @@ inline std::uint32_t ring_mod(long long a, int n) {
 // (reduce in place): that needs an accumulator that is neither In (in place) nor read by the
 // step's send, which holds when partial and final_buf are both Out and In is not Out. It saves
 // the scratch round trip through memory, and with segments the reduction reads each segment
-// while it is still in cache (docs/results.md, "Large-message ring on shared memory").
+// while it is still in cache (docs/results-ring.md).
 template <class ToRank>
 void ring_reduce_scatter(ProgramBuilder& b, int n, int p, int shift, Buf partial, Buf final_buf,
                          ToRank to_rank, bool land_in_acc = false) {
