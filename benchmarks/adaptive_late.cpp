@@ -11,8 +11,9 @@
 //   --loop    a training loop: no barrier between iterations; reported: the mean iteration time
 //             (the latest rank's time from a barrier before the loop to its end, over --iters).
 // --repeat R interleaves the policies R times. --json prints one document with every repetition
-// and the delays drawn (for simulator predictions: benchmarks/results/scripts/adaptive_campaign.py). The result
-// of each repetition's last call is checked (exact: small integers in float).
+// and the delays drawn (for simulator predictions:
+// benchmarks/results/scripts/adaptive_campaign.py). The result of each repetition's last call is
+// checked (exact: small integers in float).
 //
 //   mpiexec -n 3 cclx-adaptive-late [--bytes B] [--late-ms D] [--late-rank R] [--iters K]
 //       [--jitter-ms M] [--seed S] [--loop] [--repeat R] [--algos a,b,...] [--topology FILE]
