@@ -53,27 +53,8 @@ template <class R>
 using element_t = std::remove_cv_t<std::ranges::range_value_t<R>>;
 
 namespace detail {
-// A scheduled execution behind a Request; keeps the op (and thus the kernel's state) alive, and
-// the backend's state (private communicator, scratch), so that the request may outlive its
-// Communicator. `backend` is declared first so that it is released last.
-struct ExecutionPending final : PendingOp {
-  std::shared_ptr<void> backend;
-  std::unique_ptr<engine::Execution> exec;
-  std::shared_ptr<void> keepalive;
-  bool test() override { return exec->test(); }
-  void wait() override { exec->wait(); }
-};
-
 // The op argument of data-movement collectives.
 struct NoOp {};
-
-// A backend whose buffers live in device memory (CudaBackend, cclx/cuda.hpp); it has hooks
-// begin_call(call) and end_call() around each call, and execution_request(exec, keepalive) makes
-// a nonblocking scheduled call's Request.
-template <class B>
-concept DeviceBackend = requires {
-  requires B::device_memory;
-};
 
 template <class T, class Op>
 ReduceKernel kernel_for(const Op& op) {
@@ -84,7 +65,9 @@ ReduceKernel kernel_for(const Op& op) {
 }
 }  // namespace detail
 
-template <class Backend = MpiBackend>
+// The backend (cclx::Backend, backend/backend.hpp) moves the bytes: MpiBackend (host memory) or
+// CudaBackend (device memory, cclx/cuda.hpp).
+template <Backend B = MpiBackend>
 class Communicator {
  public:
   // Collective over `comm` (it duplicates communicators, see MpiBackend).
@@ -94,7 +77,7 @@ class Communicator {
   [[nodiscard]] int rank() const { return b_.rank(); }
   [[nodiscard]] int size() const { return b_.size(); }
   [[nodiscard]] auto native_handle() const { return b_.native_handle(); }
-  [[nodiscard]] Backend& backend() { return b_; }
+  [[nodiscard]] B& backend() { return b_; }
 
   // Deadline in seconds of every blocking collective and Request::wait() started afterwards; 0
   // means none (the default, or CCLX_TIMEOUT). On expiry the call throws cclx::Error naming the
@@ -718,7 +701,7 @@ class Communicator {
     check_runtime_policy<A>(c);
     if constexpr (algo::AdaptiveAlgorithm<A>)
       throw Error(rank(), "adaptive policies cannot be persistent");
-    else if constexpr (algo::RelayAlgorithm<A> && detail::DeviceBackend<Backend>)
+    else if constexpr (algo::RelayAlgorithm<A> && !RelayBackend<B>)
       throw Error(rank(), "algo::Adaptive (relay collectives) does not serve device buffers");
     else if constexpr (algo::RelayAlgorithm<A>)
       return init_relay(c, algorithm, std::move(keepalive));
@@ -894,15 +877,14 @@ class Communicator {
   template <algo::Algorithm A>
   void prepare(const CollectiveCall& c, [[maybe_unused]] const A& algorithm,
                bool persistent = false) {
-    if constexpr (detail::DeviceBackend<Backend>) b_.begin_call(c);
+    b_.begin_call(c);
     if (!b_.validation()) {
       if (!detail::plainly_valid(c))
         if (const std::string err = detail::check_call(c, rank(), size()); !err.empty())
           throw Error(rank(), err);
       return;
     }
-    typename Backend::Agreement mine{
-        A::name, {}, detail::check_call(c, rank(), size()), persistent};
+    typename B::Agreement mine{A::name, {}, detail::check_call(c, rank(), size()), persistent};
     if constexpr (algo::ScheduledAlgorithm<A>) {
       const sched::ScheduleRequest req = detail::schedule_request(c, rank(), size());
       mine.params = algo::wire_params(algorithm, req);
@@ -1015,14 +997,14 @@ class Communicator {
   PersistentRequest init(const CollectiveCall& c, const A& algorithm,
                          std::shared_ptr<void> keepalive) {
     check_policy<D, A>();
-    static_assert(!(detail::DeviceBackend<Backend> && algo::RelayAlgorithm<A>),
+    static_assert(RelayBackend<B> || !algo::RelayAlgorithm<A>,
                   "cclx: algo::Adaptive (relay collectives) does not serve device buffers "
-                  "(CudaBackend; docs/cuda.md)");
+                  "(CudaBackend; docs/cuda.md): it needs a RelayBackend (MpiBackend)");
     static_assert(!algo::AdaptiveAlgorithm<A>,
                   "cclx: adaptive policies (StragglerAware) cannot be persistent: they choose an "
                   "algorithm per call from the arrival times of earlier calls, while a persistent "
                   "request fixes its algorithm at init; use its fallback or StragglAR");
-    if constexpr (algo::AdaptiveAlgorithm<A>)
+    if constexpr (algo::AdaptiveAlgorithm<A> || (algo::RelayAlgorithm<A> && !RelayBackend<B>))
       return {};  // refused above; nothing more to report
     else if constexpr (algo::RelayAlgorithm<A>)
       return init_relay(c, algorithm, std::move(keepalive));
@@ -1032,8 +1014,8 @@ class Communicator {
   // algo::Adaptive: the trees are synthesized once here (collective, like every init); the relay
   // runtime (lib/backend/mpi_relay.cpp) makes the schedules of each active set when it occurs.
   template <algo::RelayAlgorithm A>
-  PersistentRequest init_relay(const CollectiveCall& c, const A& algorithm,
-                               std::shared_ptr<void> keepalive) {
+  requires RelayBackend<B> PersistentRequest init_relay(const CollectiveCall& c, const A& algorithm,
+                                                        std::shared_ptr<void> keepalive) {
     prepare(c, algorithm, true);
     sched::ScheduleRequest req = detail::schedule_request(c, rank(), size());
     req.only_rank = -1;
@@ -1043,7 +1025,7 @@ class Communicator {
     } catch (const Error& e) {
       throw e.on_rank(rank());
     }
-    MpiBackend::RelayOptions o;
+    typename B::RelayOptions o;
     o.fault_factor = algorithm.fault_factor;
     o.fault_floor_s = algorithm.fault_floor_s;
     o.fault_cap_s = algorithm.fault_cap_s;
@@ -1082,7 +1064,7 @@ class Communicator {
       if (!ex) ex = std::make_unique<engine::Execution>(e.plan, b_.transport(), b_.scratch());
       ex->start(buffers, c.kernel, b_.next_channel(), run_options());
       ex->wait();
-      if constexpr (detail::DeviceBackend<Backend>) b_.end_call();
+      b_.end_call();
       if (e.plan->scratch_bytes > detail::PlanCache::keep_scratch_bytes) ex->release_scratch();
       e.idle = std::move(ex);
     }
@@ -1177,18 +1159,11 @@ class Communicator {
           e.idle ? std::move(e.idle)
                  : std::make_unique<engine::Execution>(e.plan, b_.transport(), b_.scratch());
       ex->start(buffers, c.kernel, b_.next_channel(), run_options());
-      // A device request also orders the caller's stream when it completes.
-      if constexpr (detail::DeviceBackend<Backend>)
-        return b_.execution_request(std::move(ex), std::move(keepalive));
-      auto p = std::make_unique<detail::ExecutionPending>();
-      p->backend = b_.keepalive();
-      p->exec = std::move(ex);
-      p->keepalive = std::move(keepalive);
-      return Request(std::move(p));
+      return b_.execution_request(std::move(ex), std::move(keepalive));
     }
   }
 
-  Backend b_;
+  B b_;
   detail::PlanCache plans_;   // one-shot scheduled calls (detail/plan_cache.hpp)
   detail::AutoContext auto_;  // algo::Auto's state on this communicator
 };

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "cclx/backend/backend.hpp"
 #include "cclx/backend/mpi.hpp"
 #include "cclx/collective_call.hpp"
 #include "cclx/device/staging_transport.hpp"
@@ -33,10 +34,11 @@ typedef struct CUstream_st* cudaStream_t;  // NOLINT(modernize-use-using): as CU
 
 namespace cclx {
 
-class CudaBackend : public MpiBackend {
+// A cclx::Backend by composition: an MpiBackend on the same communicator underneath (host()),
+// which the device paths use for the host side of their transfers.
+class CudaBackend {
  public:
-  // Communicator<Backend> calls the hooks below around each call of such a backend.
-  static constexpr bool device_memory = true;
+  using Agreement = MpiBackend::Agreement;
 
   // Collective, like MpiBackend's; uses the calling thread's current CUDA device. Throws
   // cclx::Error on every rank, naming the ranks without a usable device, if any rank has none.
@@ -94,10 +96,37 @@ class CudaBackend : public MpiBackend {
   void begin_call(const CollectiveCall& call);
   void end_call() const;
 
+  // The same as MpiBackend's (docs there): the communicator, deadline, wire settings, clock and
+  // the CCLX_VALIDATE agreement.
+  [[nodiscard]] int rank() const { return host_.rank(); }
+  [[nodiscard]] int size() const { return host_.size(); }
+  [[nodiscard]] MPI_Comm native_handle() const { return host_.native_handle(); }
+  void barrier() const { host_.barrier(); }
+  [[nodiscard]] double timeout() const { return host_.timeout(); }
+  void set_timeout(double seconds) { host_.set_timeout(seconds); }
+  unsigned next_channel() { return host_.next_channel(); }
+  [[nodiscard]] const engine::WaitPolicy& wait_policy() const { return host_.wait_policy(); }
+  void set_wait_policy(const engine::WaitPolicy& p) { host_.set_wait_policy(p); }
+  [[nodiscard]] std::size_t handshake_bytes() const { return host_.handshake_bytes(); }
+  void set_handshake_bytes(std::size_t bytes) { host_.set_handshake_bytes(bytes); }
+  double clock() { return host_.clock(); }
+  [[nodiscard]] bool validation() const { return host_.validation(); }
+  void set_validation(bool on) { host_.set_validation(on); }
+  void agree(const CollectiveCall& call, const Agreement& mine) const { host_.agree(call, mine); }
+
+  // The host backend underneath (MPI on host buffers, on the same communicators).
+  [[nodiscard]] MpiBackend& host() { return host_; }
+  [[nodiscard]] const MpiBackend& host() const { return host_; }
+
   struct Impl;
 
  private:
+  MpiBackend host_;
   std::shared_ptr<Impl> d_;
 };
+
+// Device buffers: no relay collectives (their progress thread moves host memory).
+static_assert(Backend<CudaBackend>);
+static_assert(!RelayBackend<CudaBackend>);
 
 }  // namespace cclx

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "cclx/backend/mpi.hpp"
 #include "cclx/engine/execution.hpp"
@@ -93,6 +95,27 @@ void MpiBackend::set_timeout(double seconds) {
 }
 std::shared_ptr<void> MpiBackend::keepalive() const {
   return s_;
+}
+
+namespace {
+// A scheduled execution behind a Request. `backend` is declared first so that it is released
+// last: the execution uses its transport and scratch.
+struct ExecutionPending final : detail::PendingOp {
+  std::shared_ptr<void> backend;
+  std::unique_ptr<engine::Execution> exec;
+  std::shared_ptr<void> keepalive;
+  bool test() override { return exec->test(); }
+  void wait() override { exec->wait(); }
+};
+}  // namespace
+
+Request MpiBackend::execution_request(std::unique_ptr<engine::Execution> exec,
+                                      std::shared_ptr<void> keepalive) {
+  auto p = std::make_unique<ExecutionPending>();
+  p->backend = s_;
+  p->exec = std::move(exec);
+  p->keepalive = std::move(keepalive);
+  return Request(std::move(p));
 }
 std::size_t MpiBackend::handshake_bytes() const {
   return s_->handshake_bytes;

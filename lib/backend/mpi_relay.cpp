@@ -44,6 +44,7 @@
 #include "cclx/backend/mpi.hpp"
 #include "cclx/detail/call_support.hpp"
 #include "cclx/detail/late_prediction.hpp"
+#include "cclx/detail/relay_model.hpp"
 #include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"
 #include "cclx/settings.hpp"

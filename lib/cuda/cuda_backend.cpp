@@ -273,7 +273,7 @@ struct CudaBackend::Impl {
   unsigned persistent_channel = 0;  // the next start's; equal on all ranks (starts are in order)
 };
 
-CudaBackend::CudaBackend(MPI_Comm comm, Ownership own) : MpiBackend(comm, own) {
+CudaBackend::CudaBackend(MPI_Comm comm, Ownership own) : host_(comm, own) {
   // Every rank learns whether every rank has a device, so that all throw or none.
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
@@ -291,7 +291,7 @@ CudaBackend::CudaBackend(MPI_Comm comm, Ownership own) : MpiBackend(comm, own) {
     (void)cudaGetLastError();
     throw Error(rank(), "CudaBackend: no usable CUDA device on rank(s) " + missing + why);
   }
-  d_ = std::make_shared<Impl>(*this, rank());
+  d_ = std::make_shared<Impl>(host_, rank());
 }
 
 CudaBackend::~CudaBackend() = default;
@@ -416,13 +416,13 @@ static bool on_device(const CollectiveCall& c) {
 
 void CudaBackend::native(const CollectiveCall& c) const {
   if (!on_device(c)) {
-    MpiBackend::native(c);  // host buffers (the Communicator's own exchanges)
+    host_.native(c);  // host buffers (the Communicator's own exchanges)
     return;
   }
   Impl& d = *d_;
   if (d.aware) {
     d.dev.drain_compute();  // MPI reads what the stream wrote
-    MpiBackend::native(c);
+    host_.native(c);
     d.end_order();
     return;
   }
@@ -431,7 +431,7 @@ void CudaBackend::native(const CollectiveCall& c) const {
   std::byte* hin = c.in_place ? hout : d.pinned(d.host_in, c.in_size * es);
   const CollectiveCall h = staged_call(d, c, hin, hout);
   d.dev.drain_compute();
-  MpiBackend::native(h);
+  host_.native(h);
   unstage(d, c, hout);
   d.end_order();
   if (!d.blocking) d.dev.drain_compute();  // the pinned buffers are reused by the next call
@@ -442,7 +442,7 @@ void CudaBackend::send(const void* data, std::size_t count, DataType t, int dest
   d.begin_order();
   if (d.aware || !is_device_pointer(data)) {
     d.dev.drain_compute();
-    MpiBackend::send(data, count, t, dest, tag);
+    host_.send(data, count, t, dest, tag);
     return;
   }
   const std::size_t bytes = count * type_bytes(t);
@@ -450,7 +450,7 @@ void CudaBackend::send(const void* data, std::size_t count, DataType t, int dest
   if (bytes)
     check(cudaMemcpyAsync(h, data, bytes, cudaMemcpyDefault, d.compute()), d.rank, "staging copy");
   d.dev.drain_compute();
-  MpiBackend::send(h, count, t, dest, tag);
+  host_.send(h, count, t, dest, tag);
 }
 
 void CudaBackend::recv(void* data, std::size_t count, DataType t, int source, int tag) const {
@@ -458,13 +458,13 @@ void CudaBackend::recv(void* data, std::size_t count, DataType t, int source, in
   d.begin_order();
   d.dev.drain_compute();  // the stream's earlier work may still read `data`
   if (d.aware || !is_device_pointer(data)) {
-    MpiBackend::recv(data, count, t, source, tag);
+    host_.recv(data, count, t, source, tag);
     d.end_order();
     return;
   }
   const std::size_t bytes = count * type_bytes(t);
   std::byte* h = d.pinned(d.host_out, bytes);
-  MpiBackend::recv(h, count, t, source, tag);
+  host_.recv(h, count, t, source, tag);
   if (bytes)
     check(cudaMemcpyAsync(data, h, bytes, cudaMemcpyDefault, d.compute()), d.rank, "staging copy");
   d.end_order();
@@ -474,7 +474,7 @@ void CudaBackend::recv(void* data, std::size_t count, DataType t, int source, in
 // ---- nonblocking and persistent calls (docs/cuda.md, "Nonblocking and persistent calls") ----
 
 std::shared_ptr<void> CudaBackend::keepalive() const {
-  return std::make_shared<Kept>(Kept{MpiBackend::keepalive(), d_, nullptr, nullptr});
+  return std::make_shared<Kept>(Kept{host_.keepalive(), d_, nullptr, nullptr});
 }
 
 namespace {
@@ -534,7 +534,7 @@ class DevicePersistent final : public detail::PersistentOp {
 Request CudaBackend::execution_request(std::unique_ptr<engine::Execution> exec,
                                        std::shared_ptr<void> keepalive) {
   Impl& d = *d_;
-  auto keep = std::make_shared<Kept>(Kept{MpiBackend::keepalive(), d_, std::move(keepalive), {}});
+  auto keep = std::make_shared<Kept>(Kept{host_.keepalive(), d_, std::move(keepalive), {}});
   std::shared_ptr<engine::Execution> ex(std::move(exec));
   device::CallHooks h;
   h.test = [ex] { return ex->test(); };
@@ -545,13 +545,12 @@ Request CudaBackend::execution_request(std::unique_ptr<engine::Execution> exec,
 }
 
 Request CudaBackend::native_start(const CollectiveCall& c, std::shared_ptr<void> keepalive) const {
-  if (!on_device(c)) return MpiBackend::native_start(c, std::move(keepalive));
+  if (!on_device(c)) return host_.native_start(c, std::move(keepalive));
   Impl& d = *d_;
-  auto keep = std::make_shared<Kept>(Kept{MpiBackend::keepalive(), d_, std::move(keepalive), {}});
+  auto keep = std::make_shared<Kept>(Kept{host_.keepalive(), d_, std::move(keepalive), {}});
   if (d.aware) {
     d.dev.drain_compute();  // MPI reads what the stream wrote
-    device::CallHooks h =
-        request_hooks(std::make_shared<Request>(MpiBackend::native_start(c, keep)));
+    device::CallHooks h = request_hooks(std::make_shared<Request>(host_.native_start(c, keep)));
     h.order_caller = d.order_caller(d.user);
     return Request(std::make_unique<device::DevicePending>(keep, d.dev, d.blocking, std::move(h)));
   }
@@ -561,8 +560,7 @@ Request CudaBackend::native_start(const CollectiveCall& c, std::shared_ptr<void>
   keep->pinned = std::make_shared<Pinned>(d_, c.in_size * es, c.out_size * es, c.in_place);
   const CollectiveCall hc = staged_call(d, c, keep->pinned->in, keep->pinned->out);
   d.dev.drain_compute();
-  device::CallHooks h =
-      request_hooks(std::make_shared<Request>(MpiBackend::native_start(hc, keep)));
+  device::CallHooks h = request_hooks(std::make_shared<Request>(host_.native_start(hc, keep)));
   h.after_host = [&d, c, out = keep->pinned->out] { unstage(d, c, out); };
   h.order_caller = d.order_caller(d.user);
   return Request(std::make_unique<device::DevicePending>(keep, d.dev, true, std::move(h)));
@@ -570,9 +568,9 @@ Request CudaBackend::native_start(const CollectiveCall& c, std::shared_ptr<void>
 
 std::unique_ptr<detail::PersistentOp> CudaBackend::native_init(const CollectiveCall& c,
                                                                std::shared_ptr<void> keepalive) {
-  if (!on_device(c)) return MpiBackend::native_init(c, std::move(keepalive));
+  if (!on_device(c)) return host_.native_init(c, std::move(keepalive));
   Impl& d = *d_;
-  auto keep = std::make_shared<Kept>(Kept{MpiBackend::keepalive(), d_, std::move(keepalive), {}});
+  auto keep = std::make_shared<Kept>(Kept{host_.keepalive(), d_, std::move(keepalive), {}});
   CollectiveCall hc = c;
   std::function<void()> before = [&d] { d.dev.drain_compute(); };
   device::CallHooks h;
@@ -589,7 +587,7 @@ std::unique_ptr<detail::PersistentOp> CudaBackend::native_init(const CollectiveC
     };
     h.after_host = [&d, c, hout] { unstage(d, c, hout); };
   }
-  std::shared_ptr<detail::PersistentOp> host = MpiBackend::native_init(hc, keep);
+  std::shared_ptr<detail::PersistentOp> host = host_.native_init(hc, keep);
   h.test = [host] { return host->test(); };
   h.wait = [host] { host->wait(); };
   DevicePersistent::Host hh{[host] { host->start(); }, [host] { host->abandon(); },
@@ -602,7 +600,7 @@ std::unique_ptr<detail::PersistentOp> CudaBackend::persistent_execution(
     std::shared_ptr<const engine::Plan> plan, const engine::Buffers& buffers,
     const ReduceKernel& kernel, std::shared_ptr<void> keepalive) {
   Impl& d = *d_;
-  auto keep = std::make_shared<Kept>(Kept{MpiBackend::keepalive(), d_, std::move(keepalive), {}});
+  auto keep = std::make_shared<Kept>(Kept{host_.keepalive(), d_, std::move(keepalive), {}});
   auto ex = std::make_shared<engine::Execution>(std::move(plan),
                                                 d.persistent_transport(native_handle()), d.scratch);
   // The wait policy and the timeout of init (the request may outlive the backend's object).
@@ -625,17 +623,17 @@ Request CudaBackend::isend(const void* data, std::size_t count, DataType t, int 
   d.begin_order();
   if (d.aware || !is_device_pointer(data)) {
     d.dev.drain_compute();  // MPI reads what the stream wrote
-    return MpiBackend::isend(data, count, t, dest, tag);
+    return host_.isend(data, count, t, dest, tag);
   }
   const std::size_t bytes = count * type_bytes(t);
   auto keep = std::make_shared<Kept>(
-      Kept{MpiBackend::keepalive(), d_, nullptr, std::make_shared<Pinned>(d_, 0, bytes, true)});
+      Kept{host_.keepalive(), d_, nullptr, std::make_shared<Pinned>(d_, 0, bytes, true)});
   std::byte* h = keep->pinned->out;
   if (bytes)
     check(cudaMemcpyAsync(h, data, bytes, cudaMemcpyDefault, d.compute()), d.rank, "staging copy");
   d.dev.drain_compute();
   device::CallHooks hooks =
-      request_hooks(std::make_shared<Request>(MpiBackend::isend(h, count, t, dest, tag)));
+      request_hooks(std::make_shared<Request>(host_.isend(h, count, t, dest, tag)));
   return Request(
       std::make_unique<device::DevicePending>(std::move(keep), d.dev, false, std::move(hooks)));
 }
@@ -645,14 +643,14 @@ Request CudaBackend::irecv(void* data, std::size_t count, DataType t, int source
   d.begin_order();
   if (d.aware || !is_device_pointer(data)) {
     d.dev.drain_compute();  // the stream's earlier work may still read `data`
-    return MpiBackend::irecv(data, count, t, source, tag);
+    return host_.irecv(data, count, t, source, tag);
   }
   const std::size_t bytes = count * type_bytes(t);
   auto keep = std::make_shared<Kept>(
-      Kept{MpiBackend::keepalive(), d_, nullptr, std::make_shared<Pinned>(d_, 0, bytes, true)});
+      Kept{host_.keepalive(), d_, nullptr, std::make_shared<Pinned>(d_, 0, bytes, true)});
   std::byte* h = keep->pinned->out;
   device::CallHooks hooks =
-      request_hooks(std::make_shared<Request>(MpiBackend::irecv(h, count, t, source, tag)));
+      request_hooks(std::make_shared<Request>(host_.irecv(h, count, t, source, tag)));
   // The copy to the device goes on the compute stream, after the caller's earlier work.
   hooks.after_host = [&d, data, h, bytes] {
     if (bytes)

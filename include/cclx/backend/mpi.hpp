@@ -9,8 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "cclx/backend/backend.hpp"
 #include "cclx/collective_call.hpp"
-#include "cclx/detail/relay_model.hpp"
+#include "cclx/engine/execution.hpp"
 #include "cclx/engine/plan.hpp"
 #include "cclx/engine/scratch_pool.hpp"
 #include "cclx/engine/transport.hpp"
@@ -20,11 +21,6 @@
 #include "cclx/types.hpp"
 
 namespace cclx {
-
-enum class Ownership {
-  duplicate,  // MPI_Comm_dup the given communicator and free the duplicate on destruction
-  borrow,     // use the given communicator; the caller keeps it alive and frees it
-};
 
 [[nodiscard]] MPI_Datatype mpi_datatype(DataType t);
 // The MPI_Op that computes `op` on `t`: the builtin one, except where the MPI library gets it
@@ -98,6 +94,13 @@ class MpiBackend {
                                                    std::shared_ptr<const detail::RelayModel> model,
                                                    const RelayOptions& options,
                                                    std::shared_ptr<void> keepalive);
+  // A nonblocking scheduled call's Request: `exec`, started on transport(), progresses in its
+  // test() and wait(); the request keeps the backend's state and `keepalive` (the op) alive.
+  Request execution_request(std::unique_ptr<engine::Execution> exec,
+                            std::shared_ptr<void> keepalive);
+  // Hooks around each call (cclx::Backend): host memory needs nothing before or after one.
+  void begin_call(const CollectiveCall& /*call*/) {}
+  void end_call() const {}
   // Keeps the backend's communicators, transport and scratch alive while a Request holds it, so
   // that a request may outlive its Communicator (it still completes normally).
   [[nodiscard]] std::shared_ptr<void> keepalive() const;
@@ -144,5 +147,8 @@ class MpiBackend {
   std::shared_ptr<State> s_;
   bool validate_ = false;
 };
+
+static_assert(Backend<MpiBackend>);
+static_assert(RelayBackend<MpiBackend>);
 
 }  // namespace cclx

@@ -32,8 +32,8 @@ void run_remembered(const AutoContext::Memo& m, Run&& run) {
 }
 }  // namespace detail
 
-template <class Backend>
-tune::Workload Communicator<Backend>::auto_workload(const CollectiveCall& c) {
+template <Backend B>
+tune::Workload Communicator<B>::auto_workload(const CollectiveCall& c) {
   if (!auto_.agreed()) {
     // The first Auto call: compare the selector's inputs across ranks (one 16-byte allgather).
     const std::array<std::uint64_t, 2> mine = auto_.local_fingerprint(rank());
@@ -49,17 +49,17 @@ tune::Workload Communicator<Backend>::auto_workload(const CollectiveCall& c) {
   return detail::auto_workload(c, size());
 }
 
-template <class Backend>
+template <Backend B>
 template <algo::AutoAlgorithm A>
-const tune::Candidate& Communicator<Backend>::auto_choice(const tune::Workload& w, const A& policy,
-                                                          detail::AutoContext::Timing& timing) {
+const tune::Candidate& Communicator<B>::auto_choice(const tune::Workload& w, const A& policy,
+                                                    detail::AutoContext::Timing& timing) {
   return auto_.choose(w, policy.online, timing);
 }
 
 // `value`'s max over ranks (one native allreduce of one element).
-template <class Backend>
+template <Backend B>
 template <class T>
-T Communicator<Backend>::max_over_ranks(T value) {
+T Communicator<B>::max_over_ranks(T value) {
   CollectiveCall m = base_call<T>(sched::Collective::allreduce);
   m.kernel = detail::kernel_for<T>(cclx::max);
   m.has_op = true;
@@ -72,9 +72,9 @@ T Communicator<Backend>::max_over_ranks(T value) {
 
 // Runs the chosen candidate; a tuning call is timed and its time reduced to the max over ranks,
 // so that every rank's tuner sees the same number.
-template <class Backend>
+template <Backend B>
 template <algo::AutoAlgorithm A>
-void Communicator<Backend>::run_auto(const CollectiveCall& c, const A& policy) {
+void Communicator<B>::run_auto(const CollectiveCall& c, const A& policy) {
   // The repeated call's path, kept here (small enough to inline into the caller) ahead of
   // auto_miss(); the common native choice runs without a visit of the policy.
   const detail::AutoKey key = detail::auto_key(c, policy.online);
@@ -85,10 +85,10 @@ void Communicator<Backend>::run_auto(const CollectiveCall& c, const A& policy) {
   auto_miss(c, policy, true, key, [&](const tune::Candidate*, const auto& p) { run(c, p); });
 }
 
-template <class Backend>
+template <Backend B>
 template <class Run>
-void Communicator<Backend>::with_auto_choice(const CollectiveCall& c, const algo::Auto& policy,
-                                             bool blocking, Run&& run) {
+void Communicator<B>::with_auto_choice(const CollectiveCall& c, const algo::Auto& policy,
+                                       bool blocking, Run&& run) {
   detail::AutoKey key;  // only a blocking call is remembered
   if (blocking) {
     key = detail::auto_key(c, policy.online);
@@ -101,10 +101,10 @@ void Communicator<Backend>::with_auto_choice(const CollectiveCall& c, const algo
 
 // A call that did not repeat the remembered decision (`key` is its auto_key(), computed once by
 // the caller): decides, runs, times where the tuner asks, and remembers a settled decision.
-template <class Backend>
+template <Backend B>
 template <class Run>
-void Communicator<Backend>::auto_miss(const CollectiveCall& c, const algo::Auto& policy,
-                                      bool blocking, const detail::AutoKey& key, Run&& run) {
+void Communicator<B>::auto_miss(const CollectiveCall& c, const algo::Auto& policy, bool blocking,
+                                const detail::AutoKey& key, Run&& run) {
   using Timing = detail::AutoContext::Timing;
   auto_.forget();
   const tune::Workload w = auto_workload(c);
@@ -128,10 +128,10 @@ void Communicator<Backend>::auto_miss(const CollectiveCall& c, const algo::Auto&
 // Nonblocking and persistent calls use the decision but are not timed: their completion includes
 // the caller's overlap. MPI's nonblocking and persistent paths do not take user-defined ops, so
 // such a call runs the first scheduled candidate that serves it instead (the same on every rank).
-template <class Backend>
+template <Backend B>
 template <algo::AutoAlgorithm A>
-tune::Candidate Communicator<Backend>::untimed_choice(const CollectiveCall& c,
-                                                      const tune::Workload& w, const A& policy) {
+tune::Candidate Communicator<B>::untimed_choice(const CollectiveCall& c, const tune::Workload& w,
+                                                const A& policy) {
   detail::AutoContext::Timing timing{};
   const tune::Candidate& choice = auto_choice(w, policy, timing);
   if (choice.native() && c.has_op && c.kernel.op == OpId::user)
@@ -140,10 +140,10 @@ tune::Candidate Communicator<Backend>::untimed_choice(const CollectiveCall& c,
   return choice;
 }
 
-template <class Backend>
+template <Backend B>
 template <algo::AutoAlgorithm A>
-Request Communicator<Backend>::start_auto(const CollectiveCall& c, const A& policy,
-                                          std::shared_ptr<void> keepalive) {
+Request Communicator<B>::start_auto(const CollectiveCall& c, const A& policy,
+                                    std::shared_ptr<void> keepalive) {
   return algo::with_policy(untimed_choice(c, auto_workload(c), policy),
                            [&](const auto& p) { return start(c, p, std::move(keepalive)); });
 }
@@ -151,10 +151,10 @@ Request Communicator<Backend>::start_auto(const CollectiveCall& c, const A& poli
 // A persistent request chooses once, here, and keeps that candidate for its whole life. An
 // alltoallv agrees on its size first: the busiest rank's bytes (one 8-byte allreduce, on every
 // rank before anything here can throw), which is the size tables record for alltoallv.
-template <class Backend>
+template <Backend B>
 template <class D, algo::AutoAlgorithm A>
-PersistentRequest Communicator<Backend>::init_auto(const CollectiveCall& c, const A& policy,
-                                                   std::shared_ptr<void> keepalive) {
+PersistentRequest Communicator<B>::init_auto(const CollectiveCall& c, const A& policy,
+                                             std::shared_ptr<void> keepalive) {
   tune::Workload w = auto_workload(c);
   if (!w.sized) {
     w.bytes = static_cast<std::size_t>(
@@ -171,10 +171,10 @@ PersistentRequest Communicator<Backend>::init_auto(const CollectiveCall& c, cons
   });
 }
 
-template <class Backend>
+template <Backend B>
 template <Element T>
-std::string Communicator<Backend>::explain(sched::Collective coll, std::size_t count, int root,
-                                           bool commutative, const algo::Auto& policy) {
+std::string Communicator<B>::explain(sched::Collective coll, std::size_t count, int root,
+                                     bool commutative, const algo::Auto& policy) {
   tune::Workload w = detail::auto_workload(coll, count, sizeof(T), size(), root, commutative);
   std::string s = auto_.explain(w, policy.online, rank());
   if (!w.sized) {  // alltoallv: also what an alltoallv_init agreeing on `count` elements runs
