@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "cclx/algo/registry.hpp"
 #include "cclx/cclx.hpp"
 #include "cclx/schedule/generate.hpp"
 #include "cclx/schedule/relay.hpp"
@@ -157,7 +158,7 @@ int main(int argc, char** argv) {
                      "s\n",
                      shape.c_str(), what.c_str(), all, most, rounds, measured, predicted);
     };
-    time_one("ring", "full", "", cclx::sched::generate_by_name("ring", req));
+    time_one("ring", "full", "", cclx::algo::generate_by_name("ring", req));
     for (const auto& shape : split(shapes, ',')) {
       const bool owners = shape == "owners";
       if (owners || shape.rfind("subset-", 0) == 0) {  // phase 1 over the active ranks only

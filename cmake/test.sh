@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite (CI runs exactly this, .ci/run): install what is missing and build, then
-#   1. MPICH (the default MPI), release preset: every test - unit, MPI at N = 1..9, tools,
-#      installed-tree consumer (CMake and pkg-config), prototypes, clang-format on the tree, and
-#      check-mpi-test-cases (every test case of cclx-mpi-tests runs in some entry);
+#   1. MPICH (the default MPI), release preset (the test programs' own code at -O1): every test -
+#      unit, MPI at N = 1..5, 7, 8 (StragglAR also at 6), tools, installed-tree consumer (CMake
+#      and pkg-config), prototypes, clang-format on the tree, and check-mpi-test-cases (every test
+#      case of cclx-mpi-tests runs in some entry);
 #   2. Open MPI 4.1, release-openmpi preset (everything at -O1): build, then the MPI tests at
 #      N = 2, 3 (grid, api, adaptive, stragglar), the fault tests (a stalled rank, a count
 #      mismatch; dead-rank tests need hydra) and libcclx-mpi's tests (shim-*);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cclx/algo/by_name.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/device/cuda_aware.hpp"
 #include "cclx/schedule/generate.hpp"
 #include "cclx/settings.hpp"
@@ -85,7 +86,7 @@ std::string default_and_range(const sched::ParamInfo& p) {
 std::vector<Algorithm> algorithms() {
   std::vector<Algorithm> all;
   all.push_back({"native", {"every collective (the MPI library's own)"}, {"every collective"}, {}});
-  for (const auto& g : sched::generators()) {
+  for (const auto& g : cclx::algo::generators()) {
     Algorithm a;
     a.name = g.name;
     for (auto c : g.collectives) a.collectives.emplace_back(sched::to_string(c));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/format.hpp"
 #include "cclx/schedule/verifier.hpp"
@@ -102,7 +103,7 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
 }
 
 void list_generators() {
-  for (const auto& g : generators()) {
+  for (const auto& g : cclx::algo::generators()) {
     std::cout << g.name << "\n  collectives:";
     for (auto c : g.collectives) std::cout << ' ' << to_string(c);
     std::cout << "\n  params:";
@@ -122,8 +123,8 @@ int run(const Options& o) {
   Schedule s;
   try {
     // Unknown algorithm or parameter names are the caller's mistake: exit 2 like other bad input.
-    generator(o.algo);
-    s = generate_by_name(o.algo, o.req, o.params);
+    (void)cclx::algo::generator(o.algo);
+    s = cclx::algo::generate_by_name(o.algo, o.req, o.params);
   } catch (const cclx::Error& e) {
     std::cerr << "cclx-schedule: " << e.what() << '\n';
     return 2;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/relay.hpp"
 #include "cclx/schedule/synthesis.hpp"
@@ -79,7 +80,7 @@ std::optional<int> parse(int argc, char** argv, Args& a) {
                      "algorithms and rank counts, on a full mesh, a two-level machine or a "
                      "topology from JSON.");
   cclx::kit::add_list(app, "--algo", a.algos,
-                      "generators (sched::generators()), comma-separated; also `synth` (trees "
+                      "generators (cclx::algo::generators()), comma-separated; also `synth` (trees "
                       "synthesized on the topology, schedule/synthesis.hpp) and `par_trees` (the "
                       "same without the simulator-driven search); their --param keys: "
                       "max_trees, chunk_bytes, max_transfers, relay (schedule/synthesis.hpp; "
@@ -274,7 +275,7 @@ nlohmann::json run_one(const Args& a, const Machine& m, const std::string& algo,
     s = sched::tree_schedule(ts, req);
     j["trees"] = ts.describe();
   } else {
-    s = sched::generate_by_name(algo, req, a.params);
+    s = cclx::algo::generate_by_name(algo, req, a.params);
   }
   const auto t1 = std::chrono::steady_clock::now();
 

@@ -154,7 +154,7 @@ void emit_scatter(ProgramBuilder& b, const Plan& plan, int r, int root, bool in_
 
 Schedule binomial_tree(const ScheduleRequest& req) {
   using C = Collective;
-  require_supported(req, "binomial_tree");
+  require_supported<algo::BinomialTree>(req);
   const int n = req.nranks;
   const C shape = coll::shape_of(req.collective);
   Schedule s;
@@ -165,7 +165,7 @@ Schedule binomial_tree(const ScheduleRequest& req) {
   s.in_place = req.in_place;
   const bool per_rank = shape == C::gather || shape == C::scatter;
   s.nblocks = per_rank ? static_cast<std::uint32_t>(n) : 1;
-  s.preserves_order = keeps_rank_order("binomial_tree", req.collective) || n == 1;
+  s.preserves_order = keeps_rank_order<algo::BinomialTree>(req.collective) || n == 1;
   s.programs.resize(static_cast<std::size_t>(n));
 
   const int L = ceil_log2(n);

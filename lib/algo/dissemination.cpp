@@ -7,7 +7,7 @@
 namespace cclx::sched {
 
 Schedule dissemination(const ScheduleRequest& req) {
-  require_supported(req, "dissemination");
+  require_supported<algo::Dissemination>(req);
   const int n = req.nranks;
   Schedule s;
   s.algorithm = "dissemination";
@@ -15,7 +15,7 @@ Schedule dissemination(const ScheduleRequest& req) {
   s.nranks = n;
   s.in_place = req.in_place;
   s.nblocks = 1;
-  s.preserves_order = keeps_rank_order("dissemination", req.collective) || n == 1;
+  s.preserves_order = keeps_rank_order<algo::Dissemination>(req.collective) || n == 1;
   s.programs.resize(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) {
     if (req.only_rank >= 0 && r != req.only_rank) continue;

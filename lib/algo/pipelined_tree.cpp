@@ -199,7 +199,7 @@ void allreduce_rank(ProgramBuilder& b, const Tree& tree, const std::vector<long 
 
 Schedule pipelined_tree(const ScheduleRequest& req, std::size_t segment_bytes, int fanout) {
   using C = Collective;
-  require_supported(req, "pipelined_tree");
+  require_supported<algo::PipelinedTree>(req);
   if (fanout < 1)
     throw Error("pipelined_tree: fanout must be >= 1 (1 = chain), got " + std::to_string(fanout));
   if (segment_bytes == 0) throw Error("pipelined_tree: segment_bytes must be > 0");
@@ -215,7 +215,7 @@ Schedule pipelined_tree(const ScheduleRequest& req, std::size_t segment_bytes, i
   s.root = req.collective == C::allreduce ? 0 : req.root;
   s.in_place = req.in_place;
   s.nblocks = S;
-  s.preserves_order = keeps_rank_order("pipelined_tree", req.collective) || n == 1;
+  s.preserves_order = keeps_rank_order<algo::PipelinedTree>(req.collective) || n == 1;
   s.programs.resize(static_cast<std::size_t>(n));
 
   const Tree tree(n, fanout);

@@ -88,7 +88,7 @@ void allreduce_rank(ProgramBuilder& b, int n, int r, bool in_place) {
 }  // namespace
 
 Schedule recursive_doubling(const ScheduleRequest& req) {
-  require_supported(req, "recursive_doubling");
+  require_supported<algo::RecursiveDoubling>(req);
   const int n = req.nranks;
   Schedule s;
   s.algorithm = "recursive_doubling";
@@ -100,7 +100,7 @@ Schedule recursive_doubling(const ScheduleRequest& req) {
   // when log2 p is even (see the header comment).
   const auto [p, levels] = Pow2(n);
   if (req.in_place && n > 1 && (levels % 2 == 1 ? levels >= 3 : n != p)) s.scratch_copies = 2;
-  s.preserves_order = keeps_rank_order("recursive_doubling", req.collective) || n == 1;
+  s.preserves_order = keeps_rank_order<algo::RecursiveDoubling>(req.collective) || n == 1;
   s.programs.resize(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) {
     if (req.only_rank >= 0 && r != req.only_rank) continue;

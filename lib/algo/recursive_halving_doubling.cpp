@@ -521,7 +521,7 @@ void bcast_rank(ProgramBuilder& b, const Fold& f, int r, int root) {
 
 Schedule recursive_halving_doubling(const ScheduleRequest& req) {
   using C = Collective;
-  require_supported(req, "rhd");
+  require_supported<algo::RecursiveHalvingDoubling>(req);
   const int n = req.nranks;
   const C shape = coll::shape_of(req.collective);
   const bool rooted = shape == C::reduce || shape == C::bcast;
@@ -533,7 +533,7 @@ Schedule recursive_halving_doubling(const ScheduleRequest& req) {
   const bool p_blocks = shape == C::allreduce || shape == C::reduce;
   Schedule s = base(req, static_cast<std::uint32_t>(p_blocks ? f.p : n));
   if (!rooted) s.root = 0;
-  s.preserves_order = keeps_rank_order("rhd", req.collective) || n == 1;
+  s.preserves_order = keeps_rank_order<algo::RecursiveHalvingDoubling>(req.collective) || n == 1;
   // A second scratch copy where some rank without Out (and with In read-only) must keep a partial
   // sum while a message lands: see the header comment.
   if (shape == C::reduce && n > 2) {
@@ -571,12 +571,12 @@ Schedule recursive_halving_doubling(const ScheduleRequest& req) {
 }
 
 Schedule rhd_elimination(const ScheduleRequest& req) {
-  require_supported(req, "rhd_elimination");
+  require_supported<algo::RhdElimination>(req);
   const Fold f(req.nranks);
   Schedule s = base(req, static_cast<std::uint32_t>(f.p));
   s.algorithm = "rhd_elimination";
   s.root = 0;
-  s.preserves_order = keeps_rank_order("rhd_elimination", req.collective) || req.nranks == 1;
+  s.preserves_order = keeps_rank_order<algo::RhdElimination>(req.collective) || req.nranks == 1;
   for (int r = 0; r < req.nranks; ++r) {
     if (req.only_rank >= 0 && r != req.only_rank) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);

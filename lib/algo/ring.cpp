@@ -41,7 +41,7 @@ void ring_allgather(ProgramBuilder& b, int n, int r, int have, Region first_src,
 
 Schedule ring(const ScheduleRequest& req) {
   using C = Collective;
-  require_supported(req, "ring");
+  require_supported<algo::Ring>(req);
   const int n = req.nranks;
   Schedule s;
   s.algorithm = "ring";
@@ -51,7 +51,7 @@ Schedule ring(const ScheduleRequest& req) {
   s.in_place = req.in_place;
   s.nblocks = static_cast<std::uint32_t>(n);
   // The ring adds contributions in rotated order; only the trivial ring keeps rank order.
-  s.preserves_order = keeps_rank_order("ring", req.collective) || n == 1;
+  s.preserves_order = keeps_rank_order<algo::Ring>(req.collective) || n == 1;
   const C shape = coll::shape_of(req.collective);
   // Around the ring every rank hears only from its left neighbour; alltoall's shifts do not.
   s.one_sender_per_receiver = shape != C::alltoall;

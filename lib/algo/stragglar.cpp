@@ -24,7 +24,7 @@
 namespace cclx::sched {
 
 Schedule stragglar(const ScheduleRequest& req, int straggler) {
-  require_supported(req, "stragglar");
+  require_supported<algo::StragglAR>(req);
   const int n = req.nranks;
   if (straggler < 0 || straggler >= n)
     throw Error("stragglar: straggler " + std::to_string(straggler) + " out of range for " +
@@ -37,7 +37,7 @@ Schedule stragglar(const ScheduleRequest& req, int straggler) {
   s.root = req.root;
   s.in_place = req.in_place;
   s.nblocks = static_cast<std::uint32_t>(n > 1 ? n - 1 : 1);
-  s.preserves_order = keeps_rank_order("stragglar", req.collective) || n == 1;
+  s.preserves_order = keeps_rank_order<algo::StragglAR>(req.collective) || n == 1;
   s.programs.resize(static_cast<std::size_t>(n));
   const bool all = req.only_rank < 0;
   if (n == 1) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "cclx/algo/registry.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 
@@ -55,7 +56,7 @@ void check_schedule(const CollectiveCall& c, const sched::Schedule& s, int rank)
     throw Error(rank, "algorithm '" + s.algorithm +
                           "' reorders contributions and cannot honor a non-commutative op; use "
                           "an algorithm that keeps rank order (" +
-                          sched::order_preserving_algorithms(c.collective) + ")");
+                          algo::order_preserving_algorithms(c.collective) + ")");
   if (static_cast<int>(s.programs.size()) <= rank)
     throw Error(rank, "algorithm '" + s.algorithm + "' produced no program for this rank");
   if (c.blocks)

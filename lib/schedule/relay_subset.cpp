@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <string>
 
+#include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/relay.hpp"
 #include "relay_steps.hpp"
@@ -53,7 +54,7 @@ RelayPlan subset_relay_schedules(std::string_view algorithm, const ScheduleReque
                   : active[static_cast<std::size_t>(req.only_rank)]
                       ? sub_of[static_cast<std::size_t>(req.only_rank)]
                       : 0;
-  const Schedule s1 = generate_by_name(algorithm, sub);
+  const Schedule s1 = cclx::algo::generate_by_name(algorithm, sub);
   const std::uint32_t B = s1.nblocks;
   const std::uint32_t g = detail::blocks_per_unit(req.bytes, segment_bytes, B);
   const std::uint32_t nb = B * g;

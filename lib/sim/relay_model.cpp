@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cclx/algo/adaptive.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/generate.hpp"
 #include "cclx/schedule/relay.hpp"
@@ -82,10 +83,10 @@ class TreeRelayModel final : public detail::RelayModel {
       }
     };
     if (const std::string_view measured = measured_best(table); !measured.empty()) {
-      consider(sched::generate_by_name(measured, r));  // the rules still price it by the model
+      consider(algo::generate_by_name(measured, r));  // the rules still price it by the model
     } else {
       for (const std::string_view name : kAllActiveCandidates)
-        if (serves(name)) consider(sched::generate_by_name(name, r));
+        if (serves(name)) consider(algo::generate_by_name(name, r));
     }
     for (const auto& ts : tree_sets) consider(sched::tree_schedule(ts, r));
     sched::Schedule none = *all_active_;  // phase 2 of a full call: nothing on any rank
@@ -95,7 +96,7 @@ class TreeRelayModel final : public detail::RelayModel {
 
   // Whether the library's generator `name` serves this call's collective.
   [[nodiscard]] bool serves(std::string_view name) const {
-    const auto& c = sched::generator(name).collectives;
+    const auto& c = algo::generator(name).collectives;
     return std::find(c.begin(), c.end(), req_.collective) != c.end();
   }
   // The fastest library candidate that `table` measured for this collective and communicator

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <limits>
 
+#include "cclx/algo/registry.hpp"
 #include "cclx/byte_size.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/channels.hpp"
@@ -47,7 +48,7 @@ Candidate parse_candidate(std::string_view text) {
   const sched::GeneratorInfo* g = nullptr;
   if (!c.native()) {
     try {
-      g = &sched::generator(c.algorithm);
+      g = &algo::generator(c.algorithm);
     } catch (const Error& e) {
       throw Error("algorithm selection: '" + std::string(whole) + "': " + e.detail());
     }

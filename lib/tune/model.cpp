@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cclx/algo/registry.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/partition.hpp"
@@ -60,14 +61,14 @@ bool can_serve(const Candidate& c, const Workload& w, std::string* why) {
   };
   const sched::GeneratorInfo* g = nullptr;
   try {
-    g = &sched::generator(c.algorithm);
+    g = &algo::generator(c.algorithm);
   } catch (const Error& e) {
     return fail(e.detail());
   }
   const auto& cs = g->collectives;
   if (std::find(cs.begin(), cs.end(), w.collective) == cs.end())
     return fail(c.algorithm + " does not serve " + std::string(sched::to_string(w.collective)));
-  if (!w.commutative && !sched::keeps_rank_order(c.algorithm, w.collective))
+  if (!w.commutative && !algo::keeps_rank_order(c.algorithm, w.collective))
     return fail(c.algorithm + " reorders contributions (the op is not commutative)");
   if (channels_unserved(c, w.collective))
     return fail(std::string(sched::to_string(w.collective)) + " does not split into channels");
@@ -79,7 +80,7 @@ bool can_serve(const Candidate& c, const Workload& w, std::string* why) {
 
 std::vector<Candidate> model_candidates(const Workload& w) {
   std::vector<Candidate> out{Candidate{}};
-  for (const auto& g : sched::generators()) {
+  for (const auto& g : algo::generators()) {
     if (g.name == "stragglar") continue;  // needs the straggler's rank
     Candidate c{g.name, {}};
     if (can_serve(c, w)) out.push_back(std::move(c));
@@ -110,7 +111,7 @@ std::string native_algorithm(const Workload& w) {
   for (const auto& name : prefs) {
     const Candidate c{name, {}};
     bool known = false;
-    for (const auto& g : sched::generators()) known = known || g.name == name;
+    for (const auto& g : algo::generators()) known = known || g.name == name;
     if (known && can_serve(c, w)) return name;
   }
   for (const auto& c : model_candidates(w))
@@ -123,7 +124,7 @@ Predictor alpha_beta_model(const ModelParams& m) {
     if (!can_serve(c, w)) return -1;
     if (!c.native()) {
       try {
-        const sched::Schedule s = sched::generate_by_name(c.algorithm, w.request(), c.params);
+        const sched::Schedule s = algo::generate_by_name(c.algorithm, w.request(), c.params);
         return estimate(s, w.bytes, w.elem_size, m, m.call_overhead);
       } catch (const Error&) {
         return -1;  // the generator refuses this request
@@ -134,7 +135,7 @@ Predictor alpha_beta_model(const ModelParams& m) {
     nm.beta *= m.native_beta_scale;
     nm.step_overhead = 0;
     try {
-      const sched::Schedule s = sched::generate_by_name(native_algorithm(w), w.request());
+      const sched::Schedule s = algo::generate_by_name(native_algorithm(w), w.request());
       return estimate(s, w.bytes, w.elem_size, nm, m.native_overhead);
     } catch (const Error&) {
       return m.native_overhead + m.alpha;  // n = 1 or a shape no stand-in serves

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "cclx/algo/registry.hpp"
 #include "cclx/schedule/generate.hpp"
 
 namespace cclx::tune {
@@ -52,7 +53,7 @@ std::vector<Subspace> subspaces_for(const Workload& w) {
   for (const Candidate& c : model_candidates(w)) {
     Subspace sp{c, c, {}};
     if (!c.native()) {
-      for (const sched::ParamInfo& info : sched::generator(c.algorithm).params) {
+      for (const sched::ParamInfo& info : algo::generator(c.algorithm).params) {
         const std::string& param = info.name;
         Axis a{param, {}};
         for (long long v : grid(param)) {  // values the generator accepts for this call

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <limits>
 
+#include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
 #include "cclx/settings.hpp"
 
@@ -85,7 +86,7 @@ Overrides Overrides::parse(std::string_view text) {
         bad(trim(rule.substr(eq + 1)), e.detail());
       }
       if (coll && !r.choice.native()) {
-        const auto& served = sched::generator(r.choice.algorithm).collectives;
+        const auto& served = algo::generator(r.choice.algorithm).collectives;
         bool ok = false;
         for (auto c : served) ok = ok || c == *coll;
         if (!ok)

@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cclx/algo/registry.hpp"
 #include "cclx/cclx.hpp"
 
 namespace cclx_test {
@@ -32,7 +33,7 @@ void progress(std::string where);
 
 // ---- the algorithms under test: adding one is one line ----
 // Each entry: a label and a policy value. Which collectives a scheduled policy is asked to run
-// comes from its generator's registry entry (sched::generators()); Native runs everything.
+// comes from its generator's registry entry (cclx::algo::generators()); Native runs everything.
 template <class F>
 void for_each_algorithm(F&& f) {
   namespace algo = cclx::algo;
@@ -53,7 +54,7 @@ inline constexpr bool is_native = std::is_same_v<A, cclx::algo::Native>;
 
 // Collectives the registry says `name` serves; empty if it is not registered.
 inline std::vector<Coll> registered_collectives(std::string_view name) {
-  for (const auto& g : cclx::sched::generators())
+  for (const auto& g : cclx::algo::generators())
     if (g.name == name) return g.collectives;
   return {};
 }

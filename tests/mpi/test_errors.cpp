@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdlib>
 
+#include "cclx/algo/registry.hpp"
 #include "cclx/settings.hpp"
 #include "support.hpp"
 
@@ -187,7 +188,7 @@ TEST_CASE("bad input: a collective an algorithm does not implement throws, never
   // code that picks algorithms by name at run time (tools, benchmarks) gets an error naming both.
   Comm comm(MPI_COMM_WORLD);
   const int r = comm.rank();
-  for (const auto& g : cclx::sched::generators())
+  for (const auto& g : cclx::algo::generators())
     for (Coll c : all_collectives) {
       if (std::find(g.collectives.begin(), g.collectives.end(), c) != g.collectives.end()) continue;
       cclx::sched::ScheduleRequest req;
@@ -196,7 +197,7 @@ TEST_CASE("bad input: a collective an algorithm does not implement throws, never
       expect_error(g.name + " " + std::string(cclx::sched::to_string(c)), r,
                    [&] {
                      try {
-                       (void)cclx::sched::generate_by_name(g.name, req);
+                       (void)cclx::algo::generate_by_name(g.name, req);
                      } catch (const cclx::Error& e) {
                        throw e.on_rank(r);
                      }

@@ -4,7 +4,7 @@
 // Grid design (chosen to keep all N = 1..8 under a few minutes on 2 oversubscribed cores, where a
 // small collective costs milliseconds):
 //   algorithms  for_each_algorithm() in support.hpp (one line each); an algorithm runs the
-//               collectives its generator registers in sched::generators(), Native runs all six.
+//               collectives its registry entry lists (cclx::algo::generators()); Native all six.
 //   small       counts {0, 1, n-1, n+1} (deduplicated) with the FULL cross product:
 //               {float, double, int32, int64, uint8, uint64} x {sum, prod, min, max, + band, bor,
 //               bxor for integers} x {in place, out of place} x roots {0, n/2, n-1} (rooted
@@ -352,7 +352,7 @@ TEST_CASE("grid: every listed algorithm is registered with its generator") {
     using A = std::decay_t<decltype(a)>;
     if constexpr (!is_native<A>)
       CHECK_MESSAGE(!registered_collectives(A::name).empty(),
-                    name << ": no entry in sched::generators(), so the grid would skip it");
+                    name << ": no entry in cclx::algo::generators(), so the grid would skip it");
   });
   // What each algorithm must serve (RHD: whatever it registers).
   auto serves = [](std::string_view algo, Coll c) {

@@ -26,6 +26,7 @@
 #include <random>
 #include <set>
 #include <thread>
+#include <type_traits>
 
 #include "support.hpp"
 
@@ -212,9 +213,10 @@ constexpr double kThresholdS = 0.04;
 
 // ---------------------------------------------------------------------------------------------
 
-// Sum runs with the straggler at every position, in place and out of place; the other ops (to keep
-// N = 8 on 2 cores within its time budget) with one position and placement per (type, op, count),
-// rotating so that every position meets every op in both placements over the grid.
+// int32 and double sums run with the straggler at every position, in place and out of place; the
+// other (type, op, count) cells (to keep N = 8 on 2 cores within its time budget) with one position
+// and placement each, rotating so that every position meets every op in both placements over the
+// grid.
 TEST_CASE("stragglar: every straggler position, every type and op, small counts") {
   Comm comm(MPI_COMM_WORLD);
   Consistency cons(comm.native_handle());
@@ -228,7 +230,10 @@ TEST_CASE("stragglar: every straggler position, every type and op, small counts"
         const std::string base = label<T>(op, count);
         const auto input = inputs<T>(Op::id, r, count);
         const auto ref = native_reference(comm, op, input, base);
-        if (Op::id == cclx::OpId::sum) {
+        constexpr bool every_position =
+            Op::id == cclx::OpId::sum &&
+            (std::is_same_v<T, std::int32_t> || std::is_same_v<T, double>);
+        if (every_position) {
           for (int s = 0; s < n; ++s)
             for (bool in_place : {false, true})
               check_one(comm, cons, op, input, ref, s, in_place, base);

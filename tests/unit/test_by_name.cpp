@@ -3,11 +3,12 @@
 #include <doctest/doctest.h>
 
 #include "cclx/algo/by_name.hpp"
+#include "cclx/algo/registry.hpp"
 
 using namespace cclx;
 
 TEST_CASE("by name: every registry entry and parameter reaches its policy") {
-  for (const auto& g : sched::generators()) {
+  for (const auto& g : cclx::algo::generators()) {
     CAPTURE(g.name);
     tune::Candidate c{g.name, {}};
     for (const auto& p : g.params) c.params[p.name] = p.name == "straggler" ? 1 : 2;
@@ -19,7 +20,7 @@ TEST_CASE("by name: every registry entry and parameter reaches its policy") {
         sched::ScheduleRequest req{g.collectives.front(), 4};
         req.bytes = 1 << 20;
         CHECK(algo::generate(policy, req).programs ==
-              sched::generate_by_name(g.name, req, c.params).programs);
+              cclx::algo::generate_by_name(g.name, req, c.params).programs);
         if (c.params.count("segment_bytes") && !policy.cache_params(req).empty())
           CHECK(policy.cache_params(req).find("segment_bytes=2") != std::string::npos);
         else if (c.params.count("segment_bytes"))

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/format.hpp"
@@ -40,7 +41,7 @@ std::string reader_error(const std::string& json) {
 }  // namespace
 
 TEST_CASE("JSON round trip is exact for every generator") {
-  for (const auto& g : generators())
+  for (const auto& g : cclx::algo::generators())
     for (const Collective c : g.collectives)
       for (int n : {1, 2, 5, 8})
         for (const bool in_place : {false, true}) {
@@ -86,14 +87,14 @@ TEST_CASE("JSON round trip keeps unusual fields and empty steps") {
 
 TEST_CASE("JSON and text carry scratch_copies") {
   // A generated schedule with two copies (binomial reduce of 8 ranks onto rank 3).
-  const auto s = generate_by_name("binomial_tree", {Collective::reduce, 8, 3});
+  const auto s = cclx::algo::generate_by_name("binomial_tree", {Collective::reduce, 8, 3});
   REQUIRE(s.scratch_copies == 2);
   const auto text = to_json(s);
   CHECK(nlohmann::json::parse(text)["scratch_copies"] == 2);
   check_same(schedule_from_json(text), s);
   CHECK(to_text(s).find(" scratch_copies=2") != std::string::npos);
   // The default is not mentioned in the text header.
-  CHECK(to_text(generate_by_name("binomial_tree", {Collective::bcast, 8, 3}))
+  CHECK(to_text(cclx::algo::generate_by_name("binomial_tree", {Collective::bcast, 8, 3}))
             .find("scratch_copies") == std::string::npos);
 
   // Files written before the field existed read as one copy.

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/verifier.hpp"
 #include "generator_sweep.hpp"
@@ -65,8 +66,9 @@ TEST_CASE("binomial_tree: errors") {
   CHECK_THROWS_AS(binomial_tree({Collective::allgather, 8}), cclx::Error);
   CHECK_THROWS_AS(binomial_tree({Collective::bcast, 8, 8}), cclx::Error);
   CHECK_THROWS_AS(binomial_tree({Collective::bcast, 0}), cclx::Error);
-  CHECK_THROWS_AS(generate_by_name("binomial_tree", {Collective::bcast, 4}, {{"fanout", 2}}),
-                  cclx::Error);
+  CHECK_THROWS_AS(
+      cclx::algo::generate_by_name("binomial_tree", {Collective::bcast, 4}, {{"fanout", 2}}),
+      cclx::Error);
 }
 
 TEST_CASE("binomial_tree: only_rank yields the same program") {
@@ -91,7 +93,7 @@ TEST_CASE("binomial_tree: verified for all sizes, roots, counts, in place") {
   CHECK(n > 1000);
   // Through the registry as well.
   const auto m = cclx::test::sweep(
-      [](const ScheduleRequest& r) { return generate_by_name("binomial_tree", r); },
+      [](const ScheduleRequest& r) { return cclx::algo::generate_by_name("binomial_tree", r); },
       {Collective::allreduce, Collective::reduce, Collective::gather, Collective::scatter},
       {1, 5, 16, 33});
   CHECK(m > 0);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/verifier.hpp"
 
@@ -68,7 +69,7 @@ TEST_CASE("dissemination: ceil(log2 n) rounds of one empty message per rank, eve
 TEST_CASE("dissemination: serves barrier only; data generators do not serve barrier") {
   CHECK_THROWS_AS(dissemination({Collective::allreduce, 4}), cclx::Error);
   CHECK_THROWS_AS(dissemination({Collective::barrier, 0}), cclx::Error);
-  for (const auto& g : generators()) {
+  for (const auto& g : cclx::algo::generators()) {
     if (g.name == "dissemination") continue;
     CAPTURE(g.name);
     CHECK_THROWS_AS(g.generate({Collective::barrier, 4}, {}), cclx::Error);

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/verifier.hpp"
 #include "generator_sweep.hpp"
@@ -108,16 +109,20 @@ TEST_CASE("pipelined_tree: errors") {
   req.collective = Collective::allgather;
   CHECK_THROWS_AS(pipelined_tree(req, 1000, 1), cclx::Error);
   req.collective = Collective::bcast;
-  CHECK_THROWS_AS(generate_by_name("pipelined_tree", req, {{"fanout", 0}}), cclx::Error);
-  CHECK_THROWS_AS(generate_by_name("pipelined_tree", req, {{"segment_bytes", 0}}), cclx::Error);
-  CHECK_THROWS_AS(generate_by_name("pipelined_tree", req, {{"segment_bytes", -5}}), cclx::Error);
-  CHECK_THROWS_AS(generate_by_name("pipelined_tree", req, {{"depth", 3}}), cclx::Error);
+  CHECK_THROWS_AS(cclx::algo::generate_by_name("pipelined_tree", req, {{"fanout", 0}}),
+                  cclx::Error);
+  CHECK_THROWS_AS(cclx::algo::generate_by_name("pipelined_tree", req, {{"segment_bytes", 0}}),
+                  cclx::Error);
+  CHECK_THROWS_AS(cclx::algo::generate_by_name("pipelined_tree", req, {{"segment_bytes", -5}}),
+                  cclx::Error);
+  CHECK_THROWS_AS(cclx::algo::generate_by_name("pipelined_tree", req, {{"depth", 3}}), cclx::Error);
   // Registry defaults, the same as algo::PipelinedTree{}: 1 MiB segments, fanout 2.
   req.bytes = 3u << 20;
-  CHECK(generate_by_name("pipelined_tree", req).params == "segments=3,fanout=2");
+  CHECK(cclx::algo::generate_by_name("pipelined_tree", req).params == "segments=3,fanout=2");
   req.collective = Collective::reduce;
-  CHECK(generate_by_name("pipelined_tree", req).params == "segments=3,fanout=2");
-  CHECK(generate_by_name("pipelined_tree", req, {{"fanout", 4}}).params == "segments=3,fanout=4");
+  CHECK(cclx::algo::generate_by_name("pipelined_tree", req).params == "segments=3,fanout=2");
+  CHECK(cclx::algo::generate_by_name("pipelined_tree", req, {{"fanout", 4}}).params ==
+        "segments=3,fanout=4");
 }
 
 TEST_CASE("pipelined_tree: verified for all sizes, roots, counts, in place") {
@@ -136,7 +141,8 @@ TEST_CASE("pipelined_tree: verified for all sizes, roots, counts, in place") {
   // Reduce with a wider tree through the registry.
   const auto k = cclx::test::sweep(
       [](const ScheduleRequest& r) {
-        return generate_by_name("pipelined_tree", r, {{"segment_bytes", 256}, {"fanout", 4}});
+        return cclx::algo::generate_by_name("pipelined_tree", r,
+                                            {{"segment_bytes", 256}, {"fanout", 4}});
       },
       {Collective::reduce}, {1, 2, 5, 17, 64});
   CHECK(k > 0);

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/verifier.hpp"
 #include "generator_sweep.hpp"
@@ -140,11 +141,11 @@ TEST_CASE("rhd: errors") {
   CHECK_NOTHROW(recursive_halving_doubling({Collective::reduce, 3, 2}));
   CHECK_THROWS_AS(recursive_halving_doubling({Collective::bcast, 4, -1}), cclx::Error);
   CHECK_NOTHROW(recursive_halving_doubling({Collective::reduce_scatter, 2}));
-  CHECK_THROWS_AS(generate_by_name("rhd", {Collective::allreduce, 4}, {{"fanout", 2}}),
+  CHECK_THROWS_AS(cclx::algo::generate_by_name("rhd", {Collective::allreduce, 4}, {{"fanout", 2}}),
                   cclx::Error);
   // segment_bytes is RHD's engine setting: accepted by name, no effect on the schedule.
-  CHECK(generate_by_name("rhd", {Collective::allreduce, 4}, {{"segment_bytes", 1}}).programs ==
-        generate_by_name("rhd", {Collective::allreduce, 4}).programs);
+  CHECK(cclx::algo::generate_by_name("rhd", {Collective::allreduce, 4}, {{"segment_bytes", 1}})
+            .programs == cclx::algo::generate_by_name("rhd", {Collective::allreduce, 4}).programs);
 }
 
 TEST_CASE("rhd: verified for all sizes, roots, counts, in place") {
@@ -153,11 +154,11 @@ TEST_CASE("rhd: verified for all sizes, roots, counts, in place") {
                         {Collective::allreduce, Collective::reduce, Collective::reduce_scatter,
                          Collective::allgather, Collective::bcast});
   CHECK(n > (cclx::test::sweep_max_n() >= 64 ? 2000 : 1000));  // fewer under CCLX_TEST_SWEEP_MAX_N
-  const auto m =
-      cclx::test::sweep([](const ScheduleRequest& r) { return generate_by_name("rhd", r); },
-                        {Collective::allreduce, Collective::reduce, Collective::reduce_scatter,
-                         Collective::allgather},
-                        {1, 6, 8, 31});
+  const auto m = cclx::test::sweep(
+      [](const ScheduleRequest& r) { return cclx::algo::generate_by_name("rhd", r); },
+      {Collective::allreduce, Collective::reduce, Collective::reduce_scatter,
+       Collective::allgather},
+      {1, 6, 8, 31});
   CHECK(m > 0);
 }
 

@@ -76,7 +76,7 @@ std::set<std::string> names_of(const Array& cs, bool reducing_only) {
 }  // namespace
 
 TEST_CASE("registry: every generator serves exactly what its policy declares") {
-  for (const auto& g : cclx::sched::generators())
+  for (const auto& g : cclx::algo::generators())
     for (Collective c : cclx::coll::all_collectives)
       for (int n : {1, 2, 3, 4, 5, 7, 8, 9}) {
         cclx::sched::ScheduleRequest req;
@@ -88,11 +88,11 @@ TEST_CASE("registry: every generator serves exactly what its policy declares") {
         CAPTURE(cclx::sched::to_string(c));
         CAPTURE(n);
         if (!served) {
-          CHECK_THROWS_AS((void)cclx::sched::generate_by_name(g.name, req), cclx::Error);
+          CHECK_THROWS_AS((void)cclx::algo::generate_by_name(g.name, req), cclx::Error);
           continue;
         }
-        const auto s = cclx::sched::generate_by_name(g.name, req);
-        CHECK(s.preserves_order == (n == 1 || cclx::sched::keeps_rank_order(g.name, c)));
+        const auto s = cclx::algo::generate_by_name(g.name, req);
+        CHECK(s.preserves_order == (n == 1 || cclx::algo::keeps_rank_order(g.name, c)));
       }
 }
 
@@ -138,7 +138,7 @@ TEST_CASE("registry: each policy's parameters: defaults in range, set by name, r
             [](auto policy) {
               using A = decltype(policy);
               CAPTURE(A::name);
-              const auto& g = cclx::sched::generator(A::name);
+              const auto& g = cclx::algo::generator(A::name);
               REQUIRE(g.params.size() == A::params().size());
               for (const auto& p : g.params) {
                 CAPTURE(p.name);

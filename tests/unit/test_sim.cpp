@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
 #include "cclx/sim/prologue.hpp"
 #include "cclx/sim/simulator.hpp"
@@ -23,7 +24,7 @@ constexpr double kBw = 450e9;
 constexpr double kBeta = 1.0 / kBw;
 
 bool registered(std::string_view name) {
-  for (const auto& g : sched::generators())
+  for (const auto& g : cclx::algo::generators())
     if (g.name == name) return true;
   return false;
 }
@@ -32,7 +33,7 @@ sched::Schedule make(std::string_view algo, Collective c, int n) {
   sched::ScheduleRequest req;
   req.collective = c;
   req.nranks = n;
-  return sched::generate_by_name(algo, req);
+  return cclx::algo::generate_by_name(algo, req);
 }
 
 sim::SimResult run_mesh(const sched::Schedule& s, std::size_t bytes) {

@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cclx/algo/registry.hpp"
 #include "cclx/cclx.hpp"
 #include "cclx/device/device_call.hpp"
 #include "cclx/device/staging_transport.hpp"
@@ -249,7 +250,7 @@ struct Job {
       req.only_rank = r;
       req.bytes = count * 4;
       auto s = std::make_shared<const cclx::sched::Schedule>(
-          cclx::sched::generate_by_name(algorithm, req));
+          cclx::algo::generate_by_name(algorithm, req));
       buffers.push_back({in[static_cast<std::size_t>(r)].data(),
                          out[static_cast<std::size_t>(r)].data(), out_count});
       cclx::engine::ExecOptions eo;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/schedule/stragglar.hpp"
 #include "cclx/schedule/verifier.hpp"
 #include "sweep_limit.hpp"
@@ -190,9 +191,9 @@ TEST_CASE("stragglar: verified for larger samples") {
 
 TEST_CASE("stragglar: by name, single-rank view, and rejections") {
   sched::ScheduleRequest req{sched::Collective::allreduce, 6};
-  const auto a = sched::generate_by_name("stragglar", req);
+  const auto a = cclx::algo::generate_by_name("stragglar", req);
   CHECK(a.params == "straggler=5");
-  const auto b = sched::generate_by_name("stragglar", req, {{"straggler", 2}});
+  const auto b = cclx::algo::generate_by_name("stragglar", req, {{"straggler", 2}});
   CHECK(b.params == "straggler=2");
   req.only_rank = 3;
   const auto c = sched::stragglar(req, 2);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cclx/algo/adaptive.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/generate.hpp"
 #include "cclx/schedule/relay.hpp"
@@ -144,7 +145,7 @@ TEST_CASE("relay model: the fastest full schedule for full calls, relay trees fo
     const double trees =
         std::min(sim::simulate(sched::tree_schedule(full_trees, req), *t, so).time,
                  sim::simulate(sched::tree_schedule(relay_trees, req), *t, so).time);
-    const double ring = sim::simulate(sched::generate_by_name("ring", req), *t, so).time;
+    const double ring = sim::simulate(cclx::algo::generate_by_name("ring", req), *t, so).time;
     const auto p = model->phases(all, -1, 0);
     CHECK(p.phase2->num_rounds() == 0);
     CHECK(sched::verify(*p.phase1, bytes).ok);

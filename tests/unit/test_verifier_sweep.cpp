@@ -2,7 +2,7 @@
 // last root, several counts: the verifier must accept all of them. The v-collectives get random
 // per-rank block sizes with zeros (alltoallv a random count matrix, symmetric in place), so a
 // transfer whose two ends differ in size is caught. New generators are picked up through
-// sched::generators() without touching this file.
+// cclx::algo::generators() without touching this file.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cclx/algo/policies.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/channels.hpp"
@@ -97,9 +98,9 @@ std::string describe(const std::string& algo, const ScheduleRequest& req, std::s
 }  // namespace
 
 TEST_CASE("every registered generator verifies for n = 1..64") {
-  REQUIRE_FALSE(generators().empty());
+  REQUIRE_FALSE(cclx::algo::generators().empty());
   std::size_t verified = 0, skipped = 0;
-  for (const auto& g : generators()) {
+  for (const auto& g : cclx::algo::generators()) {
     for (const Collective c : g.collectives) {
       for (int n = 1; n <= std::min(64, cclx::test::sweep_max_n()); ++n) {
         std::vector<int> roots{0};
@@ -159,7 +160,7 @@ TEST_CASE("every registered generator verifies for n = 1..64") {
 
 TEST_CASE("single-rank generation matches the full schedule") {
   // Executors generate only their own rank's program (only_rank); it must be the same program.
-  for (const auto& g : generators()) {
+  for (const auto& g : cclx::algo::generators()) {
     for (const Collective c : g.collectives) {
       for (int n : {1, 2, 3, 5, 8, 13}) {
         for (const bool in_place : {false, true}) {
@@ -193,7 +194,7 @@ TEST_CASE("every generator split into channels verifies; one channel is the unsp
   // channels.hpp: k parts of the partition run the algorithm's schedule side by side. Counts
   // below k * nblocks leave parts (or blocks of them) empty.
   std::size_t verified = 0;
-  for (const auto& g : generators()) {
+  for (const auto& g : cclx::algo::generators()) {
     if (!g.takes("channels")) continue;
     for (const Collective c : g.collectives) {
       for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 12, 16}) {
@@ -205,17 +206,17 @@ TEST_CASE("every generator split into channels verifies; one channel is the unsp
           } catch (const cclx::Error&) {
             continue;  // judged by the sweep above
           }
-          const Schedule one = generate_by_name(g.name, req, {{"channels", 1}});
+          const Schedule one = cclx::algo::generate_by_name(g.name, req, {{"channels", 1}});
           CHECK_MESSAGE((one.programs == plain.programs && one.nblocks == plain.nblocks &&
                          one.params == plain.params),
                         describe(g.name, req, 0));
           if (!cclx::sched::splits_into_channels(c)) {
-            CHECK_THROWS_WITH_AS((void)generate_by_name(g.name, req, {{"channels", 2}}),
+            CHECK_THROWS_WITH_AS((void)cclx::algo::generate_by_name(g.name, req, {{"channels", 2}}),
                                  doctest::Contains("does not split into channels"), cclx::Error);
             continue;
           }
           for (const long long k : {2, 3, 5}) {
-            const Schedule s = generate_by_name(g.name, req, {{"channels", k}});
+            const Schedule s = cclx::algo::generate_by_name(g.name, req, {{"channels", k}});
             CHECK(s.nblocks == plain.nblocks * static_cast<std::uint32_t>(k));
             for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t(k - 1),
                                       std::size_t(n) * std::size_t(k) + 1, std::size_t{1000}}) {
@@ -227,7 +228,7 @@ TEST_CASE("every generator split into channels verifies; one channel is the unsp
             }
             auto mine = req;  // what an executor generates: its own program only
             mine.only_rank = n - 1;
-            CHECK(generate_by_name(g.name, mine, {{"channels", k}})
+            CHECK(cclx::algo::generate_by_name(g.name, mine, {{"channels", k}})
                       .programs[static_cast<std::size_t>(n - 1)] ==
                   s.programs[static_cast<std::size_t>(n - 1)]);
           }
@@ -239,6 +240,6 @@ TEST_CASE("every generator split into channels verifies; one channel is the unsp
   MESSAGE("verified " << verified << " channel-split schedules");
   const ScheduleRequest req{Collective::allreduce, 4, 0, false, 4000};
   for (const long long bad : {0LL, -1LL, max_channels + 1})
-    CHECK_THROWS_WITH_AS((void)generate_by_name("ring", req, {{"channels", bad}}),
+    CHECK_THROWS_WITH_AS((void)cclx::algo::generate_by_name("ring", req, {{"channels", bad}}),
                          doctest::Contains("ring: channels must be in [1, 64]"), cclx::Error);
 }

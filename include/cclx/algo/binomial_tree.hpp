@@ -14,7 +14,7 @@ namespace cclx::algo {
 struct BinomialTree {
   static constexpr std::string_view name = "binomial_tree";
   // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
-  // read by the registry (sched::generators()) and the Communicator's compile-time checks.
+  // read by the registry (algo::generators()) and the Communicator's compile-time checks.
   static constexpr std::array collectives = {
       sched::Collective::allreduce, sched::Collective::reduce,  sched::Collective::bcast,
       sched::Collective::gather,    sched::Collective::scatter, sched::Collective::gatherv,

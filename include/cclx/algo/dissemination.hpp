@@ -17,7 +17,7 @@ namespace cclx::algo {
 struct Dissemination {
   static constexpr std::string_view name = "dissemination";
   // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
-  // read by the registry (sched::generators()) and the Communicator's compile-time checks.
+  // read by the registry (algo::generators()) and the Communicator's compile-time checks.
   static constexpr std::array collectives = {sched::Collective::barrier};
   static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
 

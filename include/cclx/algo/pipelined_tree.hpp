@@ -19,7 +19,7 @@ namespace cclx::algo {
 struct PipelinedTree {
   static constexpr std::string_view name = "pipelined_tree";
   // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
-  // read by the registry (sched::generators()) and the Communicator's compile-time checks.
+  // read by the registry (algo::generators()) and the Communicator's compile-time checks.
   static constexpr std::array collectives = {sched::Collective::allreduce,
                                              sched::Collective::reduce, sched::Collective::bcast};
   static constexpr std::array<sched::Collective, 3> keeps_rank_order = {

@@ -18,7 +18,7 @@ namespace cclx::algo {
 struct RecursiveDoubling {
   static constexpr std::string_view name = "recursive_doubling";
   // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
-  // read by the registry (sched::generators()) and the Communicator's compile-time checks.
+  // read by the registry (algo::generators()) and the Communicator's compile-time checks.
   static constexpr std::array collectives = {sched::Collective::allreduce};
   static constexpr std::array keeps_rank_order = {sched::Collective::allreduce};
   std::size_t segment_bytes = 0;  // as in Ring

@@ -19,7 +19,7 @@ namespace cclx::algo {
 struct RecursiveHalvingDoubling {
   static constexpr std::string_view name = "rhd";
   // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
-  // read by the registry (sched::generators()) and the Communicator's compile-time checks.
+  // read by the registry (algo::generators()) and the Communicator's compile-time checks.
   static constexpr std::array collectives = {
       sched::Collective::allreduce, sched::Collective::reduce, sched::Collective::reduce_scatter,
       sched::Collective::allgather, sched::Collective::bcast,  sched::Collective::reduce_scatterv,

@@ -20,7 +20,7 @@ namespace cclx::algo {
 struct StragglAR {
   static constexpr std::string_view name = "stragglar";
   // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
-  // read by the registry (sched::generators()) and the Communicator's compile-time checks.
+  // read by the registry (algo::generators()) and the Communicator's compile-time checks.
   static constexpr std::array collectives = {sched::Collective::allreduce};
   static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
   int straggler = -1;  // the late rank; -1: the last rank

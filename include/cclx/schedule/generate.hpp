@@ -4,9 +4,11 @@
 // generate_by_name().
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,20 +64,20 @@ struct GeneratorInfo {
   }
 };
 
-// Every schedule-producing algorithm known to the library (StragglAR etc. register here too).
-const std::vector<GeneratorInfo>& generators();
-// Throws cclx::Error naming the known algorithms when `name` is unknown.
-const GeneratorInfo& generator(std::string_view name);
-Schedule generate_by_name(std::string_view name, const ScheduleRequest& req,
-                          const ParamMap& params = {});
-
-// Whether the registry says `algorithm` keeps rank order on `c` (false for unknown names).
-[[nodiscard]] bool keeps_rank_order(std::string_view algorithm, Collective c);
-// "native, binomial_tree, ..." for error messages: the algorithms that keep rank order on `c`.
-[[nodiscard]] std::string order_preserving_algorithms(Collective c);
-
-// Shared checks for generators: the request is well formed and `algorithm`'s registry entry serves
-// its collective.
-void require_supported(const ScheduleRequest& req, std::string_view algorithm);
+// Shared checks for generators: the request is well formed and `supported` (the policy's
+// `collectives`) holds its collective.
+void require_supported(const ScheduleRequest& req, std::string_view algorithm,
+                       std::span<const Collective> supported);
+// The same from a policy's declarations (a generator names its own policy, never the registry).
+template <class Policy>
+void require_supported(const ScheduleRequest& req) {
+  require_supported(req, Policy::name, Policy::collectives);
+}
+// Whether Policy keeps rank order on `c` (its keeps_rank_order declaration).
+template <class Policy>
+[[nodiscard]] constexpr bool keeps_rank_order(Collective c) {
+  return std::find(Policy::keeps_rank_order.begin(), Policy::keeps_rank_order.end(), c) !=
+         Policy::keeps_rank_order.end();
+}
 
 }  // namespace cclx::sched

@@ -31,7 +31,7 @@ struct Candidate {
 [[nodiscard]] std::string to_string(const Candidate& c);
 
 // Parses `name` or `name(key=value,...)`; values are byte sizes (cclx/byte_size.hpp). The
-// algorithm must be "native" or registered (sched::generators()), and each key one it accepts.
+// algorithm must be "native" or registered (algo::generators()), and each key one it accepts.
 // Throws cclx::Error naming the offending token.
 [[nodiscard]] Candidate parse_candidate(std::string_view text);
 
