@@ -36,9 +36,9 @@
 #include <thread>
 #include <vector>
 
-#include "cclx/algo/adaptive.hpp"
 #include "cclx/algo/straggler_aware.hpp"
 #include "cclx/cclx.hpp"
+#include "cclx/relay/adaptive.hpp"
 #include "cclx/topology/topology_json.hpp"
 #include "cli.hpp"
 #include "fields.hpp"

@@ -26,9 +26,10 @@
 
 #include "cclx/algo/registry.hpp"
 #include "cclx/cclx.hpp"
+#include "cclx/relay/adaptive.hpp"
+#include "cclx/relay/schedules.hpp"
+#include "cclx/relay/synthesis.hpp"
 #include "cclx/schedule/generate.hpp"
-#include "cclx/schedule/relay.hpp"
-#include "cclx/schedule/synthesis.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/topology_json.hpp"
 #include "cclx/tune/model.hpp"

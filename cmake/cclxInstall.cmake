@@ -12,6 +12,9 @@ install(TARGETS cclx-mpi EXPORT cclxTargets LIBRARY DESTINATION ${CMAKE_INSTALL_
 install(TARGETS cclx_topology EXPORT cclxTopologyTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS cclx_relay EXPORT cclxRelayTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The CUDA device backend (docs/cuda.md), when built: find_package(cclx COMPONENTS cuda). Its
 # kernels' static library is a link dependency of the static cclx_cuda, so it is exported too.
 if(CCLX_WITH_CUDA)
@@ -26,6 +29,7 @@ install(FILES ${PROJECT_BINARY_DIR}/include/cclx/version.hpp
 install(EXPORT cclxTargets NAMESPACE cclx:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cclx)
 install(EXPORT cclxTopologyTargets NAMESPACE cclx::
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cclx)
+install(EXPORT cclxRelayTargets NAMESPACE cclx:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cclx)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/cclxConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/cclxConfig.cmake

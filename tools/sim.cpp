@@ -16,10 +16,11 @@
 #include "cclx/algo/policies.hpp"
 #include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
-#include "cclx/schedule/relay.hpp"
-#include "cclx/schedule/synthesis.hpp"
+#include "cclx/relay/adaptive.hpp"
+#include "cclx/relay/schedules.hpp"
+#include "cclx/relay/simulate.hpp"
+#include "cclx/relay/synthesis.hpp"
 #include "cclx/sim/prologue.hpp"
-#include "cclx/sim/relay.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"
 #include "cclx/topology/topology_json.hpp"
@@ -81,9 +82,9 @@ std::optional<int> parse(int argc, char** argv, Args& a) {
                      "topology from JSON.");
   cclx::kit::add_list(app, "--algo", a.algos,
                       "generators (cclx::algo::generators()), comma-separated; also `synth` (trees "
-                      "synthesized on the topology, schedule/synthesis.hpp) and `par_trees` (the "
+                      "synthesized on the topology, relay/synthesis.hpp) and `par_trees` (the "
                       "same without the simulator-driven search); their --param keys: "
-                      "max_trees, chunk_bytes, max_transfers, relay (schedule/synthesis.hpp; "
+                      "max_trees, chunk_bytes, max_transfers, relay (relay/synthesis.hpp; "
                       "relay is on by default with --late), plan (with --late: the index of "
                       "sched::partial_relay_plan: 0 the relay trees, 1.. the subset plans of "
                       "sched::kSubsetAlgorithms, then the owner plan; -1 the cheapest as "
@@ -140,7 +141,7 @@ std::optional<int> parse(int argc, char** argv, Args& a) {
   cclx::kit::add_list(*model, "--late", late,
                       "R:S[,R:S...]: rank R's data is ready at time S: synth / par_trees run as "
                       "relay collectives (phase 1 without R, phase 2 folds it in; "
-                      "sim/relay.hpp), the other algorithms wait for it (as --start)",
+                      "relay/simulate.hpp), the other algorithms wait for it (as --start)",
                       ',');
   model->add_flag("--hide-prologue", a.hide_prologue,
                   "ranks idle in the prologue (StragglAR's straggler) arrive exactly when it "

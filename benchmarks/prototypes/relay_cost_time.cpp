@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "cclx/algo/adaptive.hpp"
+#include "cclx/relay/adaptive.hpp"
 #include "cclx/topology/topology_json.hpp"
 int main(int argc, char** argv) {
   auto topo = std::make_shared<cclx::topo::Topology>(cclx::topo::load_topology(argv[1]));

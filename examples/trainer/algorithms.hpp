@@ -4,9 +4,9 @@
 // line each.
 #pragma once
 
-#include <cclx/algo/adaptive.hpp>
 #include <cclx/algo/by_name.hpp>
 #include <cclx/cclx.hpp>
+#include <cclx/relay/adaptive.hpp>
 #include <cclx/tune/candidate.hpp>
 #include <string>
 #include <string_view>

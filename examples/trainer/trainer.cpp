@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cclx/cclx.hpp>
 #include <cclx/detail/median.hpp>
+#include <cclx/relay/adaptive.hpp>
 #include <cclx/tune/candidate.hpp>
 #include <chrono>
 #include <cmath>

@@ -23,7 +23,6 @@
 #include <utility>
 #include <vector>
 
-#include "cclx/algo/adaptive.hpp"
 #include "cclx/algo/algorithm.hpp"
 #include "cclx/algo/auto.hpp"
 #include "cclx/backend/mpi.hpp"
@@ -701,7 +700,7 @@ class Communicator {
     check_runtime_policy<A>(c);
     if constexpr (algo::AdaptiveAlgorithm<A>)
       throw Error(rank(), "adaptive policies cannot be persistent");
-    else if constexpr (algo::RelayAlgorithm<A> && !RelayBackend<B>)
+    else if constexpr (algo::RelayAlgorithm<A> && !RelayBackend<B, A>)
       throw Error(rank(), "algo::Adaptive (relay collectives) does not serve device buffers");
     else if constexpr (algo::RelayAlgorithm<A>)
       return init_relay(c, algorithm, std::move(keepalive));
@@ -997,40 +996,30 @@ class Communicator {
   PersistentRequest init(const CollectiveCall& c, const A& algorithm,
                          std::shared_ptr<void> keepalive) {
     check_policy<D, A>();
-    static_assert(RelayBackend<B> || !algo::RelayAlgorithm<A>,
+    static_assert(!algo::RelayAlgorithm<A> || RelayBackend<B, A>,
                   "cclx: algo::Adaptive (relay collectives) does not serve device buffers "
-                  "(CudaBackend; docs/cuda.md): it needs a RelayBackend (MpiBackend)");
+                  "(CudaBackend; docs/cuda.md): it needs a RelayBackend (MpiBackend, with "
+                  "cclx/relay/adaptive.hpp)");
     static_assert(!algo::AdaptiveAlgorithm<A>,
                   "cclx: adaptive policies (StragglerAware) cannot be persistent: they choose an "
                   "algorithm per call from the arrival times of earlier calls, while a persistent "
                   "request fixes its algorithm at init; use its fallback or StragglAR");
-    if constexpr (algo::AdaptiveAlgorithm<A> || (algo::RelayAlgorithm<A> && !RelayBackend<B>))
+    if constexpr (algo::AdaptiveAlgorithm<A> || (algo::RelayAlgorithm<A> && !RelayBackend<B, A>))
       return {};  // refused above; nothing more to report
     else if constexpr (algo::RelayAlgorithm<A>)
       return init_relay(c, algorithm, std::move(keepalive));
     else
       return init_erased(c, algorithm, std::move(keepalive));
   }
-  // algo::Adaptive: the trees are synthesized once here (collective, like every init); the relay
-  // runtime (lib/backend/mpi_relay.cpp) makes the schedules of each active set when it occurs.
+  // algo::Adaptive: relay_init() (cclx/relay/adaptive.hpp, found by argument-dependent lookup)
+  // synthesizes the trees once (collective, like every init); the relay runtime
+  // (lib/relay/runtime.cpp) makes the schedules of each active set when it occurs.
   template <algo::RelayAlgorithm A>
-  requires RelayBackend<B> PersistentRequest init_relay(const CollectiveCall& c, const A& algorithm,
-                                                        std::shared_ptr<void> keepalive) {
+  requires RelayBackend<B, A> PersistentRequest init_relay(const CollectiveCall& c,
+                                                           const A& algorithm,
+                                                           std::shared_ptr<void> keepalive) {
     prepare(c, algorithm, true);
-    sched::ScheduleRequest req = detail::schedule_request(c, rank(), size());
-    req.only_rank = -1;
-    std::shared_ptr<const detail::RelayModel> model;
-    try {
-      model = algo::relay_model(algorithm, req, c.kernel.elem_size);
-    } catch (const Error& e) {
-      throw e.on_rank(rank());
-    }
-    typename B::RelayOptions o;
-    o.fault_factor = algorithm.fault_factor;
-    o.fault_floor_s = algorithm.fault_floor_s;
-    o.fault_cap_s = algorithm.fault_cap_s;
-    o.predict_calls = algorithm.predict_calls;
-    return PersistentRequest(b_.relay_init(c, std::move(model), o, std::move(keepalive)));
+    return PersistentRequest(relay_init(b_, c, algorithm, std::move(keepalive)));
   }
   template <algo::Algorithm A>
   PersistentRequest init_erased(const CollectiveCall& c, const A& algorithm,

@@ -20,7 +20,7 @@
 namespace cclx {
 
 namespace detail {
-class RelayHub;  // mpi_relay.cpp
+class RelayHub;  // relay/runtime.cpp
 }
 
 struct MpiBackend::State {
@@ -50,8 +50,8 @@ struct MpiBackend::State {
   std::mutex persistent_mu;       // guards persistent_live (requests may die on any thread)
   std::set<int> persistent_live;  // tags of this rank's live requests (and abandoned ones)
   bool persistent_abandoned = false;
-  // Relay collectives (algo::Adaptive, mpi_relay.cpp): the control communicator and the progress
-  // thread, made at the first adaptive init; stopped first when the state dies.
+  // Relay collectives (algo::Adaptive, relay/runtime.cpp): the control communicator and the
+  // progress thread, made at the first adaptive init; stopped first when the state dies.
   std::shared_ptr<detail::RelayHub> relay;
 
   MPI_Op user_op(bool commutative) {

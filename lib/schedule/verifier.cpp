@@ -31,9 +31,9 @@
 
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
+#include "cclx/schedule/concat.hpp"
 #include "cclx/schedule/format.hpp"
 #include "cclx/schedule/partition.hpp"
-#include "cclx/schedule/relay.hpp"
 
 namespace cclx::sched {
 

@@ -1,5 +1,6 @@
 // expect: algo::Adaptive is persistent only
 #include <cclx/cclx.hpp>
+#include <cclx/relay/adaptive.hpp>
 #include <vector>
 
 void f(cclx::Communicator<>& comm) {

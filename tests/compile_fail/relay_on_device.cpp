@@ -1,6 +1,7 @@
 // expect: relay collectives. does not serve device buffers
 #include <cclx/cclx.hpp>
 #include <cclx/cuda.hpp>
+#include <cclx/relay/adaptive.hpp>
 #include <span>
 
 // The relay runtime (algo::Adaptive) moves host memory on its progress thread: no device buffers.

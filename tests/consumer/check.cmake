@@ -42,6 +42,7 @@ run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=$
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 ${WORK_DIR}/build/consumer)
 run(${WORK_DIR}/build/consumer_topology)
+run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 ${WORK_DIR}/build/consumer_relay)
 if(WITH_CUDA)
   run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 ${WORK_DIR}/build/consumer_cuda)
 endif()

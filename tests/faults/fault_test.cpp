@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "cclx/cclx.hpp"
+#include "cclx/relay/adaptive.hpp"
 
 namespace {
 

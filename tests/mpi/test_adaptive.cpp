@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "cclx/algo/adaptive.hpp"
-#include "cclx/detail/late_prediction.hpp"
+#include "cclx/relay/adaptive.hpp"
+#include "cclx/relay/late_prediction.hpp"
 #include "cclx/topology/builders.hpp"
 #include "support.hpp"
 

@@ -1,4 +1,4 @@
-// Relay schedules (schedule/relay.hpp) on real data: phase 1 followed by phase 2
+// Relay schedules (relay/schedules.hpp) on real data: phase 1 followed by phase 2
 // (sched::concat_phases, one execution) through the Communicator, for every active subset at
 // n <= 4 and a few beyond, allreduce / reduce / bcast, 1 and 3 trees. Integers must equal the
 // locally computed reduction; float sums must be bitwise identical on every rank (allreduce).
@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "cclx/schedule/relay.hpp"
+#include "cclx/relay/adaptive.hpp"
+#include "cclx/relay/schedules.hpp"
 #include "support.hpp"
 
 namespace cclx_test {

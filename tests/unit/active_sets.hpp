@@ -1,4 +1,4 @@
-// Active sets for the relay-plan tests (schedule/relay.hpp): the set of a bit mask, its printed
+// Active sets for the relay-plan tests (relay/schedules.hpp): the set of a bit mask, its printed
 // form, and a reproducible sequence of sets for the sweeps beyond exhaustive sizes.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The adaptive runtime's prediction of persistently late ranks (detail/late_prediction.hpp): a
+// The adaptive runtime's prediction of persistently late ranks (relay/late_prediction.hpp): a
 // rank is predicted late only after a full streak of late calls, by the least delay of the streak;
 // one call on time ends the streak; the wait-or-proceed comparison; ski rental and the last-rank
 // rule replayed in hindsight, and the choice between them.
@@ -8,8 +8,8 @@
 #include <limits>
 #include <vector>
 
-#include "cclx/detail/late_prediction.hpp"
 #include "cclx/error.hpp"
+#include "cclx/relay/late_prediction.hpp"
 
 using cclx::detail::ArrivalStep;
 using cclx::detail::kReplayMargin;

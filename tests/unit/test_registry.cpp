@@ -14,6 +14,7 @@
 
 #include "cclx/algo/registry.hpp"
 #include "cclx/cclx.hpp"
+#include "cclx/relay/adaptive.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Relay schedules (schedule/relay.hpp): phase 1 followed by phase 2 is the whole collective over
+// Relay schedules (relay/schedules.hpp): phase 1 followed by phase 2 is the whole collective over
 // all ranks, and in phase 1 the inactive ranks touch Scratch only (verify_phases). Every active
 // subset for n <= 8, random subsets up to n = 32; trees from par_trees with 1..4 trees.
 #include <doctest/doctest.h>
@@ -9,7 +9,7 @@
 
 #include "active_sets.hpp"
 #include "cclx/error.hpp"
-#include "cclx/schedule/relay.hpp"
+#include "cclx/relay/schedules.hpp"
 #include "cclx/schedule/verifier.hpp"
 
 using namespace cclx::sched;

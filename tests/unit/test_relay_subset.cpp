@@ -1,4 +1,4 @@
-// Subset relay plans (schedule/relay.hpp, subset_relay_schedules): phase 1 a library schedule over
+// Subset relay plans (relay/schedules.hpp, subset_relay_schedules): phase 1 a library schedule over
 // the active ranks, phase 2 the late ranks folded in along one chain. verify_phases proves the
 // result over all ranks and that inactive ranks touch nothing in phase 1: every active subset for
 // n <= 8 (ring, and RHD on a few), random subsets beyond; and the simulator's view of a late rank
@@ -14,9 +14,9 @@
 
 #include "active_sets.hpp"
 #include "cclx/error.hpp"
-#include "cclx/schedule/relay.hpp"
+#include "cclx/relay/schedules.hpp"
+#include "cclx/relay/simulate.hpp"
 #include "cclx/schedule/verifier.hpp"
-#include "cclx/sim/relay.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"
 

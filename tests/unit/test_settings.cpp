@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "cclx/algo/adaptive.hpp"
 #include "cclx/device/pinned_pool.hpp"
 #include "cclx/device/staging_transport.hpp"
 #include "cclx/engine/execution_options.hpp"
 #include "cclx/engine/wait_policy.hpp"
 #include "cclx/error.hpp"
+#include "cclx/relay/adaptive.hpp"
 #include "cclx/settings.hpp"
 #include "cclx/tune/override.hpp"
 

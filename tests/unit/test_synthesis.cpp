@@ -1,4 +1,4 @@
-// Tree synthesis (schedule/synthesis.hpp): every synthesized schedule passes the verifier, on the
+// Tree synthesis (relay/synthesis.hpp): every synthesized schedule passes the verifier, on the
 // heterogeneous topologies of docs/algorithms/adaptive.md, n = 1..16, each collective, several
 // sizes; synthesis is deterministic and never worse in simulation than its par-trees start.
 #include <doctest/doctest.h>
@@ -12,14 +12,14 @@
 #include <utility>
 #include <vector>
 
-#include "cclx/algo/adaptive.hpp"
 #include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
+#include "cclx/relay/adaptive.hpp"
+#include "cclx/relay/schedules.hpp"
+#include "cclx/relay/simulate.hpp"
+#include "cclx/relay/synthesis.hpp"
 #include "cclx/schedule/generate.hpp"
-#include "cclx/schedule/relay.hpp"
-#include "cclx/schedule/synthesis.hpp"
 #include "cclx/schedule/verifier.hpp"
-#include "cclx/sim/relay.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"
 #include "cclx/topology/egress.hpp"

@@ -19,7 +19,7 @@ delays that iteration drew, averaged over iterations and repetitions:
   adaptive               the runtime's rank 0 replayed call by call (Runtime below), with its state
                          over each repetition (a fresh request, one warm-up call on time): the
                          prediction of persistently late ranks, the last-rank rule and ski rental
-                         with their replays in hindsight (detail/late_prediction.hpp), each set's
+                         with their replays in hindsight (relay/late_prediction.hpp), each set's
                          plans priced by cclx-sim (--param plan=I, the others ready at once, as
                          RelayModel::choices), the decided plan then run from the decision with the
                          late ranks ready at their times.
@@ -29,7 +29,7 @@ adaptive.sh writes it) when that file is there: its trees are the profile's, not
 topology's.
 The schedules are those of the runtime: the relay-aware trees (--param relay=1) for partial
 calls; when every rank is present, the fastest of ring, RHD, the pipelined and binomial trees and
-both tree sets (relay=0 and 1), as lib/sim/relay_model.cpp picks it.
+both tree sets (relay=0 and 1), as lib/relay/model.cpp picks it.
 """
 import argparse
 import functools
@@ -47,7 +47,7 @@ BUILT = {
     "slowrank8": "testbed8",
 }
 WAITING = ["native", "ring", "rhd", "stragglar", "straggler_aware"]
-ALL_ACTIVE = ["ring", "rhd", "pipelined_tree", "binomial_tree"]  # lib/sim/relay_model.cpp
+ALL_ACTIVE = ["ring", "rhd", "pipelined_tree", "binomial_tree"]  # lib/relay/model.cpp
 
 
 PROFILE = {"slow8": "slow8", "classes8": "classes8", "jitter8": "uniform8",
@@ -69,8 +69,8 @@ def built_topology(job):
     raise SystemExit(f"no built topology for job {job}")
 
 
-# The runtime's constants (include/cclx/detail/late_prediction.hpp, relay_model.hpp,
-# algo/adaptive.hpp).
+# The runtime's constants (include/cclx/relay/late_prediction.hpp, relay_model.hpp,
+# relay/adaptive.hpp).
 PREDICTION_MARGIN, LATE_FRACTION, PREDICT_CALLS = 0.1, 0.1, 2
 SKI_WINDOW, RULE_WINDOW, TIE = 4, 8, 0.03
 REPLAY_MARGIN = TIE  # kReplayMargin: each replayed proceed is charged this fraction of P1 + P2
@@ -136,7 +136,7 @@ class Sim:
 
 
 class Runtime:
-    """Rank 0 of one adaptive request (lib/backend/mpi_relay.cpp), replayed on arrivals."""
+    """Rank 0 of one adaptive request (lib/relay/runtime.cpp), replayed on arrivals."""
 
     def __init__(self, sim, n):
         self.sim, self.n = sim, n

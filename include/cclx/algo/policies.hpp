@@ -1,7 +1,7 @@
-// Every algorithm policy with its generator (one header each).
+// Every algorithm policy of the core with its generator (one header each); algo::Adaptive is the
+// relay module's (cclx/relay/adaptive.hpp, cclx::relay).
 #pragma once
 
-#include "cclx/algo/adaptive.hpp"
 #include "cclx/algo/auto.hpp"
 #include "cclx/algo/binomial_tree.hpp"
 #include "cclx/algo/dissemination.hpp"

@@ -31,10 +31,6 @@ enum class Ownership {
   borrow,     // use the given communicator; the caller keeps it alive and frees it
 };
 
-namespace detail {
-class RelayModel;
-}  // namespace detail
-
 // clang-format off
 template <class B>
 concept Backend = std::movable<B> && std::constructible_from<B, MPI_Comm, Ownership> &&
@@ -81,15 +77,14 @@ concept Backend = std::movable<B> && std::constructible_from<B, MPI_Comm, Owners
 };
 // clang-format on
 
-// A backend that also runs the relay collectives of algo::Adaptive (persistent requests whose
-// ranks relay for late ones on a progress thread).
-template <class B>
+// A backend that runs the relay collectives of the relay policy A (algo::Adaptive: persistent
+// requests whose ranks relay for late ones on a progress thread): relay_init(backend, call,
+// policy, keepalive) exists, found by argument-dependent lookup (cclx/relay/adaptive.hpp declares
+// MpiBackend's).
+template <class B, class A>
 concept RelayBackend = Backend<B> &&
-    requires(B& b, const CollectiveCall& call, std::shared_ptr<const detail::RelayModel> model,
-             const typename B::RelayOptions& options, std::shared_ptr<void> keep) {
-  {
-    b.relay_init(call, model, options, keep)
-    } -> std::same_as<std::unique_ptr<detail::PersistentOp>>;
+    requires(B& b, const CollectiveCall& call, const A& policy, std::shared_ptr<void> keep) {
+  { relay_init(b, call, policy, keep) } -> std::same_as<std::unique_ptr<detail::PersistentOp>>;
 };
 
 }  // namespace cclx

@@ -82,18 +82,6 @@ class MpiBackend {
   std::unique_ptr<detail::PersistentOp> persistent_execution(
       std::shared_ptr<const engine::Plan> plan, const engine::Buffers& buffers,
       const ReduceKernel& kernel, std::shared_ptr<void> keepalive);
-  // Relay collectives (algo::Adaptive, lib/backend/mpi_relay.cpp): a persistent request whose
-  // every start() is a ready notice to the coordinator (rank 0's progress thread), which decides
-  // when to proceed and with which ranks; ranks not started yet relay on their progress thread.
-  // Collective. Throws cclx::Error unless MPI provides MPI_THREAD_MULTIPLE.
-  struct RelayOptions {
-    double fault_factor = 5, fault_floor_s = 10, fault_cap_s = 300;  // algo::Adaptive's
-    int predict_calls = 2;                                           // algo::Adaptive's
-  };
-  std::unique_ptr<detail::PersistentOp> relay_init(const CollectiveCall& call,
-                                                   std::shared_ptr<const detail::RelayModel> model,
-                                                   const RelayOptions& options,
-                                                   std::shared_ptr<void> keepalive);
   // A nonblocking scheduled call's Request: `exec`, started on transport(), progresses in its
   // test() and wait(); the request keeps the backend's state and `keepalive` (the op) alive.
   Request execution_request(std::unique_ptr<engine::Execution> exec,
@@ -139,6 +127,8 @@ class MpiBackend {
   }
 
   struct State;  // backend-internal (lib/backend/mpi_state.hpp)
+  // The state itself, for the library's own modules (the relay runtime, lib/relay/runtime.cpp).
+  [[nodiscard]] const std::shared_ptr<State>& state() const { return s_; }
 
  private:
   // agree()'s check of alltoallv's counts: rank i's sendcounts[j] == rank j's recvcounts[i].
@@ -149,6 +139,5 @@ class MpiBackend {
 };
 
 static_assert(Backend<MpiBackend>);
-static_assert(RelayBackend<MpiBackend>);
 
 }  // namespace cclx

@@ -2,7 +2,7 @@
 // second, from its vertex to every other rank vertex, each link carrying at most 1/β (its
 // bandwidth). Any schedule that must move s bytes out of the rank takes at least s / egress on
 // this topology, whatever its routes, ports or sharing (the adaptive runtime uses it as a floor of
-// a relay call's cost, lib/sim/relay_model.cpp).
+// a relay call's cost, lib/relay/model.cpp).
 #pragma once
 
 #include "cclx/topology/topology.hpp"

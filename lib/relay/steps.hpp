@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "cclx/error.hpp"
+#include "cclx/relay/schedules.hpp"
 #include "cclx/schedule/generate.hpp"
-#include "cclx/schedule/relay.hpp"
 #include "cclx/schedule/schedule.hpp"
 
 namespace cclx::sched::detail {

@@ -20,8 +20,8 @@
 
 #include "../algo/ring_phases.hpp"
 #include "cclx/error.hpp"
-#include "cclx/schedule/relay.hpp"
-#include "relay_steps.hpp"
+#include "cclx/relay/schedules.hpp"
+#include "steps.hpp"
 
 namespace cclx::sched {
 

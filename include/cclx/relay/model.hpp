@@ -1,6 +1,6 @@
-// What the relay runtime (lib/backend/mpi_relay.cpp) asks of one adaptive call shape: the
+// What the relay runtime (lib/relay/runtime.cpp) asks of one adaptive call shape: the
 // schedules of both phases for an active set and the predicted cost of proceeding with it.
-// algo::relay_model() (lib/sim/relay_model.cpp) makes it from the synthesized trees.
+// algo::relay_model() (lib/relay/model.cpp) makes it from the synthesized trees.
 #pragma once
 
 #include <algorithm>
@@ -11,7 +11,7 @@
 #include "cclx/schedule/schedule.hpp"
 
 namespace cclx::detail {
-// What the adaptive runtime asks of one call shape (lib/sim/relay_model.cpp builds it).
+// What the adaptive runtime asks of one call shape (lib/relay/model.cpp builds it).
 class RelayModel {
  public:
   struct Phases {
@@ -61,7 +61,7 @@ class RelayModel {
 };
 
 // This process's relay activity (tests and benchmarks read it): the calls that rank 0 decided to
-// run with some ranks inactive, and the phase-1 relays this rank ran (lib/backend/mpi_relay.cpp).
+// run with some ranks inactive, and the phase-1 relays this rank ran (lib/relay/runtime.cpp).
 struct RelayCounters {
   std::uint64_t partial_decisions = 0;
   std::uint64_t predicted_decisions = 0;  // of those, made at once on a prediction of late ranks

@@ -6,13 +6,13 @@
 // shape; a candidate is kept only when strictly faster. Two more descents compare the shapes
 // pipelined (16 blocks in all), from par-trees and from one chain of hosts; the best is kept.
 // The budget counts simulated transfers, so the result is the same on every rank.
-#include "cclx/schedule/synthesis.hpp"
+#include "cclx/relay/synthesis.hpp"
 
 #include <algorithm>
 #include <map>
 
 #include "cclx/error.hpp"
-#include "cclx/schedule/relay.hpp"
+#include "cclx/relay/schedules.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/routes.hpp"
 

@@ -17,8 +17,8 @@
 
 #include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
-#include "cclx/schedule/relay.hpp"
-#include "relay_steps.hpp"
+#include "cclx/relay/schedules.hpp"
+#include "steps.hpp"
 
 namespace cclx::sched {
 

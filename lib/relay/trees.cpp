@@ -1,4 +1,4 @@
-#include "cclx/schedule/trees.hpp"
+#include "cclx/relay/trees.hpp"
 
 #include <algorithm>
 #include <map>

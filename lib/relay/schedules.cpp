@@ -14,7 +14,7 @@
 // Scratch copy 0, and Out = P (+) L on each rank in the step its chunk lands.
 // With in-place buffers the own data is Out: every read of it on a node happens at a step <=
 // up[v] + j, and the pass down writes it at D0 + d - 1 + j >= up[v] + 2d - 1 + j, later for d >= 1.
-#include "cclx/schedule/relay.hpp"
+#include "cclx/relay/schedules.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -415,30 +415,6 @@ RelayPlan relay_schedules(const TreeSet& ts, const ScheduleRequest& req,
   e1.finish(plan.phase1);
   e2.finish(plan.phase2);
   return plan;
-}
-
-Schedule concat_phases(const Schedule& phase1, const Schedule& phase2) {
-  if (phase1.collective != phase2.collective || phase1.nranks != phase2.nranks ||
-      phase1.root != phase2.root || phase1.in_place != phase2.in_place ||
-      phase1.nblocks != phase2.nblocks || phase1.scratch_copies != phase2.scratch_copies)
-    throw Error("phases differ in collective, nranks, root, in_place, nblocks or scratch_copies");
-  if (phase1.programs.size() != phase2.programs.size() ||
-      phase1.programs.size() != static_cast<std::size_t>(phase1.nranks))
-    throw Error("both phases need a program per rank");
-  Schedule both = phase1;
-  both.preserves_order = phase1.preserves_order && phase2.preserves_order;
-  both.one_sender_per_receiver = false;
-  const std::size_t l1 = phase1.num_rounds();
-  for (std::size_t r = 0; r < both.programs.size(); ++r) {
-    Program& p = both.programs[r];
-    while (p.num_steps() < l1) p.step_begin.push_back(static_cast<std::uint32_t>(p.ops.size()));
-    const Program& q = phase2.programs[r];
-    const auto base = static_cast<std::uint32_t>(p.ops.size());
-    p.ops.insert(p.ops.end(), q.ops.begin(), q.ops.end());
-    for (std::size_t k = 1; k < q.step_begin.size(); ++k)
-      p.step_begin.push_back(base + q.step_begin[k]);
-  }
-  return both;
 }
 
 Schedule tree_schedule(const TreeSet& ts, const ScheduleRequest& req) {

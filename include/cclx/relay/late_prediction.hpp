@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "cclx/detail/relay_model.hpp"
+#include "cclx/relay/model.hpp"
 
 namespace cclx::detail {
 

@@ -6,7 +6,7 @@
 //   - on rank 0, coordinates: collects ready notices, decides by the ski-rental rule or, while
 //     it did better on recent calls, as soon as one rank is missing (or at once when ranks late
 //     in every recent call are predicted late enough that proceeding pays:
-//     detail/late_prediction.hpp), tells every rank the active set and plan, and declares
+//     relay/late_prediction.hpp), tells every rank the active set and plan, and declares
 //     missing ranks failed after the fault time-out,
 //   - runs this rank's phase 1 as a relay (scratch only) when the rank is not active in a call.
 // Protocol per request and call ("epoch": the k-th start() of the request, the same on every
@@ -41,18 +41,25 @@
 #include <utility>
 #include <vector>
 
+#include "../backend/mpi_state.hpp"
 #include "cclx/backend/mpi.hpp"
 #include "cclx/detail/call_support.hpp"
-#include "cclx/detail/late_prediction.hpp"
-#include "cclx/detail/relay_model.hpp"
 #include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"
+#include "cclx/relay/adaptive.hpp"
+#include "cclx/relay/late_prediction.hpp"
+#include "cclx/relay/model.hpp"
 #include "cclx/settings.hpp"
-#include "mpi_state.hpp"
 
 namespace cclx {
 
 namespace detail {
+
+// algo::Adaptive's fault time-out and prediction settings, as the runtime applies them.
+struct RelayOptions {
+  double fault_factor = 5, fault_floor_s = 10, fault_cap_s = 300;
+  int predict_calls = 2;
+};
 
 namespace {
 
@@ -189,8 +196,7 @@ void unregister_hub(RelayHub* h) {
 class RelayOp final : public PersistentOp {
  public:
   RelayOp(std::shared_ptr<MpiBackend::State> s, std::shared_ptr<const RelayModel> model,
-          const CollectiveCall& c, const MpiBackend::RelayOptions& o,
-          std::shared_ptr<void> keepalive)
+          const CollectiveCall& c, const RelayOptions& o, std::shared_ptr<void> keepalive)
       : s_(std::move(s)),
         hub_(s_->relay.get()),
         model_(std::move(model)),
@@ -551,7 +557,7 @@ class RelayOp final : public PersistentOp {
   }
   // When every missing rank is predicted late: the plan that finishes first if they arrive when
   // predicted, provided proceeding with it now is predicted to finish sooner than waiting for the
-  // latest of them (detail/late_prediction.hpp); -1 otherwise.
+  // latest of them (relay/late_prediction.hpp); -1 otherwise.
   int proceed_on_prediction(const Round& r, const std::vector<bool>& ready, double now) {
     if (!predictor_ || !predictor_->any()) return -1;
     double arrival = now;  // the latest predicted ready time of a missing rank (hub time)
@@ -639,7 +645,7 @@ class RelayOp final : public PersistentOp {
   std::shared_ptr<const RelayModel> model_;
   std::shared_ptr<void> keepalive_;
   ReduceKernel kernel_;
-  MpiBackend::RelayOptions options_;
+  RelayOptions options_;
   int n_, rank_;
   std::string name_;
   engine::Buffers buffers_;
@@ -805,7 +811,7 @@ void RelayHub::loop() noexcept {
 namespace {
 
 // CCLX_ADAPTIVE_FAULT="factor,floor,cap" (seconds for floor and cap).
-void fault_from_env(MpiBackend::RelayOptions& o, int rank) {
+void fault_from_env(detail::RelayOptions& o, int rank) {
   std::optional<std::array<double, 3>> x;
   try {
     x = settings::get<std::optional<std::array<double, 3>>>(settings::Id::adaptive_fault);
@@ -820,26 +826,41 @@ void fault_from_env(MpiBackend::RelayOptions& o, int rank) {
 
 }  // namespace
 
-std::unique_ptr<detail::PersistentOp> MpiBackend::relay_init(
-    const CollectiveCall& call, std::shared_ptr<const detail::RelayModel> model,
-    const RelayOptions& options, std::shared_ptr<void> keepalive) {
-  State& s = *s_;
+namespace algo {
+
+std::unique_ptr<cclx::detail::PersistentOp> relay_init(MpiBackend& backend,
+                                                       const CollectiveCall& call,
+                                                       const Adaptive& a,
+                                                       std::shared_ptr<void> keepalive) {
+  const std::shared_ptr<MpiBackend::State>& state = backend.state();
+  MpiBackend::State& s = *state;
+  sched::ScheduleRequest req = cclx::detail::schedule_request(call, s.rank, s.size);
+  req.only_rank = -1;
+  std::shared_ptr<const cclx::detail::RelayModel> model;
+  try {
+    model = relay_model(a, req, call.kernel.elem_size);
+  } catch (const Error& e) {
+    throw e.on_rank(s.rank);
+  }
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
   if (provided < MPI_THREAD_MULTIPLE)
     throw Error(s.rank, std::string(sched::to_string(call.collective)) +
                             " (adaptive): algo::Adaptive needs MPI_THREAD_MULTIPLE (a progress "
                             "thread relays while the application computes), but MPI provides " +
-                            detail::thread_level_name(provided) +
+                            cclx::detail::thread_level_name(provided) +
                             "; initialize MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)");
-  RelayOptions o = options;
+  cclx::detail::RelayOptions o{a.fault_factor, a.fault_floor_s, a.fault_cap_s, a.predict_calls};
   fault_from_env(o, s.rank);
   if (o.predict_calls < 0)
     throw Error(s.rank, std::string(sched::to_string(call.collective)) +
                             " (adaptive): predict_calls is " + std::to_string(o.predict_calls) +
                             "; expected >= 0 (0: no prediction of late ranks)");
-  if (!s.relay) s.relay = std::make_shared<detail::RelayHub>(s);
-  return std::make_unique<detail::RelayOp>(s_, std::move(model), call, o, std::move(keepalive));
+  if (!s.relay) s.relay = std::make_shared<cclx::detail::RelayHub>(s);
+  return std::make_unique<cclx::detail::RelayOp>(state, std::move(model), call, o,
+                                                 std::move(keepalive));
 }
+
+}  // namespace algo
 
 }  // namespace cclx

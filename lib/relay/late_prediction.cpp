@@ -1,5 +1,5 @@
-// The late-rank predictor of the adaptive runtime (include/cclx/detail/late_prediction.hpp).
-#include "cclx/detail/late_prediction.hpp"
+// The late-rank predictor of the adaptive runtime (include/cclx/relay/late_prediction.hpp).
+#include "cclx/relay/late_prediction.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,11 +1,11 @@
-// Predicted time of a relay collective (schedule/relay.hpp): phase 1 among the active ranks while
+// Predicted time of a relay collective (relay/schedules.hpp): phase 1 among the active ranks while
 // the late ones relay, then phase 2 once the late ranks' data is ready. What the runtime's
 // wait-or-proceed rule compares against waiting for everyone.
 #pragma once
 
 #include <vector>
 
-#include "cclx/schedule/relay.hpp"
+#include "cclx/relay/schedules.hpp"
 #include "cclx/sim/simulator.hpp"
 
 namespace cclx::sim {

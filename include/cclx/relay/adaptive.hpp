@@ -9,7 +9,8 @@
 // (phase 1, scratch only), and phase 2 folds their data in once they start, so the result is the
 // full collective. A rank that does not start within the fault time-out makes every other rank's
 // wait() throw, naming it. Serves allreduce, reduce and bcast with commutative ops; needs
-// MPI_THREAD_MULTIPLE and linking cclx::topology (tree synthesis and the simulator).
+// MPI_THREAD_MULTIPLE, `#include <cclx/relay/adaptive.hpp>` and linking cclx::relay (the relay
+// module: tree synthesis, the cost model on the simulator, the runtime).
 #pragma once
 
 #include <array>
@@ -19,7 +20,11 @@
 #include <vector>
 
 #include "cclx/algo/algorithm.hpp"
-#include "cclx/detail/relay_model.hpp"
+#include "cclx/backend/backend.hpp"
+#include "cclx/backend/mpi.hpp"
+#include "cclx/collective_call.hpp"
+#include "cclx/persistent.hpp"
+#include "cclx/relay/model.hpp"
 #include "cclx/schedule/generate.hpp"
 #include "cclx/schedule/schedule.hpp"
 #include "cclx/tune/table.hpp"
@@ -65,8 +70,20 @@ struct Adaptive {
 
 // The model of `a` for `req` (every rank's request, only_rank = -1) with elements of `elem_size`
 // bytes: trees synthesized once, schedules and costs per active set on demand (memoized).
-// Defined in cclx::topology.
-[[nodiscard]] std::shared_ptr<const detail::RelayModel> relay_model(
+// Defined in cclx::relay (lib/relay/model.cpp).
+[[nodiscard]] std::shared_ptr<const cclx::detail::RelayModel> relay_model(
     const Adaptive& a, const sched::ScheduleRequest& req, std::size_t elem_size);
 
+// A persistent relay request of `a` for `call` on `backend` (collective, after the Communicator's
+// checks): the model of relay_model(), then the relay runtime (lib/relay/runtime.cpp). The
+// Communicator finds it by argument-dependent lookup, so only a program that names algo::Adaptive
+// needs cclx::relay.
+[[nodiscard]] std::unique_ptr<cclx::detail::PersistentOp> relay_init(
+    MpiBackend& backend, const CollectiveCall& call, const Adaptive& a,
+    std::shared_ptr<void> keepalive);
+
 }  // namespace cclx::algo
+
+namespace cclx {
+static_assert(RelayBackend<MpiBackend, algo::Adaptive>);
+}  // namespace cclx

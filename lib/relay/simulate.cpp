@@ -1,4 +1,4 @@
-#include "cclx/sim/relay.hpp"
+#include "cclx/relay/simulate.hpp"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
-// The list of relay plans for a partial active set (schedule/relay.hpp, partial_relay_plan).
+// The list of relay plans for a partial active set (relay/schedules.hpp, partial_relay_plan).
 #include <string>
 
 #include "cclx/error.hpp"
-#include "cclx/schedule/relay.hpp"
+#include "cclx/relay/schedules.hpp"
 
 namespace cclx::sched {
 

@@ -15,6 +15,8 @@
 // and the owner plan (phase 1 a reduce-scatter over them); ties (kTieTolerance) go to the earlier
 // plan. With a prediction of when the late ranks arrive the runtime picks among the same plans by
 // their finish then (RelayModel::best_plan).
+#include "cclx/tune/model.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -22,17 +24,16 @@
 #include <utility>
 #include <vector>
 
-#include "cclx/algo/adaptive.hpp"
 #include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
+#include "cclx/relay/adaptive.hpp"
+#include "cclx/relay/schedules.hpp"
+#include "cclx/relay/simulate.hpp"
+#include "cclx/relay/synthesis.hpp"
 #include "cclx/schedule/generate.hpp"
-#include "cclx/schedule/relay.hpp"
-#include "cclx/schedule/synthesis.hpp"
-#include "cclx/sim/relay.hpp"
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"
 #include "cclx/topology/egress.hpp"
-#include "cclx/tune/model.hpp"
 #include "cclx/tune/table.hpp"
 
 namespace cclx::algo {

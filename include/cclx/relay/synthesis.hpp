@@ -1,12 +1,12 @@
 // Tree synthesis on a Topology: par-trees (trees.hpp) from the topology's hosts and link costs,
 // then a bounded search that uses the α-β simulator (sim/simulator.hpp) as its cost model.
-// Compiled into cclx::topology (lib/sim/synthesis.cpp): it needs the simulator.
+// Compiled into cclx::topology (lib/relay/synthesis.cpp): it needs the simulator.
 #pragma once
 
 #include <cstddef>
 
+#include "cclx/relay/trees.hpp"
 #include "cclx/schedule/schedule.hpp"
-#include "cclx/schedule/trees.hpp"
 #include "cclx/topology/topology.hpp"
 
 namespace cclx::sched {

@@ -9,9 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include "cclx/relay/trees.hpp"
+#include "cclx/schedule/concat.hpp"
 #include "cclx/schedule/generate.hpp"
 #include "cclx/schedule/schedule.hpp"
-#include "cclx/schedule/trees.hpp"
 
 namespace cclx::sched {
 
@@ -107,13 +108,6 @@ inline constexpr std::size_t kOwnerSegmentBytes = std::size_t{16} << 10;
 [[nodiscard]] RelayPlan partial_relay_plan(int index, const TreeSet& trees,
                                            const ScheduleRequest& req,
                                            const std::vector<bool>& active);
-
-// Phase 1 followed by phase 2 as one schedule: every rank's phase-1 program is padded to phase 1's
-// round count, so phase 2's step s is step L1 + s everywhere and no message matches across the
-// phases. What verify_phases() checks, and one execution when every rank is ready anyway.
-// Throws cclx::Error when the phases disagree on collective, nranks, root, in_place, nblocks or
-// scratch_copies, or lack a program per rank.
-[[nodiscard]] Schedule concat_phases(const Schedule& phase1, const Schedule& phase2);
 
 // The all-active schedule (relay_schedules' phase 1 with every rank active).
 [[nodiscard]] Schedule tree_schedule(const TreeSet& trees, const ScheduleRequest& req);
