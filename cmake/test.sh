@@ -4,20 +4,21 @@
 #      unit, MPI at N = 1..5, 7, 8 (StragglAR also at 6), tools, installed-tree consumer (CMake
 #      and pkg-config), prototypes, clang-format on the tree, and check-mpi-test-cases (every test
 #      case of cclx-mpi-tests runs in some entry);
-#   2. Open MPI 4.1, release-openmpi preset (everything at -O1): build, then the MPI tests at
-#      N = 2, 3 (grid, api, adaptive, stragglar), the fault tests (a stalled rank, a count
-#      mismatch; dead-rank tests need hydra) and libcclx-mpi's tests (shim-*);
-#   3. ASan + UBSan (MPICH), asan preset: the unit tests (sweeps to n = 12, without the scale tests)
-#      the MPI tests at N = 3 and libcclx-mpi's linked-in tests at N = 2, 3 (the release stage
-#      runs every rank count; these two check the MPI calls under another MPI and under the
-#      sanitizers);
-#   4. clang-tidy on the library (lint-tidy), unless CCLX_CI_TIDY=0.
+#   2. Open MPI 4.1 under ASan + UBSan, asan-openmpi preset (the library at -O1, the test
+#      programs' own code at -O0): the unit tests (sweeps to n = 12, without the scale tests), the
+#      MPI tests at N = 2, 3 (grid, api, adaptive, stragglar), the fault tests (a stalled rank, a
+#      count mismatch; dead-rank tests need hydra) and libcclx-mpi's linked-in tests at N = 2, 3:
+#      one build checks the MPI calls under the other MPI and the memory handling under the
+#      sanitizers (the presets release-openmpi and asan keep the two apart, for local use);
+#   3. clang-tidy on the library (lint-tidy), unless CCLX_CI_TIDY=0.
 # Every MPI test has a timeout (ctest's, and mpiexec's own MPIEXEC_TIMEOUT under both MPIs), so a
 # deadlock fails instead of hanging. Each stage prints its wall time; all stages run, and the
 # script fails if any did.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+t0=$SECONDS
 bash cmake/setup.sh --no-bench || exit 1
+echo "=== cclx test stage: set-up and release build: done in $((SECONDS - t0)) s"
 
 failed=()
 stage() {  # stage NAME COMMAND...
@@ -34,19 +35,14 @@ stage() {  # stage NAME COMMAND...
 
 stage "mpich (release: full suite)" ctest --preset release
 
-openmpi() {
-  cmake --preset release-openmpi >/dev/null &&
-    cmake --build --preset release-openmpi --target cclx-mpi-tests cclx-fault-test cclx-shim-tests &&
-    ctest --preset release-openmpi
+openmpi_asan() {
+  cmake --preset asan-openmpi >/dev/null &&
+    cmake --build --preset asan-openmpi --target cclx-unit-tests cclx-mpi-tests cclx-fault-test \
+      cclx-shim-tests &&
+    ctest --preset asan-openmpi
 }
-stage "openmpi (release-openmpi: MPI tests N = 2, 3, fault tests)" openmpi
-
-asan() {
-  cmake --preset asan >/dev/null &&
-    cmake --build --preset asan --target cclx-unit-tests cclx-mpi-tests cclx-shim-tests &&
-    ctest --preset asan
-}
-stage "asan+ubsan (asan: unit, MPI N = 3, libcclx-mpi N = 2, 3)" asan
+stage "openmpi + asan+ubsan (asan-openmpi: unit, MPI N = 2, 3, faults, libcclx-mpi N = 2, 3)" \
+  openmpi_asan
 
 if [[ "${CCLX_CI_TIDY:-1}" != 0 ]]; then
   stage "clang-tidy (lib/)" ctest --preset lint -R "^lint-tidy$"
