@@ -3,10 +3,9 @@
 // Per backend, at the first adaptive init (collective): a control communicator (a duplicate of
 // the private one; control messages never share it with data) and a progress thread, which
 //   - receives every control message of this rank (MPI_Improbe + MPI_Mrecv, one tag),
-//   - on rank 0, coordinates: collects ready notices, decides by the ski-rental rule or, while
-//     it did better on recent calls, as soon as one rank is missing (or at once when ranks late
-//     in every recent call are predicted late enough that proceeding pays:
-//     relay/late_prediction.hpp), tells every rank the active set and plan, and declares
+//   - on rank 0, coordinates: collects ready notices, asks the wait-or-proceed policy
+//     (wait_or_proceed.hpp: ski rental, the last-rank rule, the prediction of late ranks) when to
+//     proceed and with which plan, tells every rank the active set and plan, and declares
 //     missing ranks failed after the fault time-out,
 //   - runs this rank's phase 1 as a relay (scratch only) when the rank is not active in a call.
 // Protocol per request and call ("epoch": the k-th start() of the request, the same on every
@@ -50,16 +49,11 @@
 #include "cclx/relay/late_prediction.hpp"
 #include "cclx/relay/model.hpp"
 #include "cclx/settings.hpp"
+#include "wait_or_proceed.hpp"
 
 namespace cclx {
 
 namespace detail {
-
-// algo::Adaptive's fault time-out and prediction settings, as the runtime applies them.
-struct RelayOptions {
-  double fault_factor = 5, fault_floor_s = 10, fault_cap_s = 300;
-  int predict_calls = 2;
-};
 
 namespace {
 
@@ -205,7 +199,8 @@ class RelayOp final : public PersistentOp {
         options_(o),
         n_(s_->size),
         rank_(s_->rank),
-        name_(std::string(sched::to_string(c.collective)) + " (adaptive)") {
+        name_(std::string(sched::to_string(c.collective)) + " (adaptive)"),
+        policy_(model_, o, n_, name_) {
     const std::vector<bool> all(static_cast<std::size_t>(n_), true);
     const RelayModel::Phases p = model_->phases(all, rank_, 0);
     check_schedule(c, *p.phase1, rank_);  // a non-commutative op is refused here
@@ -309,7 +304,8 @@ class RelayOp final : public PersistentOp {
     faults_[epoch] = std::move(text);
     fault_epoch_.store(std::max(fault_epoch_.load(), epoch));
   }
-  // Rank 0: the ski-rental decision and the fault time-out of every open call. True on progress.
+  // Rank 0: the decision (wait_or_proceed.hpp) and the fault time-out of every open call, posted
+  // to every rank. True on progress.
   bool coordinate(double now) {
     bool progress = false;
     for (auto it = rounds_.begin(); it != rounds_.end();) {
@@ -320,38 +316,21 @@ class RelayOp final : public PersistentOp {
         continue;
       }
       if (!r.decided) {
-        std::vector<bool> ready(static_cast<std::size_t>(n_));
-        for (int q = 0; q < n_; ++q) ready[static_cast<std::size_t>(q)] = r.ready_at[q] >= 0;
-        // Ski rental: waiting is renting, proceeding is buying at the predicted cost of phase 1
-        // + phase 2 with the ranks ready now; buy once the waiting has cost as much. Below the
-        // model's cheap floor of that cost the rule cannot buy yet: the simulation that prices a
-        // new set (milliseconds, on this thread) waits until it can matter. The rule applies only
-        // while its replays on recent calls' arrivals did not lose (SkiGuard), and not while the
-        // last-rank rule (proceed once one rank is missing) gained more in its replays
-        // (WaitRules). Before either, ranks late in every recent call may be predicted late
-        // enough to proceed.
-        const double waited = now - r.first;
-        const int predicted_plan = r.nready < n_ ? proceed_on_prediction(r, ready, now) : -1;
-        const bool predicted = predicted_plan >= 0;
-        const bool last_rank = !predicted && r.nready == n_ - 1 && rules_.last_rank() &&
-                               std::isfinite(cost(ready).total());
-        if (r.nready == n_ || predicted || last_rank ||
-            (rules_.ski() && waited >= model_->cost_floor(ready) &&
-             waited >= cost(ready).total())) {
-          decide(epoch, r, predicted ? predicted_plan : cost_plan(ready));
-          if (predicted) predicted_decisions.fetch_add(1);
-          if (last_rank) last_rank_decisions.fetch_add(1);
+        const WaitOrProceed::Decision d = policy_.decide(r, now);
+        if (d.plan >= 0) {
+          decide(epoch, r, d.plan);
+          if (d.predicted) predicted_decisions.fetch_add(1);
+          if (d.last_rank) last_rank_decisions.fetch_add(1);
           progress = true;
         }
       }
       if (r.decided && r.nready == n_) {
-        spread_ = std::max(spread_, r.last - r.first);
-        learn_from(r);
+        policy_.learn(r);
         it = rounds_.erase(it);
         continue;
       }
       // Undecided calls too: a predicted cost beyond the time-out must not hide a missing rank.
-      const double limit = fault_limit(std::max(spread_, r.last - r.first));
+      const double limit = policy_.fault_limit(r);
       if (now - r.first >= limit) {
         declare_fault(epoch, r, limit);
         progress = true;
@@ -405,13 +384,6 @@ class RelayOp final : public PersistentOp {
     std::unique_ptr<engine::Execution> exec1, exec2;
     std::size_t scratch_bytes = 0;
   };
-  struct Round {                   // rank 0: one call being coordinated
-    std::vector<double> ready_at;  // hub time of each rank's ready notice; < 0: not yet
-    double first = 0, last = 0;
-    int nready = 0;
-    bool decided = false, faulted = false;
-  };
-
   engine::ExecOptions exec_options() const {
     engine::ExecOptions o;
     o.wait = s_->wait;
@@ -526,96 +498,6 @@ class RelayOp final : public PersistentOp {
   }
 
   // ---- rank 0 ----
-  // The plans of a ready set, priced once (milliseconds of simulation), and the cheapest.
-  struct Priced {
-    std::vector<RelayModel::Choice> plans;
-    RelayModel::Choice cheapest;
-  };
-  const Priced& priced(const std::vector<bool>& ready) {
-    auto it = costs_.find(ready);
-    if (it == costs_.end()) {
-      // A set the model cannot serve is never chosen: the call then waits for every rank.
-      Priced p{{}, {std::numeric_limits<double>::infinity(), 0, 0}};
-      try {
-        p.plans = model_->choices(ready);
-        p.cheapest = RelayModel::best_plan(p.plans, 0);
-      } catch (const std::exception& e) {
-        p.plans.clear();
-        std::fprintf(stderr, "cclx: rank 0: %s: no relay for this set of ready ranks: %s\n",
-                     name_.c_str(), e.what());
-      }
-      it = costs_.emplace(ready, std::move(p)).first;
-    }
-    return it->second;
-  }
-  const RelayModel::Choice& cost(const std::vector<bool>& ready) { return priced(ready).cheapest; }
-  // The plan a decision for `ready` names when nothing was predicted: the cheapest one (0 for a
-  // set that was never priced: all ranks ready).
-  int cost_plan(const std::vector<bool>& ready) const {
-    const auto c = costs_.find(ready);
-    return c == costs_.end() ? 0 : c->second.cheapest.plan;
-  }
-  // When every missing rank is predicted late: the plan that finishes first if they arrive when
-  // predicted, provided proceeding with it now is predicted to finish sooner than waiting for the
-  // latest of them (relay/late_prediction.hpp); -1 otherwise.
-  int proceed_on_prediction(const Round& r, const std::vector<bool>& ready, double now) {
-    if (!predictor_ || !predictor_->any()) return -1;
-    double arrival = now;  // the latest predicted ready time of a missing rank (hub time)
-    for (int q = 0; q < n_; ++q) {
-      if (ready[static_cast<std::size_t>(q)]) continue;
-      if (!predictor_->late()[static_cast<std::size_t>(q)]) return -1;
-      arrival = std::max(arrival, r.first + predictor_->delay(q));
-    }
-    const double full = all_active_cost();
-    const Priced& p = priced(ready);
-    if (p.plans.empty()) return -1;
-    const RelayModel::Choice& c = RelayModel::best_plan(p.plans, arrival - now);
-    return proceed_pays(arrival - now, c.phase1, c.phase2, full, kPredictionMargin) ? c.plan : -1;
-  }
-  // A call every rank has joined: what the ski-rental and last-rank rules would have gained in it
-  // (WaitRules), and how late each rank was (the predictor).
-  void learn_from(const Round& r) {
-    replay_rules(r);
-    if (options_.predict_calls <= 0) return;
-    if (!predictor_)
-      predictor_.emplace(n_, options_.predict_calls, kLateFraction * all_active_cost());
-    std::vector<double> delays(static_cast<std::size_t>(n_));
-    for (int q = 0; q < n_; ++q)
-      delays[static_cast<std::size_t>(q)] = r.ready_at[static_cast<std::size_t>(q)] - r.first;
-    predictor_->record(delays);
-  }
-  // The ski-rental and last-rank rules on this call's arrivals, by the model (detail::ski_gain,
-  // detail::last_rank_gain). A set is priced where ski rental would have priced it live (its
-  // interval reaches the set's cost floor), and the set of all ranks but the last always.
-  void replay_rules(const Round& r) {
-    std::vector<int> order(static_cast<std::size_t>(n_));
-    for (int q = 0; q < n_; ++q) order[static_cast<std::size_t>(q)] = q;
-    const auto at = [&](int q) { return r.ready_at[static_cast<std::size_t>(q)] - r.first; };
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return at(a) < at(b); });
-    std::vector<bool> ready(static_cast<std::size_t>(n_), false);
-    std::vector<ArrivalStep> steps;
-    for (int k = 0; k + 1 < n_; ++k) {
-      const int q = order[static_cast<std::size_t>(k)];
-      ready[static_cast<std::size_t>(q)] = true;
-      ArrivalStep step{at(q), std::numeric_limits<double>::infinity(), 0};
-      const double next = at(order[static_cast<std::size_t>(k) + 1]);
-      if (next > step.at && (k + 2 == n_ || next >= model_->cost_floor(ready))) {
-        const RelayModel::Choice& c = cost(ready);
-        step.phase1 = c.phase1;
-        step.phase2 = c.phase2;
-      }
-      steps.push_back(step);
-    }
-    const double last = at(order.back()), full = all_active_cost();
-    rules_.record(ski_gain(steps, last, full), last_rank_gain(steps, last, full));
-  }
-  double all_active_cost() {
-    return cost(std::vector<bool>(static_cast<std::size_t>(n_), true)).total();
-  }
-  double fault_limit(double spread) const {
-    return std::clamp(options_.fault_factor * spread, options_.fault_floor_s,
-                      std::max(options_.fault_floor_s, options_.fault_cap_s));
-  }
   // DECISION: the active flags, then the index of the plan.
   void decide(int epoch, Round& r, int plan) {
     std::vector<std::uint8_t> flags(static_cast<std::size_t>(n_) + 1);
@@ -667,10 +549,7 @@ class RelayOp final : public PersistentOp {
   std::string relay_error_;
   // Rank 0's coordination.
   std::map<int, Round> rounds_;
-  std::map<std::vector<bool>, Priced> costs_;
-  std::optional<LatePredictor> predictor_;  // made at the first complete call
-  WaitRules rules_;
-  double spread_ = 0;
+  WaitOrProceed policy_;
 
   // The user's thread only.
   int epoch_ = -1;
