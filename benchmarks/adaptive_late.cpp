@@ -1,6 +1,6 @@
 // cclx-adaptive-late: allreduce with late ranks, algo::Adaptive against policies that wait for
-// every rank (native, ring, rhd, stragglar, straggler_aware). docs/algorithms/adaptive.md has the
-// results ("Costs", "Testbed campaign").
+// every rank (native, the registry's algorithms, straggler_aware). docs/algorithms/adaptive.md has
+// the results ("Costs", "Testbed campaign").
 //
 // Each iteration every rank first "computes": it sleeps its delay for that iteration, which is
 // --late-ms for the late rank (a persistently slow rank) plus, with --jitter-ms M, an exponential
@@ -34,8 +34,11 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "cclx/algo/by_name.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/algo/straggler_aware.hpp"
 #include "cclx/cclx.hpp"
 #include "cclx/relay/adaptive.hpp"
@@ -65,6 +68,20 @@ struct Args {
   std::exit(2);
 }
 
+// `name` as a candidate of CCLX_ALGO's grammar when it names native or a registry algorithm
+// ("ring", "rhd(segment_bytes=65536)"); nullopt for the names this benchmark adds.
+std::optional<cclx::tune::Candidate> registered(const std::string& name) {
+  const std::string base = name.substr(0, name.find('('));
+  bool known = base == "native";
+  for (const auto& g : cclx::algo::generators()) known = known || g.name == base;
+  if (!known) return std::nullopt;
+  try {
+    return cclx::tune::parse_candidate(name);
+  } catch (const cclx::Error& e) {
+    usage_error(e.detail());
+  }
+}
+
 // The command line into `a`; nullopt to go on, else the exit status (rank 0 prints).
 std::optional<int> parse(int argc, char** argv, Args& a, bool print) {
   cclx::kit::App app("cclx-adaptive-late",
@@ -88,9 +105,10 @@ std::optional<int> parse(int argc, char** argv, Args& a, bool print) {
   app.add_option("--repeat", a.repeat, "repetitions, the policies interleaved (default 1)")
       ->check(CLI::PositiveNumber);
   app.add_option("--algos", a.algos,
-                 "policies, comma-separated (default native,ring,rhd,adaptive); adaptive=FILE: "
-                 "on the topology in FILE; adaptive:cN:tM[=FILE]: synthesis chunk bytes N, M "
-                 "trees");
+                 "policies, comma-separated (default native,ring,rhd,adaptive): native and any "
+                 "registry algorithm that serves allreduce, as CCLX_ALGO names it "
+                 "(ring(segment_bytes=65536)); straggler_aware; adaptive; adaptive=FILE: on the "
+                 "topology in FILE; adaptive:cN:tM[=FILE]: synthesis chunk bytes N, M trees");
   app.add_option("--topology", a.topology, "adaptive's topology (topology JSON, e.g. cclx-topo's)");
   app.add_flag("--json", a.json, "one JSON document with every repetition and the delays drawn");
   return cclx::kit::parse(app, argc, argv, print);
@@ -184,7 +202,6 @@ int main(int argc, char** argv) {
     if (!a.topology.empty())
       adaptive.topology =
           std::make_shared<const cclx::topo::Topology>(cclx::topo::load_topology(a.topology));
-    const cclx::algo::StragglAR stragglar{.straggler = late};
     const cclx::algo::StragglerAware<> aware;  // one detector for every call
 
     struct Entry {
@@ -198,17 +215,22 @@ int main(int argc, char** argv) {
       entries.push_back({name, [req] { req->start(), req->wait(); }, req});
     };
     for (const auto& name : split(a.algos)) {
-      if (name == "native")
-        persistent(name, comm.allreduce_init(in, out, cclx::sum));
-      else if (name == "ring")
-        persistent(name, comm.allreduce_init(in, out, cclx::sum, cclx::algo::Ring{}));
-      else if (name == "rhd")
-        persistent(name,
-                   comm.allreduce_init(in, out, cclx::sum, cclx::algo::RecursiveHalvingDoubling{}));
-      else if (name == "stragglar")
-        persistent(name, comm.allreduce_init(in, out, cclx::sum, stragglar));
-      else if (name == "adaptive" || name.starts_with("adaptive=") ||
-               name.starts_with("adaptive:")) {
+      // Native and every algorithm of the registry, by name or as CCLX_ALGO names it
+      // ("ring(segment_bytes=65536)"); StragglAR's straggler is --late's rank unless given.
+      if (const std::optional<cclx::tune::Candidate> c = registered(name)) {
+        cclx::algo::with_policy(*c, [&](const auto& policy) {
+          using P = std::decay_t<decltype(policy)>;
+          if constexpr (cclx::algo::serves<P>(cclx::sched::Collective::allreduce)) {
+            P p = policy;
+            if constexpr (std::is_same_v<P, cclx::algo::StragglAR>)
+              if (!c->params.contains("straggler")) p.straggler = late;
+            persistent(name, comm.allreduce_init(in, out, cclx::sum, p));
+          } else {
+            usage_error(name + " does not serve allreduce");
+          }
+        });
+      } else if (name == "adaptive" || name.starts_with("adaptive=") ||
+                 name.starts_with("adaptive:")) {
         // adaptive[:cN][:tM][=FILE]: fixed chunk bytes / trees, another topology
         cclx::algo::Adaptive other = adaptive;
         const auto eq = name.find('=');
@@ -228,7 +250,7 @@ int main(int argc, char** argv) {
         entries.push_back({name, [&] { comm.allreduce(in, out, cclx::sum, aware); }, nullptr});
       else
         usage_error("unknown algorithm " + name +
-                    " (native, ring, rhd, stragglar, straggler_aware, adaptive, adaptive=FILE)");
+                    " (native, the registry's, straggler_aware, adaptive, adaptive=FILE)");
     }
 
     nlohmann::json results = nlohmann::json::array();

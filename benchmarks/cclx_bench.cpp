@@ -35,6 +35,7 @@
 
 #include "bruck_alltoall.hpp"
 #include "cclx/algo/by_name.hpp"
+#include "cclx/algo/registry.hpp"
 #include "cclx/algo/stragglar.hpp"
 #include "cclx/algo/straggler_aware.hpp"
 #include "cclx/cclx.hpp"
@@ -85,7 +86,9 @@ struct Options {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Algorithm registry: --algos names to policy objects. Adding an algorithm is one line here.
+// --algos names to policy objects: every algorithm of the library's registry by its name
+// (algo/registry.hpp; a new algorithm appears here without an edit), and what the registry does
+// not hold: native, the policies that choose per call, and a measurement prototype.
 template <class F>
 struct AlgoEntry {
   std::string_view name;
@@ -94,29 +97,18 @@ struct AlgoEntry {
 template <class F>
 AlgoEntry(std::string_view, F) -> AlgoEntry<F>;
 
+// A registry policy with its defaults and the command line's --segment and --straggler.
 template <class P>
-P with_segment(P p, const Options& o) {
-  if (o.segment_bytes) p.segment_bytes = *o.segment_bytes;
+P configured(const Options& o) {
+  P p{};
+  if constexpr (requires { p.segment_bytes; })
+    if (o.segment_bytes) p.segment_bytes = *o.segment_bytes;
+  if constexpr (requires { p.straggler; }) p.straggler = o.straggler;
   return p;
 }
 
-const auto kAlgorithms = std::tuple{
+const auto kOtherAlgorithms = std::tuple{
     AlgoEntry{"native", [](const Options&) { return cclx::algo::Native{}; }},
-    AlgoEntry{"ring", [](const Options& o) { return with_segment(cclx::algo::Ring{}, o); }},
-    AlgoEntry{
-        "rhd",
-        [](const Options& o) { return with_segment(cclx::algo::RecursiveHalvingDoubling{}, o); }},
-    AlgoEntry{"rhd_elimination",
-              [](const Options& o) { return with_segment(cclx::algo::RhdElimination{}, o); }},
-    AlgoEntry{"recursive_doubling",
-              [](const Options& o) { return with_segment(cclx::algo::RecursiveDoubling{}, o); }},
-    AlgoEntry{"binomial_tree", [](const Options&) { return cclx::algo::BinomialTree{}; }},
-    AlgoEntry{"dissemination", [](const Options&) { return cclx::algo::Dissemination{}; }},
-    AlgoEntry{"pipelined_tree",
-              [](const Options& o) { return with_segment(cclx::algo::PipelinedTree{}, o); }},
-    // The straggler is --straggler's rank (default: the policy's, the last rank).
-    AlgoEntry{"stragglar",
-              [](const Options& o) { return cclx::algo::StragglAR{.straggler = o.straggler}; }},
     // Detects the straggler itself (ring otherwise); one policy per entry, so its detector
     // keeps its state across calls, repetitions and sizes.
     AlgoEntry{"straggler_aware", [](const Options&) { return cclx::algo::StragglerAware<>{}; }},
@@ -126,19 +118,41 @@ const auto kAlgorithms = std::tuple{
     AlgoEntry{"bruck_proto", [](const Options&) { return cclx_bench::BruckProto{}; }},
 };
 
+// Every --algos name: native, the registry's, then the others.
+std::vector<std::string> algorithm_names() {
+  std::vector<std::string> names{"native"};
+  std::apply([&](const auto&... p) { (names.emplace_back(std::decay_t<decltype(p)>::name), ...); },
+             cclx::algo::registry{});
+  std::apply(
+      [&](const auto&... e) {
+        ((e.name == "native" ? void() : void(names.emplace_back(e.name))), ...);
+      },
+      kOtherAlgorithms);
+  return names;
+}
+
 std::string available_algorithms() {
   std::string s;
-  std::apply([&](const auto&... e) { ((s += (s.empty() ? "" : ", ") + std::string(e.name)), ...); },
-             kAlgorithms);
+  for (const std::string& n : algorithm_names()) s += (s.empty() ? "" : ", ") + n;
   return s;
 }
 
-// Calls fn(policy) for the registry entry `name`; false if there is none.
+// Calls fn(policy) for the algorithm `name`; false if there is none.
 template <class Fn>
 bool with_algorithm(std::string_view name, const Options& o, Fn&& fn) {
-  return std::apply(
-      [&](const auto&... e) { return ((e.name == name ? (fn(e.make(o)), true) : false) || ...); },
-      kAlgorithms);
+  const bool registered = std::apply(
+      [&](const auto&... p) {
+        return ((std::decay_t<decltype(p)>::name == name
+                     ? (fn(configured<std::decay_t<decltype(p)>>(o)), true)
+                     : false) ||
+                ...);
+      },
+      cclx::algo::registry{});
+  return registered || std::apply(
+                           [&](const auto&... e) {
+                             return ((e.name == name ? (fn(e.make(o)), true) : false) || ...);
+                           },
+                           kOtherAlgorithms);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -239,8 +253,7 @@ std::optional<int> parse(int argc, char** argv, Options& o, bool print) {
   if (const auto rc = cclx::kit::parse(app, argc, argv, print, 1)) return rc;
   // Default: every algorithm in this build (those that refuse the collective are skipped).
   o.all_algos = o.algos.empty();
-  if (o.all_algos)
-    std::apply([&](const auto&... e) { (o.algos.emplace_back(e.name), ...); }, kAlgorithms);
+  if (o.all_algos) o.algos = algorithm_names();
   // Native is the reference: always present, always first.
   std::erase(o.algos, std::string("native"));
   std::erase(o.algos, std::string(""));

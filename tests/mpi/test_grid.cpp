@@ -348,12 +348,21 @@ std::size_t large_block(std::size_t count, int n) {
 }  // namespace
 
 TEST_CASE("grid: every listed algorithm is registered with its generator") {
+  std::set<std::string_view> listed;
   for_each_algorithm([&](std::string_view name, const auto& a) {
     using A = std::decay_t<decltype(a)>;
-    if constexpr (!is_native<A>)
+    if constexpr (!is_native<A>) {
       CHECK_MESSAGE(!registered_collectives(A::name).empty(),
                     name << ": no entry in cclx::algo::generators(), so the grid would skip it");
+      listed.insert(A::name);
+    }
   });
+  // And the other way round: a new registry algorithm runs in the grids once it is registered,
+  // or fails here until for_each_algorithm (support.hpp) lists it. StragglAR has its own tests
+  // (test_stragglar.cpp: every straggler position).
+  for (const auto& g : cclx::algo::generators())
+    CHECK_MESSAGE((listed.count(g.name) != 0 || g.name == cclx::algo::StragglAR::name),
+                  g.name << ": registered but not in for_each_algorithm (tests/mpi/support.hpp)");
   // What each algorithm must serve (RHD: whatever it registers).
   auto serves = [](std::string_view algo, Coll c) {
     const auto cs = registered_collectives(algo);

@@ -1,6 +1,7 @@
 // The time per MPI_Allreduce call (double, MPI_SUM) for a few sizes: the minimum over 7 runs of
 // the mean over many calls, the slowest rank's. Built without cclx, so that it measures MPI alone
-// or, with libcclx-mpi.so preloaded, MPI through the library (docs/preload-testing.md, "Measurements"):
+// or, with libcclx-mpi.so preloaded, MPI through the library (docs/preload-testing.md,
+// "Measurements"):
 //   mpiexec -n 1 build/tests/shim/shim-overhead
 //   mpiexec -n 1 -genv LD_PRELOAD=$PWD/build/shim/libcclx-mpi.so build/tests/shim/shim-overhead
 #include <mpi.h>
