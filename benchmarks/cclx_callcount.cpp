@@ -1,5 +1,5 @@
 // cclx-callcount: a loop of 8-byte float sum allreduces for counting instructions per call with
-// callgrind (docs/results.md, "One-shot and persistent overhead"). Only the timed loop is
+// callgrind (docs/results.md, "One-shot and persistent calls at 8 B"). Only the timed loop is
 // collected; run the measured rank under callgrind and its peer natively, so that the peer is
 // always ahead and the measured rank rarely spins waiting:
 //

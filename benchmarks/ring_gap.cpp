@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     std::vector<std::size_t> segs;
     cclx::kit::App app("cclx-ring-gap",
                        "The large-message ring allreduce against its transfer bound on 2 ranks "
-                       "(docs/results.md, \"Large-message ring on shared memory\").");
+                       "(docs/results-ring.md).");
     app.add_option("BYTES", bytes, "message size, a multiple of 8 (default 64M)")
         ->transform(cclx::kit::ByteSize{});
     app.add_option("REPS", reps, "repetitions; the medians are printed (default 21)")
