@@ -42,16 +42,7 @@ RelayPlan owner_relay_schedules(const ScheduleRequest& req, const std::vector<bo
   const long long H = G == 0 ? 0 : (m + G - 1) / G;
 
   auto plan_schedule = [&](int phase) {
-    Schedule s;
-    s.algorithm = "adaptive";
-    s.params = "phase=" + std::to_string(phase) + ",active=" + std::to_string(k) + "/" +
-               std::to_string(n) + ",plan=owners,chunks=" + std::to_string(nb);
-    s.collective = req.collective;
-    s.nranks = n;
-    s.root = 0;
-    s.in_place = req.in_place;
-    s.nblocks = nb;
-    s.preserves_order = n == 1;
+    Schedule s = detail::plan_phase(req, phase, k, "plan=owners", nb);
     s.scratch_copies = std::max<std::uint32_t>(1, G);
     s.programs.resize(static_cast<std::size_t>(n));
     return s;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -42,6 +43,24 @@ class Steps {
   int only_;
   std::vector<std::map<long long, std::vector<Op>>> ops_;
 };
+
+// A phase of an allreduce plan family, without programs: "phase=P,active=K/N,<plan>,chunks=NB"
+// in its params; rank order is kept only by the trivial plan (n = 1).
+inline Schedule plan_phase(const ScheduleRequest& req, int phase, int active, std::string_view plan,
+                           std::uint32_t nblocks) {
+  Schedule s;
+  s.algorithm = "adaptive";
+  s.params = "phase=" + std::to_string(phase) + ",active=" + std::to_string(active) + "/" +
+             std::to_string(req.nranks) + "," + std::string(plan) +
+             ",chunks=" + std::to_string(nblocks);
+  s.collective = req.collective;
+  s.nranks = req.nranks;
+  s.root = 0;
+  s.in_place = req.in_place;
+  s.nblocks = nblocks;
+  s.preserves_order = req.nranks == 1;
+  return s;
+}
 
 // The checks every allreduce-only plan family makes of its request (`family` names it in the
 // message: "subset relay plans"); throws cclx::Error.

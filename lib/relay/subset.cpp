@@ -60,17 +60,7 @@ RelayPlan subset_relay_schedules(std::string_view algorithm, const ScheduleReque
   const std::uint32_t nb = B * g;
 
   auto plan_schedule = [&](int phase) {
-    Schedule s;
-    s.algorithm = "adaptive";
-    s.params = "phase=" + std::to_string(phase) + ",active=" + std::to_string(m) + "/" +
-               std::to_string(n) + ",subset=" + std::string(algorithm) +
-               ",chunks=" + std::to_string(nb);
-    s.collective = req.collective;
-    s.nranks = n;
-    s.root = 0;
-    s.in_place = req.in_place;
-    s.nblocks = nb;
-    s.preserves_order = n == 1;
+    Schedule s = detail::plan_phase(req, phase, m, "subset=" + std::string(algorithm), nb);
     // Phase 2: a landing copy on every rank, an accumulator on late ranks past the first.
     s.scratch_copies = std::max<std::uint32_t>(s1.scratch_copies, k >= 2 ? 2 : 1);
     s.programs.resize(static_cast<std::size_t>(n));
