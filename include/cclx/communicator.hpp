@@ -25,6 +25,20 @@
 
 #include "cclx/algo/algorithm.hpp"
 #include "cclx/algo/auto.hpp"
+#include "cclx/api/allgather.hpp"
+#include "cclx/api/allgatherv.hpp"
+#include "cclx/api/allreduce.hpp"
+#include "cclx/api/alltoall.hpp"
+#include "cclx/api/alltoallv.hpp"
+#include "cclx/api/barrier.hpp"
+#include "cclx/api/bcast.hpp"
+#include "cclx/api/gather.hpp"
+#include "cclx/api/gatherv.hpp"
+#include "cclx/api/reduce.hpp"
+#include "cclx/api/reduce_scatter.hpp"
+#include "cclx/api/reduce_scatterv.hpp"
+#include "cclx/api/scatter.hpp"
+#include "cclx/api/scatterv.hpp"
 #include "cclx/backend/mpi.hpp"
 #include "cclx/collective_call.hpp"
 #include "cclx/collectives/collectives.hpp"
@@ -40,21 +54,7 @@
 
 namespace cclx {
 
-template <class R>
-concept ContiguousRange = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
-    Element<std::remove_cv_t<std::ranges::range_value_t<R>>>;
-
-template <class R>
-concept MutableRange = ContiguousRange<R> &&
-    !std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>;
-
-template <class R>
-using element_t = std::remove_cv_t<std::ranges::range_value_t<R>>;
-
 namespace detail {
-// The op argument of data-movement collectives.
-struct NoOp {};
-
 template <class T, class Op>
 ReduceKernel kernel_for(const Op& op) {
   static_assert(op_supported<T, Op::id>,
@@ -66,8 +66,23 @@ ReduceKernel kernel_for(const Op& op) {
 
 // The backend (cclx::Backend, backend/backend.hpp) moves the bytes: MpiBackend (host memory) or
 // CudaBackend (device memory, cclx/cuda.hpp).
+// The collectives' calls come from their headers (api/<name>.hpp, one per collective, each with
+// its argument lists documented at the top); they all end in invoke() below.
 template <Backend B = MpiBackend>
-class Communicator {
+class Communicator : public api::AllreduceCalls<Communicator<B>>,
+                     public api::ReduceCalls<Communicator<B>>,
+                     public api::BcastCalls<Communicator<B>>,
+                     public api::ReduceScatterCalls<Communicator<B>>,
+                     public api::AllgatherCalls<Communicator<B>>,
+                     public api::AlltoallCalls<Communicator<B>>,
+                     public api::GatherCalls<Communicator<B>>,
+                     public api::ScatterCalls<Communicator<B>>,
+                     public api::BarrierCalls<Communicator<B>>,
+                     public api::GathervCalls<Communicator<B>>,
+                     public api::ScattervCalls<Communicator<B>>,
+                     public api::AllgathervCalls<Communicator<B>>,
+                     public api::ReduceScattervCalls<Communicator<B>>,
+                     public api::AlltoallvCalls<Communicator<B>> {
  public:
   // Collective over `comm` (it duplicates communicators, see MpiBackend).
   explicit Communicator(MPI_Comm comm = MPI_COMM_WORLD, Ownership own = Ownership::duplicate)
@@ -106,9 +121,9 @@ class Communicator {
                     source, tag);
   }
 
-  // Collectives: one buffer means in place, two mean out of place (MPI_IN_PLACE's conventions).
-  // What count, the buffers and in place mean for each collective is stated once, in its
-  // descriptor (include/cclx/collectives/<name>.hpp). Every collective comes in three forms:
+  // Collectives (api/<name>.hpp): one buffer means in place, two mean out of place (MPI_IN_PLACE's
+  // conventions). What count, the buffers and in place mean for each collective is stated once,
+  // in its descriptor (include/cclx/collectives/<name>.hpp). Every collective comes in three forms:
   //   blocking      comm.allreduce(buf, cclx::sum, algo)
   //   nonblocking   Request r = comm.iallreduce(buf, cclx::sum, algo); ... r.wait();
   //   persistent    PersistentRequest p = comm.allreduce_init(buf, cclx::sum, algo);
@@ -119,562 +134,9 @@ class Communicator {
   // (StragglerAware) serve blocking calls only; algo::Adaptive (relay collectives) persistent
   // requests only.
 
-  // ---- allreduce ----
-  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
-  void allreduce(R&& buf, const Op& op, const A& algorithm = {}) {
-    run<coll::Allreduce>(call<coll::Allreduce>(buf, &op), algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
-  void allreduce(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
-    run<coll::Allreduce>(call<coll::Allreduce>(in, out, &op), algorithm);
-  }
-  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
-  Request iallreduce(R&& buf, const Op& op, const A& algorithm = {}) {
-    return later_one<coll::Allreduce, Start, R>(buf, op, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
-  Request iallreduce(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
-    return later_two<coll::Allreduce, Start, Out>(in, out, op, algorithm);
-  }
-  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
-  PersistentRequest allreduce_init(R&& buf, const Op& op, const A& algorithm = {}) {
-    return later_one<coll::Allreduce, Init, R>(buf, op, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
-  PersistentRequest allreduce_init(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
-    return later_two<coll::Allreduce, Init, Out>(in, out, op, algorithm);
-  }
-
-  // ---- reduce: the result lands on `root`; non-roots' buffers are only read ----
-  // Out of place, `out` matters on the root only (it may be empty elsewhere).
-  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
-  void reduce(R&& buf, const Op& op, int root, const A& algorithm = {}) {
-    run<coll::Reduce>(call<coll::Reduce>(buf, &op, root), algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
-  void reduce(const In& in, Out&& out, const Op& op, int root, const A& algorithm = {}) {
-    run<coll::Reduce>(call<coll::Reduce>(in, out, &op, root), algorithm);
-  }
-  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
-  Request ireduce(R&& buf, const Op& op, int root, const A& algorithm = {}) {
-    return later_one<coll::Reduce, Start, R>(buf, op, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
-  Request ireduce(const In& in, Out&& out, const Op& op, int root, const A& algorithm = {}) {
-    return later_two<coll::Reduce, Start, Out>(in, out, op, algorithm, root);
-  }
-  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
-  PersistentRequest reduce_init(R&& buf, const Op& op, int root, const A& algorithm = {}) {
-    return later_one<coll::Reduce, Init, R>(buf, op, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
-  PersistentRequest reduce_init(const In& in, Out&& out, const Op& op, int root,
-                                const A& algorithm = {}) {
-    return later_two<coll::Reduce, Init, Out>(in, out, op, algorithm, root);
-  }
-
-  // ---- bcast: root's buffer to everyone ----
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  void bcast(R&& buf, int root, const A& algorithm = {}) {
-    run<coll::Bcast>(call<coll::Bcast>(buf, no_op, root), algorithm);
-  }
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  Request ibcast(R&& buf, int root, const A& algorithm = {}) {
-    return later_one<coll::Bcast, Start, R>(buf, NoOp{}, algorithm, root);
-  }
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  PersistentRequest bcast_init(R&& buf, int root, const A& algorithm = {}) {
-    return later_one<coll::Bcast, Init, R>(buf, NoOp{}, algorithm, root);
-  }
-
-  // ---- reduce_scatter (equal blocks): rank r gets block r of the reduction ----
-  // In place: `buf` holds n blocks; the result goes to its first block (as MPI_IN_PLACE does).
-  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
-  void reduce_scatter(R&& buf, const Op& op, const A& algorithm = {}) {
-    run<coll::ReduceScatter>(call<coll::ReduceScatter>(buf, &op), algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
-  void reduce_scatter(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
-    run<coll::ReduceScatter>(call<coll::ReduceScatter>(in, out, &op), algorithm);
-  }
-  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
-  Request ireduce_scatter(R&& buf, const Op& op, const A& algorithm = {}) {
-    return later_one<coll::ReduceScatter, Start, R>(buf, op, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
-  Request ireduce_scatter(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
-    return later_two<coll::ReduceScatter, Start, Out>(in, out, op, algorithm);
-  }
-  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
-  PersistentRequest reduce_scatter_init(R&& buf, const Op& op, const A& algorithm = {}) {
-    return later_one<coll::ReduceScatter, Init, R>(buf, op, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
-  PersistentRequest reduce_scatter_init(const In& in, Out&& out, const Op& op,
-                                        const A& algorithm = {}) {
-    return later_two<coll::ReduceScatter, Init, Out>(in, out, op, algorithm);
-  }
-
-  // ---- allgather: block r of the output comes from rank r ----
-  // In place: `buf` holds n blocks and this rank's contribution is already at block rank().
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  void allgather(R&& buf, const A& algorithm = {}) {
-    run<coll::Allgather>(call<coll::Allgather>(buf, no_op), algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  void allgather(const In& in, Out&& out, const A& algorithm = {}) {
-    run<coll::Allgather>(call<coll::Allgather>(in, out, no_op), algorithm);
-  }
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  Request iallgather(R&& buf, const A& algorithm = {}) {
-    return later_one<coll::Allgather, Start, R>(buf, NoOp{}, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  Request iallgather(const In& in, Out&& out, const A& algorithm = {}) {
-    return later_two<coll::Allgather, Start, Out>(in, out, NoOp{}, algorithm);
-  }
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  PersistentRequest allgather_init(R&& buf, const A& algorithm = {}) {
-    return later_one<coll::Allgather, Init, R>(buf, NoOp{}, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  PersistentRequest allgather_init(const In& in, Out&& out, const A& algorithm = {}) {
-    return later_two<coll::Allgather, Init, Out>(in, out, NoOp{}, algorithm);
-  }
-
-  // ---- alltoall: block i of the input goes to rank i; block i of the output came from rank i --
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  void alltoall(R&& buf, const A& algorithm = {}) {
-    run<coll::Alltoall>(call<coll::Alltoall>(buf, no_op), algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  void alltoall(const In& in, Out&& out, const A& algorithm = {}) {
-    run<coll::Alltoall>(call<coll::Alltoall>(in, out, no_op), algorithm);
-  }
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  Request ialltoall(R&& buf, const A& algorithm = {}) {
-    return later_one<coll::Alltoall, Start, R>(buf, NoOp{}, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  Request ialltoall(const In& in, Out&& out, const A& algorithm = {}) {
-    return later_two<coll::Alltoall, Start, Out>(in, out, NoOp{}, algorithm);
-  }
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  PersistentRequest alltoall_init(R&& buf, const A& algorithm = {}) {
-    return later_one<coll::Alltoall, Init, R>(buf, NoOp{}, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  PersistentRequest alltoall_init(const In& in, Out&& out, const A& algorithm = {}) {
-    return later_two<coll::Alltoall, Init, Out>(in, out, NoOp{}, algorithm);
-  }
-
-  // ---- gather: block r of the root's output comes from rank r ----
-  // In place: on the root `buf` holds n blocks with its own at block root; elsewhere `buf` is the
-  // rank's block. Out of place: `out` matters on the root only (it may be empty elsewhere).
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  void gather(R&& buf, int root, const A& algorithm = {}) {
-    run<coll::Gather>(call<coll::Gather>(buf, no_op, root), algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  void gather(const In& in, Out&& out, int root, const A& algorithm = {}) {
-    run<coll::Gather>(call<coll::Gather>(in, out, no_op, root), algorithm);
-  }
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  Request igather(R&& buf, int root, const A& algorithm = {}) {
-    return later_one<coll::Gather, Start, R>(buf, NoOp{}, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  Request igather(const In& in, Out&& out, int root, const A& algorithm = {}) {
-    return later_two<coll::Gather, Start, Out>(in, out, NoOp{}, algorithm, root);
-  }
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  PersistentRequest gather_init(R&& buf, int root, const A& algorithm = {}) {
-    return later_one<coll::Gather, Init, R>(buf, NoOp{}, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  PersistentRequest gather_init(const In& in, Out&& out, int root, const A& algorithm = {}) {
-    return later_two<coll::Gather, Init, Out>(in, out, NoOp{}, algorithm, root);
-  }
-
-  // ---- scatter: rank r gets block r of the root's input ----
-  // In place: on the root `buf` holds n blocks and keeps its own at block root; elsewhere `buf`
-  // receives the rank's block. Out of place: `in` matters on the root only.
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  void scatter(R&& buf, int root, const A& algorithm = {}) {
-    run<coll::Scatter>(call<coll::Scatter>(buf, no_op, root), algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  void scatter(const In& in, Out&& out, int root, const A& algorithm = {}) {
-    run<coll::Scatter>(call<coll::Scatter>(in, out, no_op, root), algorithm);
-  }
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  Request iscatter(R&& buf, int root, const A& algorithm = {}) {
-    return later_one<coll::Scatter, Start, R>(buf, NoOp{}, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  Request iscatter(const In& in, Out&& out, int root, const A& algorithm = {}) {
-    return later_two<coll::Scatter, Start, Out>(in, out, NoOp{}, algorithm, root);
-  }
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  PersistentRequest scatter_init(R&& buf, int root, const A& algorithm = {}) {
-    return later_one<coll::Scatter, Init, R>(buf, NoOp{}, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  PersistentRequest scatter_init(const In& in, Out&& out, int root, const A& algorithm = {}) {
-    return later_two<coll::Scatter, Init, Out>(in, out, NoOp{}, algorithm, root);
-  }
-
-  // ---- barrier: no rank leaves before every rank has entered ----
-  // Native is MPI_Barrier; algo::Dissemination a schedule (ceil(log2 n) rounds of empty messages)
-  // that obeys the timeout and names the ranks it waits for, like every scheduled collective.
-  template <algo::Algorithm A = algo::Native>
-  void barrier(const A& algorithm = {}) {
-    run<coll::Barrier>(typed_call<coll::Barrier, std::uint8_t>(no_op, 0), algorithm);
-  }
-
-  // ---- v-collectives: per-rank block sizes ----
-  // `counts` (any contiguous range of integers: int as in MPI, std::size_t, ...) holds one element
-  // count per rank and is given on EVERY rank, the same array everywhere (alltoallv: each rank
-  // its own sendcounts and recvcounts); zeros are fine. An n-block buffer holds its blocks packed
-  // (block b at counts[0] + ... + counts[b-1]); cclx::Displs places them at MPI displacements
-  // instead, which only algo::Native serves. What each buffer and in place mean is stated in the
-  // collective's descriptor (include/cclx/collectives/<name>.hpp).
-
-  // ---- gatherv: block r of the root's output (counts[r] elements) comes from rank r ----
-  // In place: on the root `buf` holds the n blocks with its own already at its place; elsewhere
-  // `buf` is the rank's block. Out of place: `out` matters on the root only.
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  void gatherv(R&& buf, const C& counts, int root, const A& algorithm = {}) {
-    const auto bc = blocks(counts);
-    run<coll::GatherV>(call<coll::GatherV>(buf, no_op, root, &bc), algorithm);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  void gatherv(R&& buf, const C& counts, const Displs& displs, int root, const A& algorithm = {}) {
-    const auto bc = blocks(counts, &displs);
-    run<coll::GatherV>(call<coll::GatherV>(buf, no_op, root, &bc), algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  void gatherv(const In& in, Out&& out, const C& counts, int root, const A& algorithm = {}) {
-    const auto bc = blocks(counts);
-    run<coll::GatherV>(call<coll::GatherV>(in, out, no_op, root, &bc), algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  void gatherv(const In& in, Out&& out, const C& counts, const Displs& displs, int root,
-               const A& algorithm = {}) {
-    const auto bc = blocks(counts, &displs);
-    run<coll::GatherV>(call<coll::GatherV>(in, out, no_op, root, &bc), algorithm);
-  }
-
-  // ---- scatterv: rank r gets block r (counts[r] elements) of the root's input ----
-  // In place: on the root `buf` holds the n blocks and keeps its own; elsewhere `buf` receives the
-  // rank's block. Out of place: `in` matters on the root only.
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  void scatterv(R&& buf, const C& counts, int root, const A& algorithm = {}) {
-    const auto bc = blocks(counts);
-    run<coll::ScatterV>(call<coll::ScatterV>(buf, no_op, root, &bc), algorithm);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  void scatterv(R&& buf, const C& counts, const Displs& displs, int root, const A& algorithm = {}) {
-    const auto bc = blocks(counts, &displs);
-    run<coll::ScatterV>(call<coll::ScatterV>(buf, no_op, root, &bc), algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  void scatterv(const In& in, Out&& out, const C& counts, int root, const A& algorithm = {}) {
-    const auto bc = blocks(counts);
-    run<coll::ScatterV>(call<coll::ScatterV>(in, out, no_op, root, &bc), algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  void scatterv(const In& in, Out&& out, const C& counts, const Displs& displs, int root,
-                const A& algorithm = {}) {
-    const auto bc = blocks(counts, &displs);
-    run<coll::ScatterV>(call<coll::ScatterV>(in, out, no_op, root, &bc), algorithm);
-  }
-
-  // ---- allgatherv: block r of the output (counts[r] elements) comes from rank r ----
-  // In place: `buf` holds the n blocks and this rank's is already at its place.
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  void allgatherv(R&& buf, const C& counts, const A& algorithm = {}) {
-    const auto bc = blocks(counts);
-    run<coll::AllgatherV>(call<coll::AllgatherV>(buf, no_op, 0, &bc), algorithm);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  void allgatherv(R&& buf, const C& counts, const Displs& displs, const A& algorithm = {}) {
-    const auto bc = blocks(counts, &displs);
-    run<coll::AllgatherV>(call<coll::AllgatherV>(buf, no_op, 0, &bc), algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  void allgatherv(const In& in, Out&& out, const C& counts, const A& algorithm = {}) {
-    const auto bc = blocks(counts);
-    run<coll::AllgatherV>(call<coll::AllgatherV>(in, out, no_op, 0, &bc), algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  void allgatherv(const In& in, Out&& out, const C& counts, const Displs& displs,
-                  const A& algorithm = {}) {
-    const auto bc = blocks(counts, &displs);
-    run<coll::AllgatherV>(call<coll::AllgatherV>(in, out, no_op, 0, &bc), algorithm);
-  }
-
-  // ---- reduce_scatterv (MPI_Reduce_scatter): rank r gets block r (counts[r] elements) of the
-  // reduction. In place: `buf` holds the n blocks; the result goes to its first counts[rank()]
-  // elements (as MPI_IN_PLACE does).
-  template <MutableRange R, CountRange C, ReductionOp Op, algo::Algorithm A = algo::Native>
-  void reduce_scatterv(R&& buf, const C& counts, const Op& op, const A& algorithm = {}) {
-    const auto bc = blocks(counts);
-    run<coll::ReduceScatterV>(call<coll::ReduceScatterV>(buf, &op, 0, &bc), algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, ReductionOp Op,
-            algo::Algorithm A = algo::Native>
-  void reduce_scatterv(const In& in, Out&& out, const C& counts, const Op& op,
-                       const A& algorithm = {}) {
-    const auto bc = blocks(counts);
-    run<coll::ReduceScatterV>(call<coll::ReduceScatterV>(in, out, &op, 0, &bc), algorithm);
-  }
-
-  // ---- alltoallv: block i of the input (sendcounts[i] elements) goes to rank i; block i of the
-  // output (recvcounts[i] elements) came from rank i. Rank i's sendcounts[j] must equal rank j's
-  // recvcounts[i]. In place: one buffer laid out by recvcounts, input then output (there are no
-  // sendcounts: rank r sends recvcounts[i] elements to rank i).
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  void alltoallv(R&& buf, const C& recvcounts, const A& algorithm = {}) {
-    const auto bc = blocks(recvcounts);
-    run<coll::AlltoallV>(call<coll::AlltoallV>(buf, no_op, 0, &bc), algorithm);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  void alltoallv(R&& buf, const C& recvcounts, const Displs& rdispls, const A& algorithm = {}) {
-    const auto bc = blocks(recvcounts, &rdispls);
-    run<coll::AlltoallV>(call<coll::AlltoallV>(buf, no_op, 0, &bc), algorithm);
-  }
-  template <ContiguousRange In, CountRange SC, MutableRange Out, CountRange RC,
-            algo::Algorithm A = algo::Native>
-  void alltoallv(const In& in, const SC& sendcounts, Out&& out, const RC& recvcounts,
-                 const A& algorithm = {}) {
-    const detail::BlockCounts bc{
-        detail::int_array(sendcounts), detail::int_array(recvcounts), {}, {}};
-    run<coll::AlltoallV>(call<coll::AlltoallV>(in, out, no_op, 0, &bc), algorithm);
-  }
-  template <ContiguousRange In, CountRange SC, MutableRange Out, CountRange RC,
-            algo::Algorithm A = algo::Native>
-  void alltoallv(const In& in, const SC& sendcounts, const Displs& sdispls, Out&& out,
-                 const RC& recvcounts, const Displs& rdispls, const A& algorithm = {}) {
-    const detail::BlockCounts bc{detail::int_array(sendcounts), detail::int_array(recvcounts),
-                                 sdispls.array(), rdispls.array()};
-    run<coll::AlltoallV>(call<coll::AlltoallV>(in, out, no_op, 0, &bc), algorithm);
-  }
-
-  // ---- nonblocking and persistent forms of barrier and the v-collectives ----
-  // As their blocking forms above, returning a Request (i...) or a PersistentRequest (..._init).
-  // The counts and displacements are copied at the call; the buffers are bound to the request.
-  template <algo::Algorithm A = algo::Native>
-  Request ibarrier(const A& algorithm = {}) {
-    return later_call<coll::Barrier, Start, NoBuffer&>(
-        NoOp{}, algorithm, nullptr,
-        [&](const auto* o, auto*) { return typed_call<coll::Barrier, std::uint8_t>(o, 0); });
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  Request igatherv(R&& buf, const C& counts, int root, const A& algorithm = {}) {
-    return later_v1<coll::GatherV, Start, R>(buf, blocks(counts), NoOp{}, algorithm, root);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  Request igatherv(R&& buf, const C& counts, const Displs& displs, int root,
-                   const A& algorithm = {}) {
-    return later_v1<coll::GatherV, Start, R>(buf, blocks(counts, &displs), NoOp{}, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  Request igatherv(const In& in, Out&& out, const C& counts, int root, const A& algorithm = {}) {
-    return later_v2<coll::GatherV, Start, Out>(in, out, blocks(counts), NoOp{}, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  Request igatherv(const In& in, Out&& out, const C& counts, const Displs& displs, int root,
-                   const A& algorithm = {}) {
-    return later_v2<coll::GatherV, Start, Out>(in, out, blocks(counts, &displs), NoOp{}, algorithm,
-                                               root);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  Request iscatterv(R&& buf, const C& counts, int root, const A& algorithm = {}) {
-    return later_v1<coll::ScatterV, Start, R>(buf, blocks(counts), NoOp{}, algorithm, root);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  Request iscatterv(R&& buf, const C& counts, const Displs& displs, int root,
-                    const A& algorithm = {}) {
-    return later_v1<coll::ScatterV, Start, R>(buf, blocks(counts, &displs), NoOp{}, algorithm,
-                                              root);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  Request iscatterv(const In& in, Out&& out, const C& counts, int root, const A& algorithm = {}) {
-    return later_v2<coll::ScatterV, Start, Out>(in, out, blocks(counts), NoOp{}, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  Request iscatterv(const In& in, Out&& out, const C& counts, const Displs& displs, int root,
-                    const A& algorithm = {}) {
-    return later_v2<coll::ScatterV, Start, Out>(in, out, blocks(counts, &displs), NoOp{}, algorithm,
-                                                root);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  Request iallgatherv(R&& buf, const C& counts, const A& algorithm = {}) {
-    return later_v1<coll::AllgatherV, Start, R>(buf, blocks(counts), NoOp{}, algorithm);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  Request iallgatherv(R&& buf, const C& counts, const Displs& displs, const A& algorithm = {}) {
-    return later_v1<coll::AllgatherV, Start, R>(buf, blocks(counts, &displs), NoOp{}, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  Request iallgatherv(const In& in, Out&& out, const C& counts, const A& algorithm = {}) {
-    return later_v2<coll::AllgatherV, Start, Out>(in, out, blocks(counts), NoOp{}, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  Request iallgatherv(const In& in, Out&& out, const C& counts, const Displs& displs,
-                      const A& algorithm = {}) {
-    return later_v2<coll::AllgatherV, Start, Out>(in, out, blocks(counts, &displs), NoOp{},
-                                                  algorithm);
-  }
-  template <MutableRange R, CountRange C, ReductionOp Op, algo::Algorithm A = algo::Native>
-  Request ireduce_scatterv(R&& buf, const C& counts, const Op& op, const A& algorithm = {}) {
-    return later_v1<coll::ReduceScatterV, Start, R>(buf, blocks(counts), op, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, ReductionOp Op,
-            algo::Algorithm A = algo::Native>
-  Request ireduce_scatterv(const In& in, Out&& out, const C& counts, const Op& op,
-                           const A& algorithm = {}) {
-    return later_v2<coll::ReduceScatterV, Start, Out>(in, out, blocks(counts), op, algorithm);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  Request ialltoallv(R&& buf, const C& recvcounts, const A& algorithm = {}) {
-    return later_v1<coll::AlltoallV, Start, R>(buf, blocks(recvcounts), NoOp{}, algorithm);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  Request ialltoallv(R&& buf, const C& recvcounts, const Displs& rdispls, const A& algorithm = {}) {
-    return later_v1<coll::AlltoallV, Start, R>(buf, blocks(recvcounts, &rdispls), NoOp{},
-                                               algorithm);
-  }
-  template <ContiguousRange In, CountRange SC, MutableRange Out, CountRange RC,
-            algo::Algorithm A = algo::Native>
-  Request ialltoallv(const In& in, const SC& sendcounts, Out&& out, const RC& recvcounts,
-                     const A& algorithm = {}) {
-    return later_v2<coll::AlltoallV, Start, Out>(
-        in, out,
-        detail::BlockCounts{detail::int_array(sendcounts), detail::int_array(recvcounts), {}, {}},
-        NoOp{}, algorithm);
-  }
-  template <ContiguousRange In, CountRange SC, MutableRange Out, CountRange RC,
-            algo::Algorithm A = algo::Native>
-  Request ialltoallv(const In& in, const SC& sendcounts, const Displs& sdispls, Out&& out,
-                     const RC& recvcounts, const Displs& rdispls, const A& algorithm = {}) {
-    return later_v2<coll::AlltoallV, Start, Out>(
-        in, out,
-        detail::BlockCounts{detail::int_array(sendcounts), detail::int_array(recvcounts),
-                            sdispls.array(), rdispls.array()},
-        NoOp{}, algorithm);
-  }
-  template <algo::Algorithm A = algo::Native>
-  PersistentRequest barrier_init(const A& algorithm = {}) {
-    return later_call<coll::Barrier, Init, NoBuffer&>(
-        NoOp{}, algorithm, nullptr,
-        [&](const auto* o, auto*) { return typed_call<coll::Barrier, std::uint8_t>(o, 0); });
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  PersistentRequest gatherv_init(R&& buf, const C& counts, int root, const A& algorithm = {}) {
-    return later_v1<coll::GatherV, Init, R>(buf, blocks(counts), NoOp{}, algorithm, root);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  PersistentRequest gatherv_init(R&& buf, const C& counts, const Displs& displs, int root,
-                                 const A& algorithm = {}) {
-    return later_v1<coll::GatherV, Init, R>(buf, blocks(counts, &displs), NoOp{}, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  PersistentRequest gatherv_init(const In& in, Out&& out, const C& counts, int root,
-                                 const A& algorithm = {}) {
-    return later_v2<coll::GatherV, Init, Out>(in, out, blocks(counts), NoOp{}, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  PersistentRequest gatherv_init(const In& in, Out&& out, const C& counts, const Displs& displs,
-                                 int root, const A& algorithm = {}) {
-    return later_v2<coll::GatherV, Init, Out>(in, out, blocks(counts, &displs), NoOp{}, algorithm,
-                                              root);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  PersistentRequest scatterv_init(R&& buf, const C& counts, int root, const A& algorithm = {}) {
-    return later_v1<coll::ScatterV, Init, R>(buf, blocks(counts), NoOp{}, algorithm, root);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  PersistentRequest scatterv_init(R&& buf, const C& counts, const Displs& displs, int root,
-                                  const A& algorithm = {}) {
-    return later_v1<coll::ScatterV, Init, R>(buf, blocks(counts, &displs), NoOp{}, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  PersistentRequest scatterv_init(const In& in, Out&& out, const C& counts, int root,
-                                  const A& algorithm = {}) {
-    return later_v2<coll::ScatterV, Init, Out>(in, out, blocks(counts), NoOp{}, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  PersistentRequest scatterv_init(const In& in, Out&& out, const C& counts, const Displs& displs,
-                                  int root, const A& algorithm = {}) {
-    return later_v2<coll::ScatterV, Init, Out>(in, out, blocks(counts, &displs), NoOp{}, algorithm,
-                                               root);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  PersistentRequest allgatherv_init(R&& buf, const C& counts, const A& algorithm = {}) {
-    return later_v1<coll::AllgatherV, Init, R>(buf, blocks(counts), NoOp{}, algorithm);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  PersistentRequest allgatherv_init(R&& buf, const C& counts, const Displs& displs,
-                                    const A& algorithm = {}) {
-    return later_v1<coll::AllgatherV, Init, R>(buf, blocks(counts, &displs), NoOp{}, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  PersistentRequest allgatherv_init(const In& in, Out&& out, const C& counts,
-                                    const A& algorithm = {}) {
-    return later_v2<coll::AllgatherV, Init, Out>(in, out, blocks(counts), NoOp{}, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  PersistentRequest allgatherv_init(const In& in, Out&& out, const C& counts, const Displs& displs,
-                                    const A& algorithm = {}) {
-    return later_v2<coll::AllgatherV, Init, Out>(in, out, blocks(counts, &displs), NoOp{},
-                                                 algorithm);
-  }
-  template <MutableRange R, CountRange C, ReductionOp Op, algo::Algorithm A = algo::Native>
-  PersistentRequest reduce_scatterv_init(R&& buf, const C& counts, const Op& op,
-                                         const A& algorithm = {}) {
-    return later_v1<coll::ReduceScatterV, Init, R>(buf, blocks(counts), op, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, ReductionOp Op,
-            algo::Algorithm A = algo::Native>
-  PersistentRequest reduce_scatterv_init(const In& in, Out&& out, const C& counts, const Op& op,
-                                         const A& algorithm = {}) {
-    return later_v2<coll::ReduceScatterV, Init, Out>(in, out, blocks(counts), op, algorithm);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  PersistentRequest alltoallv_init(R&& buf, const C& recvcounts, const A& algorithm = {}) {
-    return later_v1<coll::AlltoallV, Init, R>(buf, blocks(recvcounts), NoOp{}, algorithm);
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  PersistentRequest alltoallv_init(R&& buf, const C& recvcounts, const Displs& rdispls,
-                                   const A& algorithm = {}) {
-    return later_v1<coll::AlltoallV, Init, R>(buf, blocks(recvcounts, &rdispls), NoOp{}, algorithm);
-  }
-  template <ContiguousRange In, CountRange SC, MutableRange Out, CountRange RC,
-            algo::Algorithm A = algo::Native>
-  PersistentRequest alltoallv_init(const In& in, const SC& sendcounts, Out&& out,
-                                   const RC& recvcounts, const A& algorithm = {}) {
-    return later_v2<coll::AlltoallV, Init, Out>(
-        in, out,
-        detail::BlockCounts{detail::int_array(sendcounts), detail::int_array(recvcounts), {}, {}},
-        NoOp{}, algorithm);
-  }
-  template <ContiguousRange In, CountRange SC, MutableRange Out, CountRange RC,
-            algo::Algorithm A = algo::Native>
-  PersistentRequest alltoallv_init(const In& in, const SC& sendcounts, const Displs& sdispls,
-                                   Out&& out, const RC& recvcounts, const Displs& rdispls,
-                                   const A& algorithm = {}) {
-    return later_v2<coll::AlltoallV, Init, Out>(
-        in, out,
-        detail::BlockCounts{detail::int_array(sendcounts), detail::int_array(recvcounts),
-                            sdispls.array(), rdispls.array()},
-        NoOp{}, algorithm);
-  }
-
   // ---- a call already described without element types ----
   // For callers that hold a type-erased call (libcclx-mpi builds one from MPI arguments, shim/):
-  // the same argument checks, validation and paths as the typed overloads above. What those
+  // the same argument checks, validation and paths as the typed calls. What those
   // check at compile time is checked here at run time: `algorithm` must serve c.collective.
   template <algo::Algorithm A>
   void run_call(const CollectiveCall& c, const A& algorithm) {
@@ -733,17 +195,6 @@ class Communicator {
   }
 
   using NoOp = detail::NoOp;
-  struct NoBuffer {};  // barrier's (no buffer to outlive the call)
-  static constexpr const NoOp* no_op = nullptr;
-
-  // One counts array sizing In's and Out's blocks, and the displacements of the n-block buffer
-  // (whichever of In and Out that is on this rank: the checks apply them by window).
-  template <CountRange C>
-  static detail::BlockCounts blocks(const C& counts, const Displs* displs = nullptr) {
-    const detail::IntArray a = detail::int_array(counts);
-    const detail::IntArray d = displs ? displs->array() : detail::IntArray{};
-    return {a, a, d, d};
-  }
 
   // The count a call states: the descriptor's, from the buffer sizes; a v-collective's is the
   // total of Out's counts.
@@ -776,66 +227,34 @@ class Communicator {
     return c;
   }
 
-  // In place: one buffer. `counts`: a v-collective's counts (which must outlive the call).
-  template <class D, class R, class Op>
-  CollectiveCall call(R& buf, const Op* op, int root = 0,
-                      const detail::BlockCounts* counts = nullptr) const {
-    CollectiveCall c = typed_call<D, element_t<R>>(op, root);
-    c.out = std::ranges::data(buf);
-    c.in = c.out;
-    c.in_place = true;
-    c.in_size = c.out_size = std::ranges::size(buf);
-    c.blocks = counts;
-    c.count = count_of<D>(c);
-    return c;
+  // The one entry of every typed call (api/<name>.hpp): the call's form decides the path.
+  friend struct api::Access;
+  template <class Form, class D, class T, class Written, class Op, class A>
+  api::result_t<Form> invoke(const api::Bound<D, T, Written, Op, A>& b) {
+    const detail::BlockCounts* counts = b.counts ? &*b.counts : nullptr;
+    if constexpr (std::same_as<Form, api::Blocking>)
+      run<D>(make_call(b, b.op, counts), *b.algorithm);
+    else
+      return later_call<D, Form, Written>(
+          b.op, *b.algorithm, counts,
+          [&](const Op* o, const detail::BlockCounts* bc) { return make_call(b, o, bc); });
   }
-  // Out of place: input and output.
-  template <class D, class In, class Out, class Op>
-  CollectiveCall call(const In& in, Out& out, const Op* op, int root = 0,
-                      const detail::BlockCounts* counts = nullptr) const {
-    static_assert(std::same_as<element_t<In>, element_t<Out>>,
-                  "cclx: input and output element types differ");
-    CollectiveCall c = typed_call<D, element_t<In>>(op, root);
-    c.in = std::ranges::data(in);
-    c.out = std::ranges::data(out);
-    c.in_size = std::ranges::size(in);
-    c.out_size = std::ranges::size(out);
+
+  // The type-erased call of a bound one, with `op` and `counts` where they live for the call.
+  template <class D, class T, class Written, class Op, class A>
+  CollectiveCall make_call(const api::Bound<D, T, Written, Op, A>& b, const Op* op,
+                           const detail::BlockCounts* counts) const {
+    CollectiveCall c = typed_call<D, T>(op, b.root);
+    c.in = b.in;
+    c.out = b.out;
+    c.in_place = b.in_place;
+    c.in_size = b.in_size;
+    c.out_size = b.out_size;
     c.blocks = counts;
     c.count = count_of<D>(c);
     return c;
   }
 
-  // The forms of a call that outlive it: nonblocking (Start) and persistent (Init). One generic
-  // path each; an overload above is one line, and so is a new collective's.
-  struct Start {};
-  struct Init {};
-  // `Written` is the type of the range the call writes, as passed: a temporary container would be
-  // gone before the call completes.
-  template <class D, class Form, class Written, class Op, class A>
-  auto later_one(auto& buf, const Op& op, const A& algorithm, int root = 0) {
-    return later_call<D, Form, Written>(
-        op, algorithm, nullptr, [&](const auto* o, auto*) { return call<D>(buf, o, root); });
-  }
-  template <class D, class Form, class Written, class Op, class A>
-  auto later_two(const auto& in, auto& out, const Op& op, const A& algorithm, int root = 0) {
-    return later_call<D, Form, Written>(
-        op, algorithm, nullptr, [&](const auto* o, auto*) { return call<D>(in, out, o, root); });
-  }
-  // A v-collective's: its counts are copied into the request (the caller's arrays need only
-  // outlive the call).
-  template <class D, class Form, class Written, class Op, class A>
-  auto later_v1(auto& buf, const detail::BlockCounts& counts, const Op& op, const A& algorithm,
-                int root = 0) {
-    return later_call<D, Form, Written>(
-        op, algorithm, &counts, [&](const auto* o, auto* bc) { return call<D>(buf, o, root, bc); });
-  }
-  template <class D, class Form, class Written, class Op, class A>
-  auto later_v2(const auto& in, auto& out, const detail::BlockCounts& counts, const Op& op,
-                const A& algorithm, int root = 0) {
-    return later_call<D, Form, Written>(op, algorithm, &counts, [&](const auto* o, auto* bc) {
-      return call<D>(in, out, o, root, bc);
-    });
-  }
   // The op (a user op's state) and the counts live as long as the request: the kernel and the
   // call point into them. A type per op only, not per call site: each is a shared_ptr control
   // block to compile.
@@ -846,7 +265,7 @@ class Communicator {
   };
   // `make(op, counts)` builds the call from the request's own copies of the op and the counts.
   template <class D, class Form, class Written, class Op, class A, class MakeCall>
-  auto later_call(const Op& op, const A& algorithm, const detail::BlockCounts* counts,
+  auto later_call(const Op* op, const A& algorithm, const detail::BlockCounts* counts,
                   MakeCall&& make) {
     static_assert(std::is_lvalue_reference_v<Written> || std::ranges::borrowed_range<Written>,
                   "cclx: a nonblocking or persistent call uses its buffers after it returns; "
@@ -858,10 +277,10 @@ class Communicator {
     const detail::BlockCounts* bc = nullptr;
     if (!std::same_as<Op, NoOp> || counts) {
       keep = std::make_shared<Kept>();
-      if constexpr (!std::same_as<Op, NoOp>) o = &keep->op.emplace(op);
+      if constexpr (!std::same_as<Op, NoOp>) o = &keep->op.emplace(*op);
       if (counts) bc = &keep->counts.emplace(*counts).view;
     }
-    if constexpr (std::same_as<Form, Start>)
+    if constexpr (std::same_as<Form, api::Start>)
       return start<D>(make(o, bc), algorithm, std::move(keep));
     else
       return init<D>(make(o, bc), algorithm, std::move(keep));

@@ -1,0 +1,62 @@
+// scatter: rank r gets block r of the root's input.
+//
+//   comm.scatter(buf, root [, algorithm])      in place: on the root buf holds n blocks and keeps
+//                                              its own at block root; elsewhere buf receives the
+//                                              rank's block
+//   comm.scatter(in, out, root [, algorithm])  out of place: `in` matters on the root only
+//
+//   root        the root rank, the same on every rank
+//   algorithm   a policy that serves scatter; algo::Native (MPI's own) when left out
+//
+// Every form takes the same arguments: scatter(...) blocks; iscatter(...) returns a Request;
+// scatter_init(...) returns a PersistentRequest (start() and wait() it any number of times). The
+// two later forms keep using the buffers after they return: they must stay valid and untouched
+// until completion (pass an lvalue container or a view, never a temporary). What count, the buffers
+// and in place mean is stated once, in collectives/scatter.hpp.
+#pragma once
+
+#include <utility>
+
+#include "cclx/api/bound_call.hpp"
+#include "cclx/collectives/scatter.hpp"
+
+namespace cclx::api {
+
+/// The calls of scatter, a base of cclx::Communicator: their argument lists are documented
+/// at the top of cclx/api/scatter.hpp; every form takes the same ones.
+template <class Comm>
+class ScatterCalls {
+ public:
+  /// Blocking: returns when this rank's part of the scatter is complete.
+  template <class... Args>
+  void scatter(Args&&... args) {
+    form<Blocking>(std::forward<Args>(args)...);
+  }
+  /// Nonblocking: the scatter progresses until the Request's wait() returns.
+  template <class... Args>
+  Request iscatter(Args&&... args) {
+    return form<Start>(std::forward<Args>(args)...);
+  }
+  /// Persistent: the request runs the scatter at each start(), until its wait().
+  template <class... Args>
+  PersistentRequest scatter_init(Args&&... args) {
+    return form<Init>(std::forward<Args>(args)...);
+  }
+
+ private:
+  template <class Form, class... Args>
+  result_t<Form> form(Args&&... args) {
+    return Access::invoke<Form>(static_cast<Comm&>(*this), bind(std::forward<Args>(args)...));
+  }
+
+  template <MutableRange R, algo::Algorithm A = algo::Native>
+  static auto bind(R&& buf, int root, const A& algorithm = {}) {
+    return one<coll::Scatter, R>(buf, no_op, algorithm, root);
+  }
+  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
+  static auto bind(const In& in, Out&& out, int root, const A& algorithm = {}) {
+    return two<coll::Scatter, Out>(in, out, no_op, algorithm, root);
+  }
+};
+
+}  // namespace cclx::api
