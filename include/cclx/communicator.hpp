@@ -537,9 +537,6 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
     return init_auto<D>(c, algorithm, std::move(keepalive));
   }
   tune::Workload auto_workload(const CollectiveCall& c);
-  template <algo::AutoAlgorithm A>
-  const tune::Candidate& auto_choice(const tune::Workload& w, const A& policy,
-                                     detail::AutoContext::Timing& timing);
   template <class T>
   T max_over_ranks(T value);
   template <class Run>

@@ -165,22 +165,23 @@ void AutoContext::agree(std::span<const std::uint64_t> all, int rank) {
 }
 
 const tune::Candidate& AutoContext::choose(const tune::Workload& w, bool online_call,
-                                           Timing& timing) {
+                                           Timing& timing, tune::AutoState::Entry** entry) {
   State& s = *s_;
-  const tune::Candidate& c = s.tuner.choose(w, online_call || s.online_env, timing);
+  const tune::Candidate& c = s.tuner.choose(w, online_call || s.online_env, timing, entry);
   if (s.log && s.rank == 0 && s.logged.insert(w).second)
     std::fprintf(stderr, "cclx tune: %s: %s\n", describe(w).c_str(),
                  s.tuner.explain(w, online_call || s.online_env).c_str());
   return c;
 }
 
-const AutoContext::Memo& AutoContext::remember(const AutoKey& key, const tune::Candidate& choice) {
-  memo_.key = key;
-  memo_.choice = choice.native() ? nullptr : &choice;
-  memo_.policy = algo::to_policy(choice);
-  memo_.calls_since_sample = s_->tuner.repeat_counter();
+const tune::AutoState::Entry& AutoContext::remember(const AutoKey& key,
+                                                    tune::AutoState::Entry& entry,
+                                                    const tune::Candidate& choice) {
+  entry.settled = choice.native() ? nullptr : &choice;
+  entry.policy = algo::to_policy(choice);
+  memo_ = {key, &entry};
   memo_valid_ = true;
-  return memo_;
+  return entry;
 }
 
 void AutoContext::observe(const tune::Workload& w, bool online_call, double max_seconds) {

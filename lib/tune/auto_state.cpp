@@ -28,81 +28,77 @@ bool static_decision(const Decision& d, const Workload& w, bool online) {
 AutoState::AutoState(Selector::Config cfg, OnlineOptions o)
     : selector_(std::move(cfg)), options_(o) {}
 
-AutoState::Online& AutoState::online_entry(const Workload& w) {
-  auto it = online_.find(w);
-  if (it == online_.end()) {
-    Online e;
-    e.tuner = std::make_unique<OnlineTuner>(w, subspaces_for(w), alpha_beta_model(), options_);
-    it = online_.emplace(w, std::move(e)).first;
-  }
+AutoState::Entry& AutoState::entry(const Workload& w) {
+  auto it = entries_.find(w);
+  if (it == entries_.end()) it = entries_.emplace(w, Entry{selector_.decide(w)}).first;
   return it->second;
 }
 
-const Candidate& AutoState::choose(const Workload& w, bool online, Timing& timing) {
+AutoState::Entry& AutoState::tuned(const Workload& w) {
+  Entry& e = entry(w);
+  if (!e.tuner)
+    e.tuner = std::make_unique<OnlineTuner>(w, subspaces_for(w), alpha_beta_model(), options_);
+  return e;
+}
+
+const AutoState::Entry* AutoState::find_tuned(const Workload& w) const {
+  const auto it = entries_.find(w);
+  return it == entries_.end() || !it->second.tuner ? nullptr : &it->second;
+}
+
+const Candidate& AutoState::choose(const Workload& w, bool online, Timing& timing,
+                                   Entry** entry_out) {
   timing = Timing::none;
-  Online* e = nullptr;
-  if (last_ && online == last_online_flag_ && w == last_w_) {
-    if (!last_online_) return *last_;
-    e = last_online_;
-  } else {
-    const Decision& d = selector_.decide(w);
-    last_w_ = w;
-    last_online_flag_ = online;
-    if (static_decision(d, w, online)) {
-      last_ = &d.choice;
-      last_online_ = nullptr;
-      return d.choice;
-    }
-    e = &online_entry(w);
-    last_ = &e->tuner->best();
-    last_online_ = e;
-  }
-  if (!e->tuner->converged()) {
+  Entry& e = entry(w);
+  if (entry_out) *entry_out = &e;
+  if (static_decision(e.decision, w, online)) return e.decision.choice;
+  tuned(w);
+  if (!e.tuner->converged()) {
     timing = Timing::tune;
-  } else if (++e->calls_since_sample >= sample_every) {
-    e->calls_since_sample = 0;
+  } else if (++e.calls_since_sample >= sample_every) {
+    e.calls_since_sample = 0;
     timing = Timing::sample;
   }
-  return e->tuner->next();
+  return e.tuner->next();
 }
 
 void AutoState::observe(const Workload& w, double max_seconds) {
-  online_entry(w).tuner->observe(max_seconds);
+  tuned(w).tuner->observe(max_seconds);
 }
 
 bool AutoState::add_sample(const Workload& w, double local_seconds) {
-  Online& e = online_entry(w);
+  Entry& e = tuned(w);
   e.samples.push_back(local_seconds);
   return static_cast<int>(e.samples.size()) >= window;
 }
 
 double AutoState::window_score(const Workload& w) const {
-  const auto it = online_.find(w);
+  const Entry* e = find_tuned(w);
   // The tuner's own statistic: a plain mean let one descheduled call in 16 (+56% for a 10x
   // outlier) pass the drift ratio and restart tuning.
-  return it == online_.end() || it->second.samples.empty() ? 0 : robust_score(it->second.samples);
+  return !e || e->samples.empty() ? 0 : robust_score(e->samples);
 }
 
 void AutoState::check_drift(const Workload& w, double max_score_seconds) {
-  Online& e = online_entry(w);
+  Entry& e = tuned(w);
   e.samples.clear();
   e.tuner->check_drift(max_score_seconds);
 }
 
 int AutoState::tuning_calls(const Workload& w) const {
-  const auto it = online_.find(w);
-  return it == online_.end() ? 0 : it->second.tuner->calls();
+  const Entry* e = find_tuned(w);
+  return e ? e->tuner->calls() : 0;
 }
 
 bool AutoState::converged(const Workload& w) const {
-  const auto it = online_.find(w);
-  return it != online_.end() && it->second.tuner->converged();
+  const Entry* e = find_tuned(w);
+  return e && e->tuner->converged();
 }
 
 TuningTable AutoState::learned() const {
   TuningTable t;
-  for (const auto& [w, e] : online_) {
-    if (!e.tuner->converged()) continue;
+  for (const auto& [w, e] : entries_) {
+    if (!e.tuner || !e.tuner->converged()) continue;
     TableEntry entry{w.collective, w.nranks, w.bytes, {}, {}};
     for (const auto& [c, seconds] : e.tuner->measured())
       entry.times_us[to_string(c)] = seconds * 1e6;
@@ -112,9 +108,9 @@ TuningTable AutoState::learned() const {
 }
 
 std::string AutoState::explain(const Workload& w, bool online) {
-  const Decision& d = selector_.decide(w);
+  const Decision& d = entry(w).decision;
   if (static_decision(d, w, online)) return d.explanation;
-  const OnlineTuner& t = *online_entry(w).tuner;
+  const OnlineTuner& t = *tuned(w).tuner;
   std::string s = to_string(t.next()) + " from online tuning (" +
                   (t.converged() ? "converged after " : "tuning, ") + std::to_string(t.calls()) +
                   " calls), measured:\n" + t.report();

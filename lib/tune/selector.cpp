@@ -80,9 +80,8 @@ Selector::Config Selector::config_from_env() {
   return c;
 }
 
-const Decision& Selector::decide(const Workload& w) {
-  if (auto it = cache_.find(w); it != cache_.end()) return it->second;
-  return cache_.emplace(w, compute(w)).first->second;
+Decision Selector::decide(const Workload& w) const {
+  return compute(w);
 }
 
 Decision Selector::compute(const Workload& w) const {

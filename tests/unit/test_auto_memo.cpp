@@ -50,14 +50,17 @@ TEST_CASE("auto memo: a repeated call gets the tuner's own answer, samples and r
     ctx.state(0);
     CHECK(ctx.repeat(key(c, false)) == nullptr);  // nothing remembered yet
     AutoContext::Timing timing{};
-    const Candidate& choice = ctx.choose(w, false, timing);
+    AutoState::Entry* entry = nullptr;
+    const Candidate& choice = ctx.choose(w, false, timing, &entry);
     REQUIRE(timing == AutoContext::Timing::none);
-    ctx.remember(key(c, false), choice);
+    REQUIRE(entry != nullptr);
+    CHECK(&entry->decision.choice == &choice);  // the decision is kept in its entry
+    ctx.remember(key(c, false), *entry, choice);
     for (int i = 0; i < 3 * AutoState::sample_every; ++i) {
-      const AutoContext::Memo* m = ctx.repeat(key(c, false));
-      REQUIRE(m != nullptr);
-      CHECK(m->choice == (choice.native() ? nullptr : &choice));
-      CHECK(std::holds_alternative<cclx::algo::Native>(m->policy) == choice.native());
+      const AutoState::Entry* e = ctx.repeat(key(c, false));
+      REQUIRE(e == entry);
+      CHECK(e->settled == (choice.native() ? nullptr : &choice));
+      CHECK(std::holds_alternative<cclx::algo::Native>(e->policy) == choice.native());
     }
     cclx::CollectiveCall other = c;
     other.count += 1;
@@ -89,14 +92,15 @@ TEST_CASE("auto memo: a repeated call gets the tuner's own answer, samples and r
       const Candidate expected = ref.choose(w, true, want);
       AutoContext::Timing got = AutoContext::Timing::none;
       Candidate ran;
-      if (const AutoContext::Memo* m = ctx.repeat(key(c, true))) {
+      if (const AutoState::Entry* e = ctx.repeat(key(c, true))) {
         ++repeated;
-        ran = m->choice ? *m->choice : Candidate{};
+        ran = e->settled ? *e->settled : Candidate{};
       } else {
         ctx.forget();
-        const Candidate& chosen = ctx.choose(w, true, got);
+        AutoState::Entry* entry = nullptr;
+        const Candidate& chosen = ctx.choose(w, true, got, &entry);
         ran = chosen;
-        if (got == AutoContext::Timing::none) ctx.remember(key(c, true), chosen);
+        if (got == AutoContext::Timing::none) ctx.remember(key(c, true), *entry, chosen);
       }
       INFO("call " << call);
       REQUIRE(got == want);

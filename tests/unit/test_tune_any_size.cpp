@@ -197,10 +197,12 @@ TEST_CASE("tune any size: never tuned online, and static from the first call") {
   AutoState state(table_config("ring"));
   for (int call = 0; call < 3; ++call) {
     AutoState::Timing timing{};
-    const Candidate& c = state.choose(alltoallv(2), /*online=*/true, timing);
+    AutoState::Entry* entry = nullptr;
+    const Candidate& c = state.choose(alltoallv(2), /*online=*/true, timing, &entry);
     CHECK(c.algorithm == "ring");
     CHECK(timing == AutoState::Timing::none);
-    CHECK(state.repeat_counter() == nullptr);
+    REQUIRE(entry != nullptr);
+    CHECK(AutoState::repeat_counter(*entry) == nullptr);
   }
   CHECK(state.tuning_calls(alltoallv(2)) == 0);
   CHECK(contains(state.explain(alltoallv(2), true), "ring from tuning table at every size"));

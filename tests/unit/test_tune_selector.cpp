@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "cclx/tune/auto_state.hpp"
 #include "cclx/tune/selector.hpp"
 
 using namespace cclx::tune;
@@ -71,13 +72,24 @@ TEST_CASE("tune selector: a choice that cannot serve the call is skipped and exp
   CHECK(s.decide(allreduce(4, 64)).choice.algorithm == "ring");
 }
 
-TEST_CASE("tune selector: decisions are cached and depend only on the workload and config") {
+TEST_CASE("tune selector: decisions depend only on the workload and config; AutoState keeps them") {
   Selector a, b;
   const Workload w = allreduce(5, 1 << 16);
-  const Decision* first = &a.decide(w);
-  CHECK(&a.decide(w) == first);  // cached: the same object
-  CHECK(b.decide(w).choice == first->choice);
+  const Decision first = a.decide(w);
+  CHECK(a.decide(w).choice == first.choice);
+  CHECK(b.decide(w).choice == first.choice);
   CHECK(a.fingerprint() == b.fingerprint());
+  // The one place a decision is kept: its workload's entry, the same on every call.
+  AutoState state{Selector::Config{}};
+  AutoState::Timing timing{};
+  AutoState::Entry* e1 = nullptr;
+  AutoState::Entry* e2 = nullptr;
+  const Candidate& c1 = state.choose(w, false, timing, &e1);
+  const Candidate& c2 = state.choose(w, false, timing, &e2);
+  CHECK(e1 == e2);
+  CHECK(&c1 == &e1->decision.choice);
+  CHECK(&c2 == &c1);
+  CHECK(c1 == first.choice);
   Selector::Config c;
   c.overrides = Overrides::parse("bcast:*=native");
   CHECK(Selector(c).fingerprint() != a.fingerprint());

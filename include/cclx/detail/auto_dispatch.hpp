@@ -75,27 +75,27 @@ class AutoContext {
   using Timing = tune::AutoState::Timing;
 
   // The last blocking call's settled decision (a static one, or an online tuner's converged one
-  // between drift samples), resolved to its policy: a call with the same key runs it without
+  // between drift samples): a call with the same key runs the entry's resolved policy without
   // building its workload or asking the tuner (docs/tuning.md, "Per-call cost of the decision").
+  // The decision itself lives in the entry (tune::AutoState), nowhere else.
   struct Memo {
     AutoKey key;
-    const tune::Candidate* choice = nullptr;  // null: native (also where only native serves)
-    algo::AnyPolicy policy;
-    int* calls_since_sample = nullptr;  // tune::AutoState::repeat_counter()
+    tune::AutoState::Entry* entry = nullptr;
   };
-  // The memo when a call of `key` (auto_key()) repeats the remembered one and its decision needs
+  // The entry when a call of `key` (auto_key()) repeats the remembered one and its decision needs
   // no timing this call, else null.
-  const Memo* repeat(const AutoKey& key) {
+  const tune::AutoState::Entry* repeat(const AutoKey& key) {
     if (!memo_valid_ || key != memo_.key) return nullptr;
-    if (int* n = memo_.calls_since_sample) {
+    if (int* n = tune::AutoState::repeat_counter(*memo_.entry)) {
       if (*n + 1 >= tune::AutoState::sample_every) return nullptr;
       ++*n;
     }
-    return &memo_;
+    return memo_.entry;
   }
-  // After a blocking call of `key` whose choose() returned Timing::none, with its `choice`:
-  // remember that decision for repeat().
-  const Memo& remember(const AutoKey& key, const tune::Candidate& choice);
+  // After a blocking call of `key` whose choose() returned Timing::none with `choice`, the
+  // decision of `entry`: resolve it to its policy there and remember the entry for repeat().
+  const tune::AutoState::Entry& remember(const AutoKey& key, tune::AutoState::Entry& entry,
+                                         const tune::Candidate& choice);
   // Before any other decision: the memo no longer holds.
   void forget() { memo_valid_ = false; }
 
@@ -118,7 +118,9 @@ class AutoContext {
 
   // The candidate for this call of `w` and what to time (AutoState::choose); logs new decisions
   // and convergence to stderr on rank 0 when CCLX_LOG=tune.
-  const tune::Candidate& choose(const tune::Workload& w, bool online_call, Timing& timing);
+  // `entry` (optional): where the decision is kept, for remember().
+  const tune::Candidate& choose(const tune::Workload& w, bool online_call, Timing& timing,
+                                tune::AutoState::Entry** entry = nullptr);
   // A tuning call's time, already reduced to its max over ranks.
   void observe(const tune::Workload& w, bool online_call, double max_seconds);
   // A drift sample (local time); true when the window is full: reduce window_score() (robust, as

@@ -3,8 +3,8 @@
 // the end of communicator.hpp; kept apart so that the Communicator itself carries only one branch
 // in run() and one in start().
 //
-// A persistent collective (*_init) chooses once, at init, through the same auto_choice(), and
-// keeps the candidate for the request's life. A persistent alltoallv first agrees on its size
+// A persistent collective (*_init) chooses once, at init, through the same AutoContext::choose(),
+// and keeps the candidate for the request's life. A persistent alltoallv first agrees on its size
 // (one allreduce at init), so that it is decided by size like the other collectives; its one-shot
 // calls are decided without one (auto_dispatch.hpp).
 #pragma once
@@ -26,9 +26,9 @@ namespace cclx {
 namespace detail {
 // Runs a remembered decision's resolved policy: native, the common case, without a visit.
 template <class Run>
-void run_remembered(const AutoContext::Memo& m, Run&& run) {
-  if (!m.choice) return run(m.choice, algo::Native{});
-  std::visit([&](const auto& p) { run(m.choice, p); }, m.policy);
+void run_remembered(const tune::AutoState::Entry& e, Run&& run) {
+  if (!e.settled) return run(e.settled, algo::Native{});
+  std::visit([&](const auto& p) { run(e.settled, p); }, e.policy);
 }
 }  // namespace detail
 
@@ -47,13 +47,6 @@ tune::Workload Communicator<B>::auto_workload(const CollectiveCall& c) {
     auto_.agree(all, rank());
   }
   return detail::auto_workload(c, size());
-}
-
-template <Backend B>
-template <algo::AutoAlgorithm A>
-const tune::Candidate& Communicator<B>::auto_choice(const tune::Workload& w, const A& policy,
-                                                    detail::AutoContext::Timing& timing) {
-  return auto_.choose(w, policy.online, timing);
 }
 
 // `value`'s max over ranks (one native allreduce of one element).
@@ -78,9 +71,9 @@ void Communicator<B>::run_auto(const CollectiveCall& c, const A& policy) {
   // The repeated call's path, kept here (small enough to inline into the caller) ahead of
   // auto_miss(); the common native choice runs without a visit of the policy.
   const detail::AutoKey key = detail::auto_key(c, policy.online);
-  if (const detail::AutoContext::Memo* m = auto_.repeat(key)) {
-    if (!m->choice) return run(c, algo::Native{});
-    return std::visit([&](const auto& p) { run(c, p); }, m->policy);
+  if (const tune::AutoState::Entry* e = auto_.repeat(key)) {
+    if (!e->settled) return run(c, algo::Native{});
+    return std::visit([&](const auto& p) { run(c, p); }, e->policy);
   }
   auto_miss(c, policy, true, key, [&](const tune::Candidate*, const auto& p) { run(c, p); });
 }
@@ -93,8 +86,7 @@ void Communicator<B>::with_auto_choice(const CollectiveCall& c, const algo::Auto
   if (blocking) {
     key = detail::auto_key(c, policy.online);
     // A blocking call repeating the last one's settled decision: its resolved policy.
-    if (const detail::AutoContext::Memo* m = auto_.repeat(key))
-      return detail::run_remembered(*m, run);
+    if (const tune::AutoState::Entry* e = auto_.repeat(key)) return detail::run_remembered(*e, run);
   }
   auto_miss(c, policy, blocking, key, std::forward<Run>(run));
 }
@@ -113,8 +105,10 @@ void Communicator<B>::auto_miss(const CollectiveCall& c, const algo::Auto& polic
   };
   if (!blocking) return run_choice(untimed_choice(c, w, policy));
   Timing timing = Timing::none;
-  const tune::Candidate& choice = auto_choice(w, policy, timing);
-  if (timing == Timing::none) return detail::run_remembered(auto_.remember(key, choice), run);
+  tune::AutoState::Entry* entry = nullptr;
+  const tune::Candidate& choice = auto_.choose(w, policy.online, timing, &entry);
+  if (timing == Timing::none)
+    return detail::run_remembered(auto_.remember(key, *entry, choice), run);
   const double t0 = MPI_Wtime();
   run_choice(choice);
   const double local = MPI_Wtime() - t0;
@@ -133,7 +127,7 @@ template <algo::AutoAlgorithm A>
 tune::Candidate Communicator<B>::untimed_choice(const CollectiveCall& c, const tune::Workload& w,
                                                 const A& policy) {
   detail::AutoContext::Timing timing{};
-  const tune::Candidate& choice = auto_choice(w, policy, timing);
+  const tune::Candidate& choice = auto_.choose(w, policy.online, timing);
   if (choice.native() && c.has_op && c.kernel.op == OpId::user)
     for (auto& cand : tune::model_candidates(w))
       if (!cand.native()) return cand;

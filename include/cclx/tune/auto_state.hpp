@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cclx/algo/by_name.hpp"
 #include "cclx/tune/online.hpp"
 #include "cclx/tune/selector.hpp"
 
@@ -34,8 +35,22 @@ class AutoState {
 
   explicit AutoState(Selector::Config cfg, OnlineOptions o = {});
 
-  // The candidate for this call of `w` (tuned online when `online`), and what to time.
-  const Candidate& choose(const Workload& w, bool online, Timing& timing);
+  // One workload's decision: the selector's, and the online tuner's once a call tunes it. This
+  // map is the one place a decision is kept; AutoContext runs a repeated call from its entry
+  // (map nodes never move, so a pointer to an entry stays valid).
+  struct Entry {
+    Decision decision;
+    std::unique_ptr<OnlineTuner> tuner;  // null until a call tunes the workload online
+    int calls_since_sample = 0;          // a converged tuner's calls since its last drift sample
+    std::vector<double> samples;         // the drift window's local times
+    // The settled choice resolved to its policy (AutoContext sets it; null choice: native).
+    const Candidate* settled = nullptr;
+    algo::AnyPolicy policy;
+  };
+
+  // The candidate for this call of `w` (tuned online when `online`), what to time, and (when
+  // `entry` is given) the entry that holds the decision.
+  const Candidate& choose(const Workload& w, bool online, Timing& timing, Entry** entry = nullptr);
   void observe(const Workload& w, double max_seconds);
   bool add_sample(const Workload& w, double local_seconds);
   [[nodiscard]] double window_score(const Workload& w) const;
@@ -48,13 +63,13 @@ class AutoState {
   [[nodiscard]] int tuning_calls(const Workload& w) const;
   // Whether `w` is tuned online and has converged.
   [[nodiscard]] bool converged(const Workload& w) const;
-  // For a caller that repeats the choice of a choose() that returned Timing::none without calling
-  // choose() again for the same workload: null when that decision is static (it holds for every
-  // later call), else the converged tuner's calls since its last drift sample, which such a
-  // caller advances per call while it stays below sample_every - 1 (the call that would reach
+  // For a caller that repeats the choice of a choose() that returned Timing::none for `e`
+  // without calling choose() again: null when that decision is static (it holds for every later
+  // call), else the converged tuner's calls since its last drift sample, which such a caller
+  // advances per call while it stays below sample_every - 1 (the call that would reach
   // sample_every goes through choose(), which samples it).
-  [[nodiscard]] int* repeat_counter() const {
-    return last_online_ ? &last_online_->calls_since_sample : nullptr;
+  [[nodiscard]] static int* repeat_counter(Entry& e) {
+    return e.tuner ? &e.calls_since_sample : nullptr;
   }
   // What online tuning learned, as a tuning table: per converged workload, the measured score of
   // every candidate it tried (CCLX_TUNE_SAVE writes it; CCLX_TUNE_FILE reads it back).
@@ -65,23 +80,14 @@ class AutoState {
   static constexpr int sample_every = 16, window = 16;
 
  private:
-  struct Online {
-    std::unique_ptr<OnlineTuner> tuner;
-    int calls_since_sample = 0;
-    std::vector<double> samples;  // the drift window's local times
-  };
-  Online& online_entry(const Workload& w);
+  Entry& entry(const Workload& w);
+  // `w`'s entry with its online tuner.
+  Entry& tuned(const Workload& w);
+  [[nodiscard]] const Entry* find_tuned(const Workload& w) const;
 
   Selector selector_;
   OnlineOptions options_;
-  std::unordered_map<Workload, Online, WorkloadHash> online_;
-  // The last call's workload and its settled choice: a call repeating it skips the hash lookups
-  // (the per-call cost of a decision, docs/tuning.md). Map nodes never move, so the pointers stay
-  // valid; `last_online_` is null for a static decision, else the converged tuner's entry.
-  Workload last_w_;
-  bool last_online_flag_ = false;
-  const Candidate* last_ = nullptr;
-  Online* last_online_ = nullptr;
+  std::unordered_map<Workload, Entry, WorkloadHash> entries_;
 };
 
 }  // namespace cclx::tune

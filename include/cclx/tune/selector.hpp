@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -71,7 +70,8 @@ class Selector {
   // CCLX_ALGO and CCLX_TUNE_FILE; throws cclx::Error on a bad string or file.
   static Config config_from_env();
 
-  const Decision& decide(const Workload& w);
+  // The decision for `w`: a function of the configuration and `w` alone (AutoState keeps it).
+  [[nodiscard]] Decision decide(const Workload& w) const;
   // A hash of everything a decision depends on besides the workload (override rules, table
   // entries): ranks must agree on it before their decisions can be trusted to agree.
   [[nodiscard]] std::uint64_t fingerprint() const { return fingerprint_; }
@@ -85,7 +85,6 @@ class Selector {
   bool least_regret(const Workload& w, Candidate& choice, std::string& why) const;
   Config config_;
   std::uint64_t fingerprint_ = 0;
-  std::unordered_map<Workload, Decision, WorkloadHash> cache_;
 };
 
 }  // namespace cclx::tune
