@@ -15,7 +15,7 @@
 
 #include <utility>
 
-#include "cclx/api/bound_call.hpp"
+#include "cclx/api/argument_lists.hpp"
 #include "cclx/collectives/allgather.hpp"
 
 namespace cclx::api {
@@ -23,37 +23,22 @@ namespace cclx::api {
 /// The calls of allgather, a base of cclx::Communicator: their argument lists are documented
 /// at the top of cclx/api/allgather.hpp; every form takes the same ones.
 template <class Comm>
-class AllgatherCalls {
+class AllgatherCalls : public Forms<Comm, FixedArguments<coll::Allgather>> {
  public:
   /// Blocking: returns when this rank's part of the allgather is complete.
   template <class... Args>
   void allgather(Args&&... args) {
-    form<Blocking>(std::forward<Args>(args)...);
+    this->template form<Blocking>(std::forward<Args>(args)...);
   }
   /// Nonblocking: the allgather progresses until the Request's wait() returns.
   template <class... Args>
   Request iallgather(Args&&... args) {
-    return form<Start>(std::forward<Args>(args)...);
+    return this->template form<Start>(std::forward<Args>(args)...);
   }
   /// Persistent: the request runs the allgather at each start(), until its wait().
   template <class... Args>
   PersistentRequest allgather_init(Args&&... args) {
-    return form<Init>(std::forward<Args>(args)...);
-  }
-
- private:
-  template <class Form, class... Args>
-  result_t<Form> form(Args&&... args) {
-    return Access::invoke<Form>(static_cast<Comm&>(*this), bind(std::forward<Args>(args)...));
-  }
-
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  static auto bind(R&& buf, const A& algorithm = {}) {
-    return one<coll::Allgather, R>(buf, no_op, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  static auto bind(const In& in, Out&& out, const A& algorithm = {}) {
-    return two<coll::Allgather, Out>(in, out, no_op, algorithm);
+    return this->template form<Init>(std::forward<Args>(args)...);
   }
 };
 

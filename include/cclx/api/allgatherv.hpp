@@ -20,7 +20,7 @@
 
 #include <utility>
 
-#include "cclx/api/bound_call.hpp"
+#include "cclx/api/argument_lists.hpp"
 #include "cclx/collectives/allgatherv.hpp"
 
 namespace cclx::api {
@@ -28,46 +28,22 @@ namespace cclx::api {
 /// The calls of allgatherv, a base of cclx::Communicator: their argument lists are documented
 /// at the top of cclx/api/allgatherv.hpp; every form takes the same ones.
 template <class Comm>
-class AllgathervCalls {
+class AllgathervCalls : public Forms<Comm, CountedArguments<coll::AllgatherV>> {
  public:
   /// Blocking: returns when this rank's part of the allgatherv is complete.
   template <class... Args>
   void allgatherv(Args&&... args) {
-    form<Blocking>(std::forward<Args>(args)...);
+    this->template form<Blocking>(std::forward<Args>(args)...);
   }
   /// Nonblocking: the allgatherv progresses until the Request's wait() returns.
   template <class... Args>
   Request iallgatherv(Args&&... args) {
-    return form<Start>(std::forward<Args>(args)...);
+    return this->template form<Start>(std::forward<Args>(args)...);
   }
   /// Persistent: the request runs the allgatherv at each start(), until its wait().
   template <class... Args>
   PersistentRequest allgatherv_init(Args&&... args) {
-    return form<Init>(std::forward<Args>(args)...);
-  }
-
- private:
-  template <class Form, class... Args>
-  result_t<Form> form(Args&&... args) {
-    return Access::invoke<Form>(static_cast<Comm&>(*this), bind(std::forward<Args>(args)...));
-  }
-
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  static auto bind(R&& buf, const C& counts, const A& algorithm = {}) {
-    return one<coll::AllgatherV, R>(buf, no_op, algorithm, 0, shared_counts(counts));
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  static auto bind(R&& buf, const C& counts, const Displs& displs, const A& algorithm = {}) {
-    return one<coll::AllgatherV, R>(buf, no_op, algorithm, 0, shared_counts(counts, &displs));
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  static auto bind(const In& in, Out&& out, const C& counts, const A& algorithm = {}) {
-    return two<coll::AllgatherV, Out>(in, out, no_op, algorithm, 0, shared_counts(counts));
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  static auto bind(const In& in, Out&& out, const C& counts, const Displs& displs,
-                   const A& algorithm = {}) {
-    return two<coll::AllgatherV, Out>(in, out, no_op, algorithm, 0, shared_counts(counts, &displs));
+    return this->template form<Init>(std::forward<Args>(args)...);
   }
 };
 

@@ -15,7 +15,7 @@
 
 #include <utility>
 
-#include "cclx/api/bound_call.hpp"
+#include "cclx/api/argument_lists.hpp"
 #include "cclx/collectives/allreduce.hpp"
 
 namespace cclx::api {
@@ -23,37 +23,22 @@ namespace cclx::api {
 /// The calls of allreduce, a base of cclx::Communicator: their argument lists are documented
 /// at the top of cclx/api/allreduce.hpp; every form takes the same ones.
 template <class Comm>
-class AllreduceCalls {
+class AllreduceCalls : public Forms<Comm, FixedArguments<coll::Allreduce>> {
  public:
   /// Blocking: returns when this rank's part of the allreduce is complete.
   template <class... Args>
   void allreduce(Args&&... args) {
-    form<Blocking>(std::forward<Args>(args)...);
+    this->template form<Blocking>(std::forward<Args>(args)...);
   }
   /// Nonblocking: the allreduce progresses until the Request's wait() returns.
   template <class... Args>
   Request iallreduce(Args&&... args) {
-    return form<Start>(std::forward<Args>(args)...);
+    return this->template form<Start>(std::forward<Args>(args)...);
   }
   /// Persistent: the request runs the allreduce at each start(), until its wait().
   template <class... Args>
   PersistentRequest allreduce_init(Args&&... args) {
-    return form<Init>(std::forward<Args>(args)...);
-  }
-
- private:
-  template <class Form, class... Args>
-  result_t<Form> form(Args&&... args) {
-    return Access::invoke<Form>(static_cast<Comm&>(*this), bind(std::forward<Args>(args)...));
-  }
-
-  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
-  static auto bind(R&& buf, const Op& op, const A& algorithm = {}) {
-    return one<coll::Allreduce, R>(buf, &op, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
-  static auto bind(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
-    return two<coll::Allreduce, Out>(in, out, &op, algorithm);
+    return this->template form<Init>(std::forward<Args>(args)...);
   }
 };
 

@@ -14,7 +14,7 @@
 
 #include <utility>
 
-#include "cclx/api/bound_call.hpp"
+#include "cclx/api/argument_lists.hpp"
 #include "cclx/collectives/alltoall.hpp"
 
 namespace cclx::api {
@@ -22,37 +22,22 @@ namespace cclx::api {
 /// The calls of alltoall, a base of cclx::Communicator: their argument lists are documented
 /// at the top of cclx/api/alltoall.hpp; every form takes the same ones.
 template <class Comm>
-class AlltoallCalls {
+class AlltoallCalls : public Forms<Comm, FixedArguments<coll::Alltoall>> {
  public:
   /// Blocking: returns when this rank's part of the alltoall is complete.
   template <class... Args>
   void alltoall(Args&&... args) {
-    form<Blocking>(std::forward<Args>(args)...);
+    this->template form<Blocking>(std::forward<Args>(args)...);
   }
   /// Nonblocking: the alltoall progresses until the Request's wait() returns.
   template <class... Args>
   Request ialltoall(Args&&... args) {
-    return form<Start>(std::forward<Args>(args)...);
+    return this->template form<Start>(std::forward<Args>(args)...);
   }
   /// Persistent: the request runs the alltoall at each start(), until its wait().
   template <class... Args>
   PersistentRequest alltoall_init(Args&&... args) {
-    return form<Init>(std::forward<Args>(args)...);
-  }
-
- private:
-  template <class Form, class... Args>
-  result_t<Form> form(Args&&... args) {
-    return Access::invoke<Form>(static_cast<Comm&>(*this), bind(std::forward<Args>(args)...));
-  }
-
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  static auto bind(R&& buf, const A& algorithm = {}) {
-    return one<coll::Alltoall, R>(buf, no_op, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  static auto bind(const In& in, Out&& out, const A& algorithm = {}) {
-    return two<coll::Alltoall, Out>(in, out, no_op, algorithm);
+    return this->template form<Init>(std::forward<Args>(args)...);
   }
 };
 

@@ -22,38 +22,13 @@
 
 #include <utility>
 
-#include "cclx/api/bound_call.hpp"
+#include "cclx/api/argument_lists.hpp"
 #include "cclx/collectives/alltoallv.hpp"
 
 namespace cclx::api {
 
-/// The calls of alltoallv, a base of cclx::Communicator: their argument lists are documented
-/// at the top of cclx/api/alltoallv.hpp; every form takes the same ones.
-template <class Comm>
-class AlltoallvCalls {
- public:
-  /// Blocking: returns when this rank's part of the alltoallv is complete.
-  template <class... Args>
-  void alltoallv(Args&&... args) {
-    form<Blocking>(std::forward<Args>(args)...);
-  }
-  /// Nonblocking: the alltoallv progresses until the Request's wait() returns.
-  template <class... Args>
-  Request ialltoallv(Args&&... args) {
-    return form<Start>(std::forward<Args>(args)...);
-  }
-  /// Persistent: the request runs the alltoallv at each start(), until its wait().
-  template <class... Args>
-  PersistentRequest alltoallv_init(Args&&... args) {
-    return form<Init>(std::forward<Args>(args)...);
-  }
-
- private:
-  template <class Form, class... Args>
-  result_t<Form> form(Args&&... args) {
-    return Access::invoke<Form>(static_cast<Comm&>(*this), bind(std::forward<Args>(args)...));
-  }
-
+// alltoallv's argument lists (see the top).
+struct AlltoallvArguments {
   template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
   static auto bind(R&& buf, const C& recvcounts, const A& algorithm = {}) {
     return one<coll::AlltoallV, R>(buf, no_op, algorithm, 0, shared_counts(recvcounts));
@@ -78,6 +53,28 @@ class AlltoallvCalls {
         in, out, no_op, algorithm, 0,
         detail::BlockCounts{detail::int_array(sendcounts), detail::int_array(recvcounts),
                             sdispls.array(), rdispls.array()});
+  }
+};
+
+/// The calls of alltoallv, a base of cclx::Communicator: their argument lists are documented
+/// at the top of cclx/api/alltoallv.hpp; every form takes the same ones.
+template <class Comm>
+class AlltoallvCalls : public Forms<Comm, AlltoallvArguments> {
+ public:
+  /// Blocking: returns when this rank's part of the alltoallv is complete.
+  template <class... Args>
+  void alltoallv(Args&&... args) {
+    this->template form<Blocking>(std::forward<Args>(args)...);
+  }
+  /// Nonblocking: the alltoallv progresses until the Request's wait() returns.
+  template <class... Args>
+  Request ialltoallv(Args&&... args) {
+    return this->template form<Start>(std::forward<Args>(args)...);
+  }
+  /// Persistent: the request runs the alltoallv at each start(), until its wait().
+  template <class... Args>
+  PersistentRequest alltoallv_init(Args&&... args) {
+    return this->template form<Init>(std::forward<Args>(args)...);
   }
 };
 

@@ -14,7 +14,7 @@
 
 #include <utility>
 
-#include "cclx/api/bound_call.hpp"
+#include "cclx/api/argument_lists.hpp"
 #include "cclx/collectives/bcast.hpp"
 
 namespace cclx::api {
@@ -22,33 +22,22 @@ namespace cclx::api {
 /// The calls of bcast, a base of cclx::Communicator: their argument lists are documented
 /// at the top of cclx/api/bcast.hpp; every form takes the same ones.
 template <class Comm>
-class BcastCalls {
+class BcastCalls : public Forms<Comm, FixedArguments<coll::Bcast>> {
  public:
   /// Blocking: returns when this rank's part of the bcast is complete.
   template <class... Args>
   void bcast(Args&&... args) {
-    form<Blocking>(std::forward<Args>(args)...);
+    this->template form<Blocking>(std::forward<Args>(args)...);
   }
   /// Nonblocking: the bcast progresses until the Request's wait() returns.
   template <class... Args>
   Request ibcast(Args&&... args) {
-    return form<Start>(std::forward<Args>(args)...);
+    return this->template form<Start>(std::forward<Args>(args)...);
   }
   /// Persistent: the request runs the bcast at each start(), until its wait().
   template <class... Args>
   PersistentRequest bcast_init(Args&&... args) {
-    return form<Init>(std::forward<Args>(args)...);
-  }
-
- private:
-  template <class Form, class... Args>
-  result_t<Form> form(Args&&... args) {
-    return Access::invoke<Form>(static_cast<Comm&>(*this), bind(std::forward<Args>(args)...));
-  }
-
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  static auto bind(R&& buf, int root, const A& algorithm = {}) {
-    return one<coll::Bcast, R>(buf, no_op, algorithm, root);
+    return this->template form<Init>(std::forward<Args>(args)...);
   }
 };
 

@@ -1,9 +1,8 @@
-// What every collective call passes to the Communicator, whatever its form. Each collective's
-// header (api/<name>.hpp) writes its argument lists once, as overloads of a private `bind` that
-// turn the caller's typed arguments into a Bound; its blocking, nonblocking (i...) and
-// persistent (..._init) forms are three generic one-liners that hand the same Bound to the
-// Communicator with their form tag. Overload resolution, and the compile-time checks of a call's
-// types, happen once per argument list instead of once per form.
+// What every collective call passes to the Communicator, whatever its form. A collective's
+// argument lists (api/argument_lists.hpp, derived from its descriptor) are overloads of `bind`
+// that turn the caller's typed arguments into a Bound; its blocking, nonblocking (i...) and
+// persistent (..._init) forms (api/<name>.hpp) are three generic one-liners that hand the same
+// Bound to the Communicator with their form tag.
 #pragma once
 
 #include <concepts>

@@ -22,7 +22,7 @@
 
 #include <utility>
 
-#include "cclx/api/bound_call.hpp"
+#include "cclx/api/argument_lists.hpp"
 #include "cclx/collectives/gatherv.hpp"
 
 namespace cclx::api {
@@ -30,47 +30,22 @@ namespace cclx::api {
 /// The calls of gatherv, a base of cclx::Communicator: their argument lists are documented
 /// at the top of cclx/api/gatherv.hpp; every form takes the same ones.
 template <class Comm>
-class GathervCalls {
+class GathervCalls : public Forms<Comm, CountedArguments<coll::GatherV>> {
  public:
   /// Blocking: returns when this rank's part of the gatherv is complete.
   template <class... Args>
   void gatherv(Args&&... args) {
-    form<Blocking>(std::forward<Args>(args)...);
+    this->template form<Blocking>(std::forward<Args>(args)...);
   }
   /// Nonblocking: the gatherv progresses until the Request's wait() returns.
   template <class... Args>
   Request igatherv(Args&&... args) {
-    return form<Start>(std::forward<Args>(args)...);
+    return this->template form<Start>(std::forward<Args>(args)...);
   }
   /// Persistent: the request runs the gatherv at each start(), until its wait().
   template <class... Args>
   PersistentRequest gatherv_init(Args&&... args) {
-    return form<Init>(std::forward<Args>(args)...);
-  }
-
- private:
-  template <class Form, class... Args>
-  result_t<Form> form(Args&&... args) {
-    return Access::invoke<Form>(static_cast<Comm&>(*this), bind(std::forward<Args>(args)...));
-  }
-
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  static auto bind(R&& buf, const C& counts, int root, const A& algorithm = {}) {
-    return one<coll::GatherV, R>(buf, no_op, algorithm, root, shared_counts(counts));
-  }
-  template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
-  static auto bind(R&& buf, const C& counts, const Displs& displs, int root,
-                   const A& algorithm = {}) {
-    return one<coll::GatherV, R>(buf, no_op, algorithm, root, shared_counts(counts, &displs));
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  static auto bind(const In& in, Out&& out, const C& counts, int root, const A& algorithm = {}) {
-    return two<coll::GatherV, Out>(in, out, no_op, algorithm, root, shared_counts(counts));
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, algo::Algorithm A = algo::Native>
-  static auto bind(const In& in, Out&& out, const C& counts, const Displs& displs, int root,
-                   const A& algorithm = {}) {
-    return two<coll::GatherV, Out>(in, out, no_op, algorithm, root, shared_counts(counts, &displs));
+    return this->template form<Init>(std::forward<Args>(args)...);
   }
 };
 

@@ -17,7 +17,7 @@
 
 #include <utility>
 
-#include "cclx/api/bound_call.hpp"
+#include "cclx/api/argument_lists.hpp"
 #include "cclx/collectives/reduce.hpp"
 
 namespace cclx::api {
@@ -25,37 +25,22 @@ namespace cclx::api {
 /// The calls of reduce, a base of cclx::Communicator: their argument lists are documented
 /// at the top of cclx/api/reduce.hpp; every form takes the same ones.
 template <class Comm>
-class ReduceCalls {
+class ReduceCalls : public Forms<Comm, FixedArguments<coll::Reduce>> {
  public:
   /// Blocking: returns when this rank's part of the reduce is complete.
   template <class... Args>
   void reduce(Args&&... args) {
-    form<Blocking>(std::forward<Args>(args)...);
+    this->template form<Blocking>(std::forward<Args>(args)...);
   }
   /// Nonblocking: the reduce progresses until the Request's wait() returns.
   template <class... Args>
   Request ireduce(Args&&... args) {
-    return form<Start>(std::forward<Args>(args)...);
+    return this->template form<Start>(std::forward<Args>(args)...);
   }
   /// Persistent: the request runs the reduce at each start(), until its wait().
   template <class... Args>
   PersistentRequest reduce_init(Args&&... args) {
-    return form<Init>(std::forward<Args>(args)...);
-  }
-
- private:
-  template <class Form, class... Args>
-  result_t<Form> form(Args&&... args) {
-    return Access::invoke<Form>(static_cast<Comm&>(*this), bind(std::forward<Args>(args)...));
-  }
-
-  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
-  static auto bind(R&& buf, const Op& op, int root, const A& algorithm = {}) {
-    return one<coll::Reduce, R>(buf, &op, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
-  static auto bind(const In& in, Out&& out, const Op& op, int root, const A& algorithm = {}) {
-    return two<coll::Reduce, Out>(in, out, &op, algorithm, root);
+    return this->template form<Init>(std::forward<Args>(args)...);
   }
 };
 

@@ -17,7 +17,7 @@
 
 #include <utility>
 
-#include "cclx/api/bound_call.hpp"
+#include "cclx/api/argument_lists.hpp"
 #include "cclx/collectives/reduce_scatter.hpp"
 
 namespace cclx::api {
@@ -25,37 +25,22 @@ namespace cclx::api {
 /// The calls of reduce_scatter, a base of cclx::Communicator: their argument lists are documented
 /// at the top of cclx/api/reduce_scatter.hpp; every form takes the same ones.
 template <class Comm>
-class ReduceScatterCalls {
+class ReduceScatterCalls : public Forms<Comm, FixedArguments<coll::ReduceScatter>> {
  public:
   /// Blocking: returns when this rank's part of the reduce_scatter is complete.
   template <class... Args>
   void reduce_scatter(Args&&... args) {
-    form<Blocking>(std::forward<Args>(args)...);
+    this->template form<Blocking>(std::forward<Args>(args)...);
   }
   /// Nonblocking: the reduce_scatter progresses until the Request's wait() returns.
   template <class... Args>
   Request ireduce_scatter(Args&&... args) {
-    return form<Start>(std::forward<Args>(args)...);
+    return this->template form<Start>(std::forward<Args>(args)...);
   }
   /// Persistent: the request runs the reduce_scatter at each start(), until its wait().
   template <class... Args>
   PersistentRequest reduce_scatter_init(Args&&... args) {
-    return form<Init>(std::forward<Args>(args)...);
-  }
-
- private:
-  template <class Form, class... Args>
-  result_t<Form> form(Args&&... args) {
-    return Access::invoke<Form>(static_cast<Comm&>(*this), bind(std::forward<Args>(args)...));
-  }
-
-  template <MutableRange R, ReductionOp Op, algo::Algorithm A = algo::Native>
-  static auto bind(R&& buf, const Op& op, const A& algorithm = {}) {
-    return one<coll::ReduceScatter, R>(buf, &op, algorithm);
-  }
-  template <ContiguousRange In, MutableRange Out, ReductionOp Op, algo::Algorithm A = algo::Native>
-  static auto bind(const In& in, Out&& out, const Op& op, const A& algorithm = {}) {
-    return two<coll::ReduceScatter, Out>(in, out, &op, algorithm);
+    return this->template form<Init>(std::forward<Args>(args)...);
   }
 };
 

@@ -22,7 +22,7 @@
 
 #include <utility>
 
-#include "cclx/api/bound_call.hpp"
+#include "cclx/api/argument_lists.hpp"
 #include "cclx/collectives/reduce_scatterv.hpp"
 
 namespace cclx::api {
@@ -30,39 +30,22 @@ namespace cclx::api {
 /// The calls of reduce_scatterv, a base of cclx::Communicator: their argument lists are documented
 /// at the top of cclx/api/reduce_scatterv.hpp; every form takes the same ones.
 template <class Comm>
-class ReduceScattervCalls {
+class ReduceScattervCalls : public Forms<Comm, CountedArguments<coll::ReduceScatterV>> {
  public:
   /// Blocking: returns when this rank's part of the reduce_scatterv is complete.
   template <class... Args>
   void reduce_scatterv(Args&&... args) {
-    form<Blocking>(std::forward<Args>(args)...);
+    this->template form<Blocking>(std::forward<Args>(args)...);
   }
   /// Nonblocking: the reduce_scatterv progresses until the Request's wait() returns.
   template <class... Args>
   Request ireduce_scatterv(Args&&... args) {
-    return form<Start>(std::forward<Args>(args)...);
+    return this->template form<Start>(std::forward<Args>(args)...);
   }
   /// Persistent: the request runs the reduce_scatterv at each start(), until its wait().
   template <class... Args>
   PersistentRequest reduce_scatterv_init(Args&&... args) {
-    return form<Init>(std::forward<Args>(args)...);
-  }
-
- private:
-  template <class Form, class... Args>
-  result_t<Form> form(Args&&... args) {
-    return Access::invoke<Form>(static_cast<Comm&>(*this), bind(std::forward<Args>(args)...));
-  }
-
-  template <MutableRange R, CountRange C, ReductionOp Op, algo::Algorithm A = algo::Native>
-  static auto bind(R&& buf, const C& counts, const Op& op, const A& algorithm = {}) {
-    return one<coll::ReduceScatterV, R>(buf, &op, algorithm, 0, shared_counts(counts));
-  }
-  template <ContiguousRange In, MutableRange Out, CountRange C, ReductionOp Op,
-            algo::Algorithm A = algo::Native>
-  static auto bind(const In& in, Out&& out, const C& counts, const Op& op,
-                   const A& algorithm = {}) {
-    return two<coll::ReduceScatterV, Out>(in, out, &op, algorithm, 0, shared_counts(counts));
+    return this->template form<Init>(std::forward<Args>(args)...);
   }
 };
 

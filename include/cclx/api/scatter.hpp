@@ -17,7 +17,7 @@
 
 #include <utility>
 
-#include "cclx/api/bound_call.hpp"
+#include "cclx/api/argument_lists.hpp"
 #include "cclx/collectives/scatter.hpp"
 
 namespace cclx::api {
@@ -25,37 +25,22 @@ namespace cclx::api {
 /// The calls of scatter, a base of cclx::Communicator: their argument lists are documented
 /// at the top of cclx/api/scatter.hpp; every form takes the same ones.
 template <class Comm>
-class ScatterCalls {
+class ScatterCalls : public Forms<Comm, FixedArguments<coll::Scatter>> {
  public:
   /// Blocking: returns when this rank's part of the scatter is complete.
   template <class... Args>
   void scatter(Args&&... args) {
-    form<Blocking>(std::forward<Args>(args)...);
+    this->template form<Blocking>(std::forward<Args>(args)...);
   }
   /// Nonblocking: the scatter progresses until the Request's wait() returns.
   template <class... Args>
   Request iscatter(Args&&... args) {
-    return form<Start>(std::forward<Args>(args)...);
+    return this->template form<Start>(std::forward<Args>(args)...);
   }
   /// Persistent: the request runs the scatter at each start(), until its wait().
   template <class... Args>
   PersistentRequest scatter_init(Args&&... args) {
-    return form<Init>(std::forward<Args>(args)...);
-  }
-
- private:
-  template <class Form, class... Args>
-  result_t<Form> form(Args&&... args) {
-    return Access::invoke<Form>(static_cast<Comm&>(*this), bind(std::forward<Args>(args)...));
-  }
-
-  template <MutableRange R, algo::Algorithm A = algo::Native>
-  static auto bind(R&& buf, int root, const A& algorithm = {}) {
-    return one<coll::Scatter, R>(buf, no_op, algorithm, root);
-  }
-  template <ContiguousRange In, MutableRange Out, algo::Algorithm A = algo::Native>
-  static auto bind(const In& in, Out&& out, int root, const A& algorithm = {}) {
-    return two<coll::Scatter, Out>(in, out, no_op, algorithm, root);
+    return this->template form<Init>(std::forward<Args>(args)...);
   }
 };
 
