@@ -30,32 +30,43 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "cclx/error.hpp"
 
 namespace cclx {
 
 namespace detail {
-// What a backend's persistent operation must do.
+/// What a backend's persistent operation must do.
 struct PersistentOp {
-  virtual ~PersistentOp() = default;  // of an inactive or abandoned operation; never blocks
+  virtual ~PersistentOp() = default;  ///< of an inactive or abandoned operation; never blocks
   virtual void start() = 0;
-  virtual bool test() = 0;  // true once complete
+  virtual bool test() = 0;  ///< true once complete
   virtual void wait() = 0;
-  // After a failed wait()/test() or instead of waiting: gives up the running operation (cancels
-  // transfers, or leaves a native collective to MPI with what it uses), so that destruction is
-  // safe.
+  /// After a failed wait()/test() or instead of waiting: gives up the running operation (cancels
+  /// transfers, or leaves a native collective to MPI with what it uses), so that destruction is
+  /// safe.
   virtual void abandon() noexcept = 0;
-  [[nodiscard]] virtual std::string name() const = 0;  // "allreduce (ring)"
+  [[nodiscard]] virtual std::string name() const = 0;  ///< "allreduce (ring)"
   [[nodiscard]] virtual int rank() const = 0;
 };
 }  // namespace detail
 
+/// Handle of a persistent collective (the *_init calls): set up once, started any number of times.
 class [[nodiscard]] PersistentRequest {
  public:
   PersistentRequest() = default;
+  /// Wraps a backend's persistent operation (the *_init calls return these); inactive until
+  /// start().
   explicit PersistentRequest(std::unique_ptr<detail::PersistentOp> op) : op_(std::move(op)) {}
-  PersistentRequest(PersistentRequest&&) noexcept = default;
+  /// Takes over the other handle's operation and state; `o` is left empty and inactive.
+  PersistentRequest(PersistentRequest&& o) noexcept
+      : op_(std::move(o.op_)),
+        active_(std::exchange(o.active_, false)),
+        failed_(std::move(o.failed_)),
+        failed_rank_(o.failed_rank_) {}
+  /// Completes this handle's active operation as the destructor does, then takes over `o`'s
+  /// operation and state; `o` is left empty and inactive.
   PersistentRequest& operator=(PersistentRequest&& o) noexcept {
     if (this != &o) {
       finish_quietly();
@@ -69,7 +80,7 @@ class [[nodiscard]] PersistentRequest {
   }
   ~PersistentRequest() { finish_quietly(); }
 
-  // Runs the collective once more on the bound buffers.
+  /// Runs the collective once more on the bound buffers.
   void start() {
     if (!op_) {
       if (!failed_.empty()) throw Error(failed_rank_, failed_);
@@ -82,7 +93,7 @@ class [[nodiscard]] PersistentRequest {
     op_->start();
     active_ = true;
   }
-  // True once the last start() completed (or when inactive); the buffers may then be used.
+  /// True once the last start() completed (or when inactive); the buffers may then be used.
   bool test() {
     if (!active_) return true;
     try {
@@ -93,7 +104,7 @@ class [[nodiscard]] PersistentRequest {
     }
     return !active_;
   }
-  // Blocks until the last start() completed; returns at once when inactive.
+  /// Blocks until the last start() completed; returns at once when inactive.
   void wait() {
     if (!active_) return;
     try {
@@ -104,12 +115,13 @@ class [[nodiscard]] PersistentRequest {
     }
     active_ = false;
   }
+  /// True from start() until wait() or test() completes the operation, or abandons it by throwing.
   [[nodiscard]] bool active() const { return active_; }
-  // False for a default-constructed, moved-from or abandoned handle.
+  /// False for a default-constructed, moved-from or abandoned handle.
   [[nodiscard]] bool valid() const { return static_cast<bool>(op_); }
 
  private:
-  // The operation failed: it is abandoned and the handle keeps only why, for later start()s.
+  /// The operation failed: it is abandoned and the handle keeps only why, for later start()s.
   void fail() noexcept {
     failed_rank_ = op_->rank();
     try {
@@ -143,7 +155,7 @@ class [[nodiscard]] PersistentRequest {
 
   std::unique_ptr<detail::PersistentOp> op_;
   bool active_ = false;
-  std::string failed_;  // why the handle was abandoned
+  std::string failed_;  ///< why the handle was abandoned
   int failed_rank_ = -1;
 };
 

@@ -4,6 +4,10 @@
 
 namespace cclx::engine {
 
+namespace {
+constexpr std::align_val_t kAlign{64};
+}  // namespace
+
 ScratchPool::~ScratchPool() {
   for (const Entry& e : free_) free(e.mem);
 }
@@ -12,7 +16,7 @@ void ScratchPool::free(std::byte* mem) const {
   if (alloc_.deallocate)
     alloc_.deallocate(alloc_.ctx, mem);
   else
-    delete[] mem;
+    ::operator delete[](mem, kAlign);
 }
 
 ScratchPool::Lease ScratchPool::acquire(std::size_t bytes) {
@@ -31,9 +35,8 @@ ScratchPool::Lease ScratchPool::acquire(std::size_t bytes) {
     }
   }
   if (alloc_.allocate) return Lease(this, alloc_.allocate(alloc_.ctx, bytes), bytes);
-  // new[] of std::byte is aligned to __STDCPP_DEFAULT_NEW_ALIGNMENT__ (16); glibc's large
-  // allocations are page aligned, which is what matters for bandwidth.
-  return Lease(this, new std::byte[bytes], bytes);
+  // 64-byte aligned (a cache line) as acquire() promises; plain new[] gives only 16.
+  return Lease(this, static_cast<std::byte*>(::operator new[](bytes, kAlign)), bytes);
 }
 
 void ScratchPool::give_back(std::byte* mem, std::size_t size) {

@@ -89,7 +89,10 @@ TEST_CASE("settings: each type's grammar") {
     return std::any_cast<std::size_t>(settings::parse(id, t));
   };
   CHECK(n(Id::cuda_depth, "3") == 3);
-  CHECK(error_of(Id::cuda_depth, "0") == "CCLX_CUDA_DEPTH='0': expected a positive integer");
+  CHECK(n(Id::cuda_depth, "2") == 2);
+  // The staging transport needs two slots (one filling while the other is on the wire).
+  CHECK(error_of(Id::cuda_depth, "1") == "CCLX_CUDA_DEPTH='1': expected an integer of at least 2");
+  CHECK(error_of(Id::cuda_depth, "0") == "CCLX_CUDA_DEPTH='0': expected an integer of at least 2");
   CHECK_FALSE(error_of(Id::cuda_depth, "-1").empty());
   CHECK_FALSE(error_of(Id::cuda_depth, "2x").empty());
   CHECK(n(Id::handshake_bytes, "256K") == 256u << 10);
