@@ -1,7 +1,8 @@
 # The API reference of include/cclx (Doxygen, docs/Doxyfile.in), when doxygen is installed:
 #   cmake --build build --target docs     # build/docs/html/index.html
-# and the test docs-doxygen (label "docs"), which fails on any Doxygen warning. The headers'
-# public members are not all documented yet, so the default test presets exclude the label:
+# and the test docs-doxygen (label "docs"), which fails on any Doxygen warning (an undocumented
+# public class, member or function, or a malformed comment). It runs with the whole suite, and
+# alone with the docs' other checks:
 #   ctest --preset docs      (or: ctest --test-dir build -L docs --output-on-failure)
 find_program(DOXYGEN_EXECUTABLE NAMES doxygen)
 if(NOT DOXYGEN_EXECUTABLE)

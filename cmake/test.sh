@@ -2,8 +2,9 @@
 # The whole test suite (CI runs exactly this, .ci/run): install what is missing and build, then
 #   1. MPICH (the default MPI), release preset (the test programs' own code at -O1): every test -
 #      unit, MPI at N = 1..5, 7, 8 (StragglAR also at 6), tools, installed-tree consumer (CMake
-#      and pkg-config), prototypes, clang-format on the tree, and check-mpi-test-cases (every test
-#      case of cclx-mpi-tests runs in some entry);
+#      and pkg-config), prototypes, clang-format on the tree, check-mpi-test-cases (every test
+#      case of cclx-mpi-tests runs in some entry) and the docs' checks (Doxygen on include/cclx
+#      without a warning, generated tables current);
 #   2. Open MPI 4.1 under ASan + UBSan, asan-openmpi preset (the library at -O1, the test
 #      programs' own code at -O0): the unit tests (sweeps to n = 12, without the scale tests), the
 #      MPI tests at N = 2, 3 (grid, api, adaptive, stragglar), the fault tests (a stalled rank, a

@@ -15,7 +15,7 @@
 
 namespace cclx {
 
-// A contiguous range of integers (not bool): per-rank counts or displacements.
+/// A contiguous range of integers (not bool): per-rank counts or displacements.
 template <class R>
 concept CountRange = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
     std::integral<std::remove_cv_t<std::ranges::range_value_t<R>>> &&
@@ -23,16 +23,16 @@ concept CountRange = std::ranges::contiguous_range<R> && std::ranges::sized_rang
 
 namespace detail {
 
-// A caller's integer array with its element type erased; valid during the call only.
+/// A caller's integer array with its element type erased; valid during the call only.
 struct IntArray {
   const void* data = nullptr;
   std::size_t size = 0;
-  std::uint8_t width = 0;  // bytes per value (1, 2, 4 or 8); 0: not given
+  std::uint8_t width = 0;  ///< bytes per value (1, 2, 4 or 8); 0: not given
   bool is_signed = false;
 
   [[nodiscard]] bool given() const { return width != 0; }
-  // Value i. Unsigned values above LLONG_MAX read as LLONG_MAX (no buffer is that large, so the
-  // size checks reject them).
+  /// Value i. Unsigned values above LLONG_MAX read as LLONG_MAX (no buffer is that large, so the
+  /// size checks reject them).
   [[nodiscard]] long long operator[](std::size_t i) const {
     const auto* p = static_cast<const unsigned char*>(data) + i * width;
     switch (width) {
@@ -67,7 +67,7 @@ IntArray int_array(const R& r) {
           std::is_signed_v<T>};
 }
 
-// The sum of the non-negative entries, saturating (negative ones are check_call's to report).
+/// The sum of the non-negative entries, saturating (negative ones are check_call's to report).
 inline std::size_t counts_total(const IntArray& a) {
   std::size_t t = 0;
   for (std::size_t i = 0; i < a.size; ++i) {
@@ -79,16 +79,16 @@ inline std::size_t counts_total(const IntArray& a) {
   return t;
 }
 
-// What a v-collective call carries besides its buffers: the element counts of In's blocks and of
-// Out's blocks (the same array except alltoallv's, whose Out has recvcounts), and the MPI
-// displacements of In's and Out's n-block buffer where the caller gave them (not given: packed).
+/// What a v-collective call carries besides its buffers: the element counts of In's blocks and of
+/// Out's blocks (the same array except alltoallv's, whose Out has recvcounts), and the MPI
+/// displacements of In's and Out's n-block buffer where the caller gave them (not given: packed).
 struct BlockCounts {
   IntArray in_counts, out_counts, in_displs, out_displs;
 };
 
-// A copy of a call's counts and displacements that lives as long as a nonblocking or persistent
-// request (the caller's arrays need only outlive the call that passes them), with `view`
-// pointing into it.
+/// A copy of a call's counts and displacements that lives as long as a nonblocking or persistent
+/// request (the caller's arrays need only outlive the call that passes them), with `view`
+/// pointing into it.
 class OwnedBlockCounts {
  public:
   explicit OwnedBlockCounts(const BlockCounts& b) {
@@ -114,15 +114,17 @@ class OwnedBlockCounts {
 
 }  // namespace detail
 
-// MPI-style displacements of a v-collective's n-block buffer: block b starts displs[b] elements
-// into it. Without them the blocks are packed (block b at counts[0] + ... + counts[b - 1]), which
-// every algorithm serves; other layouts need algo::Native. A view, like the counts: the range must
-// live until the call returns.
-//   comm.allgatherv(in, out, counts, cclx::Displs(displs));
+/// MPI-style displacements of a v-collective's n-block buffer: block b starts displs[b] elements
+/// into it. Without them the blocks are packed (block b at counts[0] + ... + counts[b - 1]), which
+/// every algorithm serves; other layouts need algo::Native. A view, like the counts: the range must
+/// live until the call returns.
+///   comm.allgatherv(in, out, counts, cclx::Displs(displs));
 class Displs {
  public:
   template <CountRange R>
+  /// Views `displs`: one displacement per block, in elements.
   explicit Displs(const R& displs) : a_(detail::int_array(displs)) {}
+  /// The displacements with their element type erased, as the call carries them.
   [[nodiscard]] const detail::IntArray& array() const { return a_; }
 
  private:

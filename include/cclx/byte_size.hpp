@@ -17,14 +17,15 @@
 
 namespace cclx {
 
+/// Whether parse_byte_size() accepts "inf" (as SIZE_MAX), for ranges that may be open.
 enum class AllowInf : bool { no, yes };
 
-// The size `text` names, or nullopt when it is not one (see above).
+/// The size `text` names, or nullopt when it is not one (see above).
 [[nodiscard]] std::optional<std::size_t> parse_byte_size(std::string_view text,
                                                          AllowInf inf = AllowInf::no);
 
-// The shortest exact form that parse_byte_size() reads back: 65536 -> "64K", 1536 -> "1536",
-// 3 << 30 -> "3G"; SIZE_MAX -> "inf".
+/// The shortest exact form that parse_byte_size() reads back: 65536 -> "64K", 1536 -> "1536",
+/// 3 << 30 -> "3G"; SIZE_MAX -> "inf".
 [[nodiscard]] std::string format_byte_size(std::size_t bytes);
 
 }  // namespace cclx

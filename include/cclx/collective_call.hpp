@@ -11,22 +11,24 @@
 
 namespace cclx {
 
+/// A collective call with its element type erased: what crosses from the typed API into the
+/// compiled library.
 struct CollectiveCall {
-  sched::Collective collective = sched::Collective::allreduce;
-  const void* in = nullptr;  // out-of-place input; equals `out` for in-place calls
-  void* out = nullptr;
-  bool in_place = false;
-  // As MPI counts it: the descriptor's count() (collectives/<name>.hpp) from the buffer sizes; for
-  // a v-collective the total of the partition's blocks (Out's counts).
+  sched::Collective collective = sched::Collective::allreduce;  ///< the collective called
+  const void* in = nullptr;  ///< out-of-place input; equals `out` for in-place calls
+  void* out = nullptr;       ///< the output; also the input of an in-place call
+  bool in_place = false;     ///< one buffer is both input and output (MPI_IN_PLACE)
+  /// As MPI counts it: the descriptor's count() (`collectives/<name>.hpp`) from the buffer sizes;
+  /// for a v-collective the total of the partition's blocks (Out's counts).
   std::size_t count = 0;
-  std::size_t out_size = 0;  // elements the user's output holds (for size checks)
-  std::size_t in_size = 0;   // elements the user's input holds
-  DataType type = DataType::u8;
-  ReduceKernel kernel{};  // also carries elem_size
-  int root = 0;
-  bool has_op = false;  // reductions only
-  // v-collectives only (null otherwise): the caller's counts and displacements, valid during the
-  // call (whatever must outlive it copies them).
+  std::size_t out_size = 0;      ///< elements the user's output holds (for size checks)
+  std::size_t in_size = 0;       ///< elements the user's input holds
+  DataType type = DataType::u8;  ///< the element type
+  ReduceKernel kernel{};         ///< also carries elem_size
+  int root = 0;  ///< the root rank of a rooted collective (bcast, reduce, ...); 0 for the others
+  bool has_op = false;  ///< reductions only
+  /// v-collectives only (null otherwise): the caller's counts and displacements, valid during the
+  /// call (whatever must outlive it copies them).
   const detail::BlockCounts* blocks = nullptr;
 };
 

@@ -64,10 +64,10 @@ ReduceKernel kernel_for(const Op& op) {
 }
 }  // namespace detail
 
-// The backend (cclx::Backend, backend/backend.hpp) moves the bytes: MpiBackend (host memory) or
-// CudaBackend (device memory, cclx/cuda.hpp).
-// The collectives' calls come from their headers (api/<name>.hpp, one per collective, each with
-// its argument lists documented at the top); they all end in invoke() below.
+/// The backend (cclx::Backend, backend/backend.hpp) moves the bytes: MpiBackend (host memory) or
+/// CudaBackend (device memory, cclx/cuda.hpp).
+/// The collectives' calls come from their headers (`api/<name>.hpp`, one per collective, each with
+/// its argument lists documented at the top); they all end in invoke() below.
 template <Backend B = MpiBackend>
 class Communicator : public api::AllreduceCalls<Communicator<B>>,
                      public api::ReduceCalls<Communicator<B>>,
@@ -84,37 +84,47 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
                      public api::ReduceScattervCalls<Communicator<B>>,
                      public api::AlltoallvCalls<Communicator<B>> {
  public:
-  // Collective over `comm` (it duplicates communicators, see MpiBackend).
+  /// Collective over `comm` (it duplicates communicators, see MpiBackend).
   explicit Communicator(MPI_Comm comm = MPI_COMM_WORLD, Ownership own = Ownership::duplicate)
       : b_(comm, own) {}
 
+  /// This process's rank in the communicator.
   [[nodiscard]] int rank() const { return b_.rank(); }
+  /// The number of ranks in the communicator.
   [[nodiscard]] int size() const { return b_.size(); }
+  /// The backend's MPI communicator: the user's duplicate (Ownership::duplicate) or the borrowed
+  /// one.
   [[nodiscard]] auto native_handle() const { return b_.native_handle(); }
+  /// The backend, for its own settings (wait policy, validation, a CudaBackend's stream, ...).
   [[nodiscard]] B& backend() { return b_; }
 
-  // Deadline in seconds of every blocking collective and Request::wait() started afterwards; 0
-  // means none (the default, or CCLX_TIMEOUT). On expiry the call throws cclx::Error naming the
-  // ranks it waited for; see docs/faults.md for what may be done afterwards.
+  /// Deadline in seconds of every blocking collective and Request::wait() started afterwards; 0
+  /// means none (the default, or CCLX_TIMEOUT). On expiry the call throws cclx::Error naming the
+  /// ranks it waited for; see docs/faults.md for what may be done afterwards.
   void set_timeout(double seconds) { b_.set_timeout(seconds); }
+  /// The deadline in seconds set by set_timeout() or CCLX_TIMEOUT; 0: none.
   [[nodiscard]] double timeout() const { return b_.timeout(); }
 
   // ---- point-to-point (on the user's communicator; tags are the application's) ----
+  /// Blocking send of `data`'s elements to rank `dest`.
   template <ContiguousRange R>
   void send(const R& data, int dest, int tag = 0) const {
     b_.send(std::ranges::data(data), std::ranges::size(data), data_type_of<element_t<R>>(), dest,
             tag);
   }
+  /// Blocking receive from rank `source` into `data` (a message of at most its size).
   template <MutableRange R>
   void recv(R&& data, int source, int tag = 0) const {
     b_.recv(std::ranges::data(data), std::ranges::size(data), data_type_of<element_t<R>>(), source,
             tag);
   }
+  /// Nonblocking send: `data` must stay valid and unchanged until the request completes.
   template <ContiguousRange R>
   Request isend(const R& data, int dest, int tag = 0) const {
     return b_.isend(std::ranges::data(data), std::ranges::size(data), data_type_of<element_t<R>>(),
                     dest, tag);
   }
+  /// Nonblocking receive into `data`, which must stay valid until the request completes.
   template <MutableRange R>
   Request irecv(R&& data, int source, int tag = 0) const {
     return b_.irecv(std::ranges::data(data), std::ranges::size(data), data_type_of<element_t<R>>(),
@@ -135,9 +145,9 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
   // requests only.
 
   // ---- a call already described without element types ----
-  // For callers that hold a type-erased call (libcclx-mpi builds one from MPI arguments, shim/):
-  // the same argument checks, validation and paths as the typed calls. What those
-  // check at compile time is checked here at run time: `algorithm` must serve c.collective.
+  /// For callers that hold a type-erased call (libcclx-mpi builds one from MPI arguments, shim/):
+  /// the same argument checks, validation and paths as the typed calls. What those
+  /// check at compile time is checked here at run time: `algorithm` must serve c.collective.
   template <algo::Algorithm A>
   void run_call(const CollectiveCall& c, const A& algorithm) {
     if (!algo::serves<A>(c.collective))
@@ -145,9 +155,9 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
                               std::string(sched::to_string(c.collective)));
     run(c, algorithm);
   }
-  // Its nonblocking and persistent forms. `keepalive` lives as long as the request: whatever the
-  // call points to beyond the buffers (c.blocks, a user op's state) must be in it. Adaptive
-  // policies serve blocking calls only and are refused with a cclx::Error.
+  /// run_call()'s nonblocking form (init_call() is its persistent one). `keepalive` lives as long
+  /// as the request: whatever the call points to beyond the buffers (c.blocks, a user op's state)
+  /// must be in it. Adaptive policies serve blocking calls only and are refused with a cclx::Error.
   template <algo::Algorithm A>
   Request start_call(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
     check_runtime_policy<A>(c);
@@ -156,6 +166,8 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
     else
       return start(c, algorithm, std::move(keepalive));
   }
+  /// The persistent form of run_call(); `keepalive` as for start_call(). Adaptive policies are
+  /// refused, and so is algo::Adaptive on a backend without relay collectives (device buffers).
   template <algo::Algorithm A>
   PersistentRequest init_call(const CollectiveCall& c, const A& algorithm,
                               std::shared_ptr<void> keepalive) {
@@ -170,18 +182,18 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
       return init_erased(c, algorithm, std::move(keepalive));
   }
 
-  // algo::Auto's decision for `c`, for a caller that runs the call itself (libcclx-mpi, shim/):
-  // calls run(candidate, policy) with the candidate chosen and its policy (null and algo::Native
-  // for native), deciding and, for a blocking call, timing as run_call(c, policy).
+  /// algo::Auto's decision for `c`, for a caller that runs the call itself (libcclx-mpi, shim/):
+  /// calls run(candidate, policy) with the candidate chosen and its policy (null and algo::Native
+  /// for native), deciding and, for a blocking call, timing as run_call(c, policy).
   template <class Run>
   void with_auto_choice(const CollectiveCall& c, const algo::Auto& policy, bool blocking,
                         Run&& run);
 
-  // What algo::Auto runs for a call of `count` elements of T (counted as that call states it, e.g.
-  // one block for allgather) and why: the source, and the candidates with their measured or
-  // predicted times. Local: no communication (CCLX_LOG=tune prints the same at each new decision).
-  // alltoallv: two lines, the one-shot call's decision (the same for every size), then that of an
-  // alltoallv_init whose busiest rank moves `count` elements (the size such an init agrees on).
+  /// What algo::Auto runs for a call of `count` elements of T (counted as that call states it, e.g.
+  /// one block for allgather) and why: the source, and the candidates with their measured or
+  /// predicted times. Local: no communication (CCLX_LOG=tune prints the same at each new decision).
+  /// alltoallv: two lines, the one-shot call's decision (the same for every size), then that of an
+  /// alltoallv_init whose busiest rank moves `count` elements (the size such an init agrees on).
   template <Element T>
   std::string explain(sched::Collective coll, std::size_t count, int root = 0,
                       bool commutative = true, const algo::Auto& policy = {});
@@ -573,7 +585,9 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
   detail::AutoContext auto_;  // algo::Auto's state on this communicator
 };
 
+/// `cclx::Communicator comm(c);` makes an MpiBackend communicator.
 Communicator(MPI_Comm)->Communicator<MpiBackend>;
+/// `cclx::Communicator comm(c, own);` makes an MpiBackend communicator.
 Communicator(MPI_Comm, Ownership)->Communicator<MpiBackend>;
 
 }  // namespace cclx

@@ -13,46 +13,53 @@
 
 namespace cclx {
 
+/// The reduction operations: the built-in ones, and `user` for a UserOp.
 enum class OpId : std::uint8_t { sum, prod, min, max, band, bor, bxor, user };
 
+/// The op's name as the call site spells it: "sum", "prod", ..., "bxor", or "user".
 [[nodiscard]] constexpr std::string_view to_string(OpId op) {
   constexpr std::string_view names[] = {"sum", "prod", "min", "max", "band", "bor", "bxor", "user"};
   return names[static_cast<int>(op)];
 }
 
 namespace ops {
+/// A built-in reduction operation (cclx::sum, prod, min, max, band, bor, bxor).
 template <OpId Id>
 struct Builtin {
-  static constexpr OpId id = Id;
-  static constexpr bool commutative = true;
+  static constexpr OpId id = Id;             ///< which operation
+  static constexpr bool commutative = true;  ///< true: every built-in op is commutative
 };
 }  // namespace ops
 
-inline constexpr ops::Builtin<OpId::sum> sum{};
-inline constexpr ops::Builtin<OpId::prod> prod{};
-inline constexpr ops::Builtin<OpId::min> min{};
-inline constexpr ops::Builtin<OpId::max> max{};
-inline constexpr ops::Builtin<OpId::band> band{};
-inline constexpr ops::Builtin<OpId::bor> bor{};
-inline constexpr ops::Builtin<OpId::bxor> bxor{};
+inline constexpr ops::Builtin<OpId::sum> sum{};    ///< a + b
+inline constexpr ops::Builtin<OpId::prod> prod{};  ///< a * b
+inline constexpr ops::Builtin<OpId::min> min{};    ///< the smaller of a and b
+inline constexpr ops::Builtin<OpId::max> max{};    ///< the larger of a and b
+inline constexpr ops::Builtin<OpId::band> band{};  ///< a & b (logical and on bool)
+inline constexpr ops::Builtin<OpId::bor> bor{};    ///< a | b (logical or on bool)
+inline constexpr ops::Builtin<OpId::bxor> bxor{};  ///< a ^ b (a != b on bool)
 
-// A user-defined op: `f(a, b)` returns a (+) b for one element, a being the contribution of lower
-// ranks. Non-commutative ops are honored only by order-preserving algorithms (others throw).
+/// A user-defined op: `f(a, b)` returns a (+) b for one element, a being the contribution of lower
+/// ranks. Non-commutative ops are honored only by order-preserving algorithms (others throw).
 template <class F>
 struct UserOp {
-  static constexpr OpId id = OpId::user;
-  F f;
+  static constexpr OpId id = OpId::user;  ///< marks a user-defined op
+  F f;                                    ///< the function of two elements, called as `f(a, b)`
+  /// Whether `f(a, b) == f(b, a)`; false: only order-preserving algorithms run it (others throw).
   bool commutative = false;
 };
+/// The UserOp of `f`; `commutative` states whether `f(a, b) == f(b, a)`.
 template <class F>
 UserOp<F> user_op(F f, bool commutative) {
   return {f, commutative};
 }
 
-// Element types: every standard arithmetic type (bool only with min/max/band/bor/bxor).
+/// Element types: every standard arithmetic type (bool only with min/max/band/bor/bxor).
 template <class T>
 concept Element = std::is_arithmetic_v<T> && !std::is_const_v<T> && !std::is_volatile_v<T>;
 
+/// Whether op `Id` is defined on element type T: user ops always; bool has no sum or prod, and
+/// the bitwise ops need an integral type.
 template <class T, OpId Id>
 inline constexpr bool op_supported =
     Id == OpId::user ||
@@ -60,15 +67,17 @@ inline constexpr bool op_supported =
          ? (Id != OpId::sum && Id != OpId::prod)
          : ((Id != OpId::band && Id != OpId::bor && Id != OpId::bxor) || std::is_integral_v<T>));
 
-// Type-erased reduction over bytes: dst[i] = a[i] (+) b[i] for n elements; dst may alias a or b.
+/// Type-erased reduction over bytes: dst[i] = a[i] (+) b[i] for n elements; dst may alias a or b.
 struct ReduceKernel {
+  /// The reduction for one element type: `n` elements, with `ctx` passed as the op's state.
   void (*fn)(void* dst, const void* a, const void* b, std::size_t n, const void* ctx) = nullptr;
-  const void* ctx = nullptr;  // user op state
-  std::size_t elem_size = 0;
-  OpId op = OpId::sum;
-  bool commutative = true;
-  DataType type = DataType::u8;  // the element type (a device backend picks its kernel by it)
+  const void* ctx = nullptr;     ///< user op state
+  std::size_t elem_size = 0;     ///< bytes per element
+  OpId op = OpId::sum;           ///< the operation (OpId::user for a UserOp)
+  bool commutative = true;       ///< whether operands may be combined in any order
+  DataType type = DataType::u8;  ///< the element type (a device backend picks its kernel by it)
 
+  /// dst[i] = a[i] (+) b[i] for `n` elements: `fn` with the kernel's `ctx`.
   void operator()(void* dst, const void* a, const void* b, std::size_t n) const {
     fn(dst, a, b, n, ctx);
   }
@@ -116,12 +125,13 @@ void user_reduce(void* dst, const void* a, const void* b, std::size_t n, const v
 }
 }  // namespace detail
 
+/// The kernel of built-in op `Id` on elements of type T (only where op_supported).
 template <Element T, OpId Id>
 requires(op_supported<T, Id>&& Id != OpId::user) ReduceKernel make_kernel(ops::Builtin<Id>) {
   return {&detail::builtin_reduce<T, Id>, nullptr, sizeof(T), Id, true, data_type_of<T>()};
 }
 
-// The UserOp must outlive the call that uses the kernel.
+/// The UserOp must outlive the call that uses the kernel.
 template <Element T, class F>
 ReduceKernel make_kernel(const UserOp<F>& op) {
   return {&detail::user_reduce<T, F>, &op.f, sizeof(T), OpId::user, op.commutative,

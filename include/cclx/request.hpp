@@ -12,7 +12,7 @@
 namespace cclx {
 
 namespace detail {
-// What a backend's pending operation must do.
+/// What a backend's pending operation must do.
 struct PendingOp {
   virtual ~PendingOp() = default;
   virtual bool test() = 0;
@@ -20,11 +20,16 @@ struct PendingOp {
 };
 }  // namespace detail
 
+/// Handle of a nonblocking operation: completed by wait(), or by test() returning true.
 class [[nodiscard]] Request {
  public:
   Request() = default;
+  /// Wraps a backend's pending operation (the nonblocking calls return these).
   explicit Request(std::unique_ptr<detail::PendingOp> op) : op_(std::move(op)) {}
+  /// Takes over the other request's operation; that one is left empty.
   Request(Request&&) noexcept = default;
+  /// Waits for this request's pending operation, if any, as the destructor does (errors are
+  /// dropped), then takes over `o`'s; `o` is left empty.
   Request& operator=(Request&& o) noexcept {
     if (this != &o) {
       finish_quietly();
@@ -34,7 +39,7 @@ class [[nodiscard]] Request {
   }
   ~Request() { finish_quietly(); }
 
-  // True once complete; the buffers may then be used.
+  /// True once complete; the buffers may then be used.
   bool test() {
     if (!op_) return true;
     bool done = false;
@@ -47,12 +52,16 @@ class [[nodiscard]] Request {
     if (done) op_.reset();
     return done;
   }
+  /// Blocks until complete (bounded by the communicator's timeout); the buffers may then be used.
+  /// Returns at once for an empty request.
   void wait() {
     if (op_) {
       const std::unique_ptr<detail::PendingOp> op = std::move(op_);  // abandoned if it throws
       op->wait();
     }
   }
+  /// True until wait() or test() completes the operation, or abandons it by throwing; false for
+  /// an empty request.
   [[nodiscard]] bool pending() const { return static_cast<bool>(op_); }
 
  private:

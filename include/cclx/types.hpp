@@ -8,8 +8,11 @@
 
 namespace cclx {
 
+/// The element types below the API edge, by size and signedness (f80: a long double wider than
+/// double).
 enum class DataType : std::uint8_t { i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, f80, boolean };
 
+/// A readable name: "int8", "uint8", ..., "float", "double", "long double", "bool".
 [[nodiscard]] constexpr std::string_view to_string(DataType t) {
   constexpr std::string_view names[] = {"int8",  "uint8",  "int16",       "uint16",
                                         "int32", "uint32", "int64",       "uint64",
@@ -17,8 +20,8 @@ enum class DataType : std::uint8_t { i8, u8, i16, u16, i32, u32, i64, u64, f32, 
   return names[static_cast<int>(t)];
 }
 
-// Every standard arithmetic type maps to one of the above by size and signedness (so `long`,
-// `char`, `char32_t`, ... all work).
+/// Every standard arithmetic type maps to one of the above by size and signedness (so `long`,
+/// `char`, `char32_t`, ... all work).
 template <class T>
 constexpr DataType data_type_of() {
   static_assert(std::is_arithmetic_v<T>, "cclx: element types must be arithmetic");

@@ -17,14 +17,19 @@
 
 namespace cclx::algo {
 
+/// Policy that lets the communicator choose the algorithm per call (CCLX_ALGO, a tuning table,
+/// online tuning, the α-β model; docs/tuning.md).
 struct Auto {
+  /// The policy's name; every policy declares one, and messages about a policy show it.
   static constexpr std::string_view name = "auto";
+  /// Marks it as an AutoAlgorithm: the communicator chooses the algorithm of each call.
   static constexpr bool automatic = true;
+  /// Every collective: a candidate that cannot serve a call is never chosen, and native can.
   static constexpr auto collectives = coll::all_collectives;
-  // It only ever runs a candidate that keeps rank order where the op is not commutative.
+  /// It only ever runs a candidate that keeps rank order where the op is not commutative.
   static constexpr auto keeps_rank_order = coll::all_collectives;
-  // Tune this call's workload online even when CCLX_TUNE is not "online". Like any policy
-  // argument, it must be the same on every rank.
+  /// Tune this call's workload online even when CCLX_TUNE is not "online". Like any policy
+  /// argument, it must be the same on every rank.
   bool online = false;
 };
 

@@ -6,27 +6,33 @@
 #include "cclx/algo/algorithm.hpp"
 
 namespace cclx::sched {
+/// Binomial-tree reduce, bcast, gather and scatter (any root), allreduce as reduce to rank 0 +
+/// bcast, and gatherv and scatterv with the gather and scatter schedules.
 Schedule binomial_tree(const ScheduleRequest& req);
 }  // namespace cclx::sched
 
 namespace cclx::algo {
 
+/// Policy: binomial trees (bcast, reduce, gather, scatter; allreduce as reduce + bcast),
+/// latency-optimal for small messages.
 struct BinomialTree {
+  /// Its registry name, as CCLX_ALGO, tuning tables, cclx-bench and error messages spell it.
   static constexpr std::string_view name = "binomial_tree";
-  // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
-  // read by the registry (algo::generators()) and the Communicator's compile-time checks.
+  /// What it serves; with keeps_rank_order the one declaration of it, read by the registry
+  /// (algo::generators()) and the Communicator's compile-time checks.
   static constexpr std::array collectives = {
       sched::Collective::allreduce, sched::Collective::reduce,  sched::Collective::bcast,
       sched::Collective::gather,    sched::Collective::scatter, sched::Collective::gatherv,
       sched::Collective::scatterv};
+  /// Those of them on which it keeps rank order, so that non-commutative ops are honored.
   static constexpr std::array<sched::Collective, 3> keeps_rank_order = {
       sched::Collective::allreduce, sched::Collective::reduce, sched::Collective::bcast};
 
-  // Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
-  // policies' (the plan cache keys a policy without padding by its bytes).
+  /// Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
+  /// policies' (the plan cache keys a policy without padding by its bytes).
   std::size_t channels = 1;
 
-  // Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
+  /// Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
   static constexpr auto params() {
     return std::array{
         CCLX_POLICY_PARAM(
@@ -35,10 +41,14 @@ struct BinomialTree {
     };
   }
 
+  /// The schedule for `r`, one channel's part when `channels` > 1 (algo::generate() splits);
+  /// throws cclx::Error when it cannot serve `r`.
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::binomial_tree(r);
   }
+  /// Empty: nothing besides `r`'s fields changes the schedule.
   [[nodiscard]] std::string cache_params(const sched::ScheduleRequest&) const { return {}; }
+  /// Default engine settings: no segmentation.
   [[nodiscard]] engine::ExecOptions exec_options() const { return {}; }
 };
 

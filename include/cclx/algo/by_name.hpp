@@ -16,7 +16,7 @@
 
 namespace cclx::algo {
 
-// Every policy that can be named at run time: the registry.
+/// Every policy that can be named at run time: the registry.
 using named_policies = registry;
 
 namespace detail {
@@ -33,8 +33,8 @@ decltype(auto) with_named_policy(const tune::Candidate& c, F&& f) {
 }
 }  // namespace detail
 
-// Calls f(policy) with the policy `c` names (Native for "native"); every instantiation of f must
-// return the same type.
+/// Calls f(policy) with the policy `c` names (Native for "native"); every instantiation of f must
+/// return the same type.
 template <class F>
 decltype(auto) with_policy(const tune::Candidate& c, F&& f) {
   if (c.native()) return std::forward<F>(f)(Native{});
@@ -50,11 +50,11 @@ struct any_policy<std::tuple<P...>> {
 };
 }  // namespace detail
 
-// Any policy with_policy() can build, held by value: what a decision resolves to once, so that a
-// call repeating it dispatches on the variant's index instead of on the candidate's name.
+/// Any policy with_policy() can build, held by value: what a decision resolves to once, so that a
+/// call repeating it dispatches on the variant's index instead of on the candidate's name.
 using AnyPolicy = detail::any_policy<named_policies>::type;
 
-// The policy `c` names, built once (with_policy()'s name test and parameter parsing).
+/// The policy `c` names, built once (with_policy()'s name test and parameter parsing).
 inline AnyPolicy to_policy(const tune::Candidate& c) {
   return with_policy(c, [](const auto& p) { return AnyPolicy(p); });
 }

@@ -9,25 +9,32 @@
 #include "cclx/algo/algorithm.hpp"
 
 namespace cclx::sched {
+/// The dissemination barrier: ceil(log2 n) steps, each rank sending one empty message per step.
 Schedule dissemination(const ScheduleRequest& req);
 }  // namespace cclx::sched
 
 namespace cclx::algo {
 
+/// Policy: the dissemination barrier, ceil(log2 n) rounds of empty messages.
 struct Dissemination {
+  /// Its registry name, as CCLX_ALGO, tuning tables, cclx-bench and error messages spell it.
   static constexpr std::string_view name = "dissemination";
-  // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
-  // read by the registry (algo::generators()) and the Communicator's compile-time checks.
+  /// What it serves; with keeps_rank_order the one declaration of it, read by the registry
+  /// (algo::generators()) and the Communicator's compile-time checks.
   static constexpr std::array collectives = {sched::Collective::barrier};
+  /// None: a barrier has no data and no op.
   static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
 
-  // It takes no run-time parameters.
+  /// It takes no run-time parameters.
   static constexpr auto params() { return std::array<Param<Dissemination>, 0>{}; }
 
+  /// The schedule for `r`; throws cclx::Error when it cannot serve `r`.
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::dissemination(r);
   }
+  /// Empty: nothing besides `r`'s fields changes the schedule.
   [[nodiscard]] std::string cache_params(const sched::ScheduleRequest&) const { return {}; }
+  /// Default engine settings: no segmentation.
   [[nodiscard]] engine::ExecOptions exec_options() const { return {}; }
 };
 

@@ -14,16 +14,19 @@
 
 namespace cclx::algo {
 
+/// One run-time parameter of a policy: its name, valid range, documentation and accessors (its
+/// default is what get() reads from A{}).
 template <class A>
 struct Param {
-  std::string_view name;
-  long long min = 0;
-  long long max = 0;
-  std::string_view doc;
-  long long (*get)(const A&) = nullptr;
-  void (*set)(A&, long long) = nullptr;
+  std::string_view name;                 ///< the policy's field, as CCLX_ALGO and tables name it
+  long long min = 0;                     ///< the least value accepted
+  long long max = 0;                     ///< the greatest value accepted (kUnbounded: no limit)
+  std::string_view doc;                  ///< one line of documentation (sched::ParamInfo::doc)
+  long long (*get)(const A&) = nullptr;  ///< reads the field of a policy
+  void (*set)(A&, long long) = nullptr;  ///< sets the field of a policy, converted to its type
 };
 
+/// Param::max of a parameter without an upper limit.
 inline constexpr long long kUnbounded = std::numeric_limits<long long>::max();
 
 // One entry of a policy's params(): CCLX_POLICY_PARAM(Ring, segment_bytes, 0, kUnbounded, "...").
@@ -36,7 +39,7 @@ inline constexpr long long kUnbounded = std::numeric_limits<long long>::max();
   }
 // NOLINTEND(bugprone-macro-parentheses)
 
-// "segment_bytes must be >= 1, got 0", "fanout must be in [1, 1048576], got 0"
+/// "segment_bytes must be >= 1, got 0", "fanout must be in [1, 1048576], got 0"
 template <class A>
 [[nodiscard]] std::string range_error(const Param<A>& p, long long value) {
   std::string s = std::string(A::name) + ": " + std::string(p.name) + " must be ";
@@ -45,8 +48,8 @@ template <class A>
   return s + ", got " + std::to_string(value);
 }
 
-// The policy `params` describe, from A{}'s defaults; throws cclx::Error on a name A does not take
-// or a value outside its range.
+/// The policy `params` describe, from A{}'s defaults; throws cclx::Error on a name A does not take
+/// or a value outside its range.
 template <class A>
 [[nodiscard]] A from_params(const sched::ParamMap& params) {
   A a{};
@@ -64,7 +67,7 @@ template <class A>
   return a;
 }
 
-// The registry's description of A's parameters (defaults read from A{}).
+/// The registry's description of A's parameters (defaults read from A{}).
 template <class A>
 [[nodiscard]] std::vector<sched::ParamInfo> param_infos() {
   std::vector<sched::ParamInfo> out;

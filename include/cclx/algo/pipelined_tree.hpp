@@ -8,30 +8,36 @@
 #include "cclx/algo/algorithm.hpp"
 
 namespace cclx::sched {
-// Segmented tree with `fanout` children per node (1 = chain); the message is cut into segments of
-// at most `segment_bytes` (at most `max_segments`) that flow down (bcast) or up (reduce) the tree
-// in a pipeline.
+/// Segmented tree with `fanout` children per node (1 = chain); the message is cut into segments of
+/// at most `segment_bytes` (but never more than 1024 segments) that flow down (bcast) or up
+/// (reduce) the tree in a pipeline.
 Schedule pipelined_tree(const ScheduleRequest& req, std::size_t segment_bytes, int fanout);
 }  // namespace cclx::sched
 
 namespace cclx::algo {
 
+/// Policy: a segmented (pipelined) tree for large bcast and reduce, and allreduce as reduce +
+/// bcast.
 struct PipelinedTree {
+  /// Its registry name, as CCLX_ALGO, tuning tables, cclx-bench and error messages spell it.
   static constexpr std::string_view name = "pipelined_tree";
-  // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
-  // read by the registry (algo::generators()) and the Communicator's compile-time checks.
+  /// What it serves; with keeps_rank_order the one declaration of it, read by the registry
+  /// (algo::generators()) and the Communicator's compile-time checks.
   static constexpr std::array collectives = {sched::Collective::allreduce,
                                              sched::Collective::reduce, sched::Collective::bcast};
+  /// Those of them on which it keeps rank order, so that non-commutative ops are honored.
   static constexpr std::array<sched::Collective, 3> keeps_rank_order = {
       sched::Collective::allreduce, sched::Collective::reduce, sched::Collective::bcast};
+  /// Bytes per pipeline segment (at least 1; default 1 MiB): each tree edge forwards the data in
+  /// ceil(bytes / segment_bytes) segments, clamped to [1, 1024].
   std::size_t segment_bytes = 1 << 20;
-  int fanout = 2;
+  int fanout = 2;  ///< children per tree node, 1 to 1048576 (1: a chain)
 
-  // Concurrent parts of the data (schedule/channels.hpp); 1: no split. int like fanout, so the
-  // policy has no padding and the plan cache keys it by its bytes.
+  /// Concurrent parts of the data (schedule/channels.hpp); 1: no split. int like fanout, so the
+  /// policy has no padding and the plan cache keys it by its bytes.
   int channels = 1;
 
-  // Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
+  /// Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
   static constexpr auto params() {
     return std::array{
         CCLX_POLICY_PARAM(
@@ -44,15 +50,18 @@ struct PipelinedTree {
     };
   }
 
+  /// The schedule for `r`, one channel's part when `channels` > 1 (algo::generate() splits);
+  /// throws cclx::Error when it cannot serve `r`.
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::pipelined_tree(r, segment_bytes, fanout);
   }
-  // The schedule depends on the number of segments, hence on the message size.
+  /// The schedule depends on the number of segments, hence on the message size.
   [[nodiscard]] std::string cache_params(const sched::ScheduleRequest& r) const {
     const std::size_t segs = segment_bytes ? (r.bytes + segment_bytes - 1) / segment_bytes : 0;
     return "segment_bytes=" + std::to_string(segment_bytes) + ",fanout=" + std::to_string(fanout) +
            ",segments=" + std::to_string(std::clamp<std::size_t>(segs, 1, 1024));
   }
+  /// Default engine settings: the schedule already cuts the message into segments.
   [[nodiscard]] engine::ExecOptions exec_options() const { return {}; }
 };
 

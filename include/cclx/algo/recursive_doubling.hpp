@@ -10,24 +10,29 @@
 #include "cclx/algo/algorithm.hpp"
 
 namespace cclx::sched {
+/// Recursive doubling allreduce: whole-message exchanges at distance 1, 2, 4, ...; combines in
+/// rank order.
 Schedule recursive_doubling(const ScheduleRequest& req);
 }  // namespace cclx::sched
 
 namespace cclx::algo {
 
+/// Policy: recursive doubling allreduce, for small messages.
 struct RecursiveDoubling {
+  /// Its registry name, as CCLX_ALGO, tuning tables, cclx-bench and error messages spell it.
   static constexpr std::string_view name = "recursive_doubling";
-  // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
-  // read by the registry (algo::generators()) and the Communicator's compile-time checks.
+  /// What it serves; with keeps_rank_order the one declaration of it, read by the registry
+  /// (algo::generators()) and the Communicator's compile-time checks.
   static constexpr std::array collectives = {sched::Collective::allreduce};
+  /// Those of them on which it keeps rank order, so that non-commutative ops are honored.
   static constexpr std::array keeps_rank_order = {sched::Collective::allreduce};
-  std::size_t segment_bytes = 0;  // as in Ring
+  std::size_t segment_bytes = 0;  ///< as in Ring
 
-  // Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
-  // field, so the policy has no padding and the plan cache keys it by its bytes.
+  /// Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
+  /// field, so the policy has no padding and the plan cache keys it by its bytes.
   std::size_t channels = 1;
 
-  // Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
+  /// Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
   static constexpr auto params() {
     return std::array{
         CCLX_POLICY_PARAM(RecursiveDoubling, segment_bytes, 0, kUnbounded, "as in ring"),
@@ -37,10 +42,14 @@ struct RecursiveDoubling {
     };
   }
 
+  /// The schedule for `r`, one channel's part when `channels` > 1 (algo::generate() splits);
+  /// throws cclx::Error when it cannot serve `r`.
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::recursive_doubling(r);
   }
+  /// Empty: nothing besides `r`'s fields changes the schedule (segment_bytes is the engine's).
   [[nodiscard]] std::string cache_params(const sched::ScheduleRequest&) const { return {}; }
+  /// The engine's settings: segment_bytes, the rest default.
   [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
 };
 

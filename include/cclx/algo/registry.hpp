@@ -25,6 +25,7 @@
 
 namespace cclx::algo {
 
+/// Every policy that can be named at run time, in the order generators() lists them.
 using registry = std::tuple<Ring,                      //
                             StragglAR,                 //
                             RecursiveHalvingDoubling,  //
@@ -34,19 +35,19 @@ using registry = std::tuple<Ring,                      //
                             PipelinedTree,             //
                             Dissemination>;
 
-// The registry by name, for tools, tuning tables and tests: one entry per policy above, built
-// from the policy's own declarations (its name, collectives, rank order and params()).
+/// The registry by name, for tools, tuning tables and tests: one entry per policy above, built
+/// from the policy's own declarations (its name, collectives, rank order and params()).
 [[nodiscard]] const std::vector<sched::GeneratorInfo>& generators();
-// Throws cclx::Error naming the known algorithms when `name` is unknown.
+/// Throws cclx::Error naming the known algorithms when `name` is unknown.
 [[nodiscard]] const sched::GeneratorInfo& generator(std::string_view name);
-// The schedule of the algorithm `name` with `params` (its policy's fields by name, plus
-// "channels"); throws cclx::Error for an unknown name or a parameter it does not take.
+/// The schedule of the algorithm `name` with `params` (its policy's fields by name, plus
+/// "channels"); throws cclx::Error for an unknown name or a parameter it does not take.
 [[nodiscard]] sched::Schedule generate_by_name(std::string_view name,
                                                const sched::ScheduleRequest& req,
                                                const sched::ParamMap& params = {});
-// Whether the registry says `algorithm` keeps rank order on `c` (false for unknown names).
+/// Whether the registry says `algorithm` keeps rank order on `c` (false for unknown names).
 [[nodiscard]] bool keeps_rank_order(std::string_view algorithm, sched::Collective c);
-// "native, binomial_tree, ..." for error messages: the algorithms that keep rank order on `c`.
+/// "native, binomial_tree, ..." for error messages: the algorithms that keep rank order on `c`.
 [[nodiscard]] std::string order_preserving_algorithms(sched::Collective c);
 
 }  // namespace cclx::algo

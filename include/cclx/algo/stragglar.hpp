@@ -9,30 +9,35 @@
 #include "cclx/algo/algorithm.hpp"
 
 namespace cclx::sched {
-// StragglAR allreduce with rank `straggler` arriving late: the others reduce-scatter among
-// themselves (prologue_steps, empty on the straggler), then pairwise rounds complete the chunks
-// (n-1 blocks). Round plan and counts: schedule/stragglar.hpp.
+/// StragglAR allreduce with rank `straggler` arriving late: the others reduce-scatter among
+/// themselves (prologue_steps, empty on the straggler), then pairwise rounds complete the chunks
+/// (n-1 blocks). Round plan and counts: schedule/stragglar.hpp.
 Schedule stragglar(const ScheduleRequest& req, int straggler);
 }  // namespace cclx::sched
 
 namespace cclx::algo {
 
+/// Policy: StragglAR allreduce, which overlaps the work of the others with one known late rank.
 struct StragglAR {
+  /// Its registry name, as CCLX_ALGO, tuning tables, cclx-bench and error messages spell it.
   static constexpr std::string_view name = "stragglar";
-  // What it serves, and where it keeps rank order (non-commutative ops): the one declaration,
-  // read by the registry (algo::generators()) and the Communicator's compile-time checks.
+  /// What it serves; with keeps_rank_order the one declaration of it, read by the registry
+  /// (algo::generators()) and the Communicator's compile-time checks.
   static constexpr std::array collectives = {sched::Collective::allreduce};
+  /// None: it does not keep rank order, so non-commutative ops need another policy.
   static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
-  int straggler = -1;  // the late rank; -1: the last rank
+  int straggler = -1;  ///< the late rank; -1: the last rank
 
+  /// The late rank on a communicator of `nranks` ranks: `straggler`, or nranks - 1 when it is
+  /// negative.
   [[nodiscard]] int straggler_for(int nranks) const {
     return straggler < 0 ? nranks - 1 : straggler;
   }
-  // Concurrent parts of the data (schedule/channels.hpp); 1: no split. int like straggler, so
-  // the policy has no padding and the plan cache keys it by its bytes.
+  /// Concurrent parts of the data (schedule/channels.hpp); 1: no split. int like straggler, so
+  /// the policy has no padding and the plan cache keys it by its bytes.
   int channels = 1;
 
-  // Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
+  /// Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
   static constexpr auto params() {
     return std::array{
         CCLX_POLICY_PARAM(StragglAR, straggler, -1, std::numeric_limits<int>::max(),
@@ -43,12 +48,16 @@ struct StragglAR {
     };
   }
 
+  /// The schedule for `r`, one channel's part when `channels` > 1 (algo::generate() splits);
+  /// throws cclx::Error when it cannot serve `r` (e.g. a straggler outside [0, r.nranks)).
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::stragglar(r, straggler_for(r.nranks));
   }
+  /// `straggler=<rank>` with the rank straggler_for() resolves: the schedule depends on it.
   [[nodiscard]] std::string cache_params(const sched::ScheduleRequest& r) const {
     return "straggler=" + std::to_string(straggler_for(r.nranks));
   }
+  /// Default engine settings: no segmentation.
   [[nodiscard]] engine::ExecOptions exec_options() const { return {}; }
 };
 

@@ -27,7 +27,7 @@
 
 namespace cclx::api {
 
-// alltoallv's argument lists (see the top).
+/// alltoallv's argument lists (see the top).
 struct AlltoallvArguments {
   template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
   static auto bind(R&& buf, const C& recvcounts, const A& algorithm = {}) {

@@ -14,7 +14,7 @@
 
 namespace cclx::api {
 
-// Equal-block collectives: (buf, [op,] [root,] [algorithm]) and (in, out, [op,] [root,] ...).
+/// Equal-block collectives: (buf, [op,] [root,] [algorithm]) and (in, out, [op,] [root,] ...).
 template <class D>
 struct FixedArguments {
   template <MutableRange R, algo::Algorithm A = algo::Native>
@@ -59,9 +59,9 @@ struct FixedArguments {
   }
 };
 
-// Variable-count collectives with one counts array (gatherv, scatterv, allgatherv,
-// reduce_scatterv): (buf, counts, [displs,] [op,] [root,] [algorithm]) and (in, out, counts, ...).
-// Displacements where MPI's call takes them (not MPI_Reduce_scatter).
+/// Variable-count collectives with one counts array (gatherv, scatterv, allgatherv,
+/// reduce_scatterv): (buf, counts, [displs,] [op,] [root,] [algorithm]) and (in, out, counts, ...).
+/// Displacements where MPI's call takes them (not MPI_Reduce_scatter).
 template <class D>
 struct CountedArguments {
   template <MutableRange R, CountRange C, algo::Algorithm A = algo::Native>
@@ -122,8 +122,8 @@ struct CountedArguments {
   }
 };
 
-// The base of a collective's calls: form<Form>(args...) binds the arguments by `Arguments` and
-// hands the bound call, with its form, to the Communicator (Comm).
+/// The base of a collective's calls: form<Form>(args...) binds the arguments by `Arguments` and
+/// hands the bound call, with its form, to the Communicator (Comm).
 template <class Comm, class Arguments>
 class Forms {
  protected:

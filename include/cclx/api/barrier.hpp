@@ -18,7 +18,7 @@
 
 namespace cclx::api {
 
-// barrier's argument lists (see the top).
+/// barrier's argument lists (see the top).
 struct BarrierArguments {
   template <algo::Algorithm A = algo::Native>
   static auto bind(const A& algorithm = {}) {

@@ -26,11 +26,14 @@
 
 namespace cclx {
 
+/// How a backend holds the MPI_Comm it is given.
 enum class Ownership {
-  duplicate,  // MPI_Comm_dup the given communicator and free the duplicate on destruction
-  borrow,     // use the given communicator; the caller keeps it alive and frees it
+  duplicate,  ///< MPI_Comm_dup the given communicator and free the duplicate on destruction
+  borrow,     ///< use the given communicator; the caller keeps it alive and frees it
 };
 
+/// What cclx::Communicator asks of a backend (see the top of this file); MpiBackend and
+/// CudaBackend model it.
 // clang-format off
 template <class B>
 concept Backend = std::movable<B> && std::constructible_from<B, MPI_Comm, Ownership> &&
@@ -77,10 +80,10 @@ concept Backend = std::movable<B> && std::constructible_from<B, MPI_Comm, Owners
 };
 // clang-format on
 
-// A backend that runs the relay collectives of the relay policy A (algo::Adaptive: persistent
-// requests whose ranks relay for late ones on a progress thread): relay_init(backend, call,
-// policy, keepalive) exists, found by argument-dependent lookup (cclx/relay/adaptive.hpp declares
-// MpiBackend's).
+/// A backend that runs the relay collectives of the relay policy A (algo::Adaptive: persistent
+/// requests whose ranks relay for late ones on a progress thread): relay_init(backend, call,
+/// policy, keepalive) exists, found by argument-dependent lookup (cclx/relay/adaptive.hpp declares
+/// MpiBackend's).
 template <class B, class A>
 concept RelayBackend = Backend<B> &&
     requires(B& b, const CollectiveCall& call, const A& policy, std::shared_ptr<void> keep) {

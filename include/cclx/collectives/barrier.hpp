@@ -16,18 +16,31 @@
 
 namespace cclx::coll {
 
+/// Descriptor of barrier: no rank leaves before every rank has entered.
 struct Barrier {
+  /// The collective's enum value.
   static constexpr Collective id = Collective::barrier;
+  /// The collective's name, as users and messages spell it.
   static constexpr std::string_view name = "barrier";
-  static constexpr bool reduces = false, rooted = false, blocks_are_ranks = false,
-                        equal_blocks = false, root_out_is_input = false;
+  static constexpr bool reduces = false;            ///< takes a reduction op
+  static constexpr bool rooted = false;             ///< has a root (checked to be in [0, n))
+  static constexpr bool blocks_are_ranks = false;   ///< the partition has one block per rank
+  static constexpr bool equal_blocks = false;       ///< every block has the same size
+  static constexpr bool root_out_is_input = false;  ///< the root's Out holds the data initially
+  /// No rank may leave before every rank has entered (collectives/descriptor.hpp).
   static constexpr bool synchronizes = true;
 
+  /// The count as MPI states it, from the sizes of the user's buffers.
   static std::size_t count(std::size_t, std::size_t, bool, int, bool) { return 0; }
+  /// Elements in the schedule's partition (all blocks) for a call of `count`.
   static std::size_t partition_count(std::size_t, int) { return 0; }
+  /// The blocks each buffer of `rank` covers (schedule/partition.hpp).
   static Windows windows(int, int, int, std::uint32_t) { return {}; }
+  /// Where an in-place call's one buffer holds In and Out on `rank`.
   static InPlaceLayout in_place(int, int) { return {false, 0}; }
+  /// What Out block `b` of `rank` holds at the end: the verifier's postcondition.
   static Expectation expected(int, int, std::uint32_t) { return {}; }
+  /// The out-of-place buffer rule: "" when the sizes fit, else the message.
   static std::string check_sizes(std::size_t, std::size_t, bool, bool, int) { return {}; }
 };
 

@@ -26,6 +26,7 @@
 
 namespace cclx::coll {
 
+/// Every collective, in Collective's order.
 inline constexpr std::array all_collectives = {
     Collective::allreduce,       Collective::reduce,    Collective::bcast,
     Collective::reduce_scatter,  Collective::allgather, Collective::alltoall,
@@ -33,7 +34,7 @@ inline constexpr std::array all_collectives = {
     Collective::gatherv,         Collective::scatterv,  Collective::allgatherv,
     Collective::reduce_scatterv, Collective::alltoallv};
 
-// Calls f(D{}) with the descriptor D of `c`.
+/// Calls f(D{}) with the descriptor D of `c`.
 template <class F>
 constexpr decltype(auto) visit(Collective c, F&& f) {
   switch (c) {
@@ -69,14 +70,14 @@ constexpr decltype(auto) visit(Collective c, F&& f) {
   return std::forward<F>(f)(Alltoall{});
 }
 
-// The blocks In and Out cover on `rank` for a partition of `nblocks` blocks.
+/// The blocks In and Out cover on `rank` for a partition of `nblocks` blocks.
 [[nodiscard]] inline Windows windows_of(Collective c, int nranks, int rank, int root,
                                         std::uint32_t nblocks) {
   return visit(c, [&](auto d) { return d.windows(nranks, rank, root, nblocks); });
 }
 
-// Whether `c` synchronizes (descriptor.hpp): its postcondition is causal and the engine posts
-// every transfer of its schedules as a message, also one without data.
+/// Whether `c` synchronizes (descriptor.hpp): its postcondition is causal and the engine posts
+/// every transfer of its schedules as a message, also one without data.
 [[nodiscard]] constexpr bool synchronizes(Collective c) {
   return visit(c, [](auto d) {
     if constexpr (requires { decltype(d)::synchronizes; })
@@ -86,17 +87,17 @@ constexpr decltype(auto) visit(Collective c, F&& f) {
   });
 }
 
-// The equal-block collective whose schedules serve `c` (itself unless `c` is a v-collective).
+/// The equal-block collective whose schedules serve `c` (itself unless `c` is a v-collective).
 [[nodiscard]] constexpr Collective shape_of(Collective c) {
   return visit(c, [](auto d) { return shape_of<decltype(d)>(); });
 }
 
-// Whether `c` has per-rank block sizes (a v-collective).
+/// Whether `c` has per-rank block sizes (a v-collective).
 [[nodiscard]] constexpr bool has_variable_counts(Collective c) {
   return visit(c, [](auto d) { return variable_counts<decltype(d)>; });
 }
 
-// Elements in the schedule's partition (all blocks) for a call of `count` on `nranks` ranks.
+/// Elements in the schedule's partition (all blocks) for a call of `count` on `nranks` ranks.
 [[nodiscard]] inline std::size_t partition_count(Collective c, std::size_t count, int nranks) {
   return visit(c, [&](auto d) { return d.partition_count(count, nranks); });
 }

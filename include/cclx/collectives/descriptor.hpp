@@ -54,32 +54,36 @@ using sched::Collective;
 using sched::Window;
 using sched::Windows;
 
-// An in-place call has one user buffer U. `aliased`: In's blocks live in U (In block b at U's
-// block b + in_shift, Out block b at U's block b - out_shift); otherwise In is not in U (a bcast
-// has no In; a non-root rank of reduce only reads its buffer, which the engine sees as In only).
+/// Where an in-place call's one user buffer U holds In and Out.
 struct InPlaceLayout {
+  /// In's blocks live in U, In block b at U's block b; otherwise In is not in U (a bcast has no
+  /// In; a non-root rank of reduce only reads its buffer, which the engine sees as In only).
   bool aliased = true;
-  std::uint32_t out_shift = 0;
+  std::uint32_t out_shift = 0;  ///< Out block b is U's block b - out_shift
 };
 
-// The verifier's postcondition for one Out block: which partition block's data it must hold,
-// combined from whom.
+/// The verifier's postcondition for one Out block: which partition block's data it must hold,
+/// combined from whom.
 struct Expectation {
+  /// Whose contributions the block holds: not checked, every rank's combined, or one rank's.
   enum class From : std::uint8_t { unchecked, all_ranks, one_rank };
-  From from = From::unchecked;
-  std::uint32_t block = 0;
-  int rank = -1;  // From::one_rank
+  From from = From::unchecked;  ///< whose contributions
+  std::uint32_t block = 0;      ///< the partition block whose data it holds
+  int rank = -1;                ///< the one rank, for From::one_rank
 };
 
-// Traits of the optional members (absent: false, or the collective itself).
+/// Traits of the optional members (absent: false, or the collective itself). Whether D is a
+/// v-collective, with block sizes given per call.
 template <class D>
 inline constexpr bool variable_counts = requires {
   requires D::variable_counts;
 };
+/// Whether D's Out blocks have counts of their own (alltoallv's recvcounts) instead of In's.
 template <class D>
 inline constexpr bool separate_out_counts = requires {
   requires D::separate_out_counts;
 };
+/// The equal-block collective whose windows, layout and schedules D shares: D::shape, else D::id.
 template <class D>
 constexpr Collective shape_of() {
   if constexpr (requires { D::shape; })
@@ -88,21 +92,23 @@ constexpr Collective shape_of() {
     return D::id;
 }
 
+/// For expected(): the Out block holds partition block `block` combined over every rank.
 inline Expectation from_all(std::uint32_t block) {
   return {Expectation::From::all_ranks, block, -1};
 }
+/// For expected(): the Out block holds rank `rank`'s data of partition block `block`.
 inline Expectation from_rank(std::uint32_t block, int rank) {
   return {Expectation::From::one_rank, block, rank};
 }
 
-// The message check_sizes returns when the out-of-place buffers break the collective's rule.
+/// The message check_sizes returns when the out-of-place buffers break the collective's rule.
 inline std::string size_mismatch(std::string_view what, std::size_t in, std::size_t out,
                                  const char* rule) {
   return std::string(what) + ": buffer sizes do not match (input " + std::to_string(in) +
          ", output " + std::to_string(out) + " elements; expected " + rule + ")";
 }
 
-// The message check_sizes returns when a buffer of `size` elements cannot hold n equal blocks.
+/// The message check_sizes returns when a buffer of `size` elements cannot hold n equal blocks.
 inline std::string not_divisible(std::string_view what, const char* buffer, std::size_t size,
                                  int n) {
   return std::string(what) + ": " + buffer + std::to_string(size) +

@@ -11,21 +11,33 @@
 
 namespace cclx::coll {
 
+/// Descriptor of reduce: the reduction of all ranks' vectors lands on the root.
 struct Reduce {
+  /// The collective's enum value.
   static constexpr Collective id = Collective::reduce;
+  /// The collective's name, as users and messages spell it.
   static constexpr std::string_view name = "reduce";
-  static constexpr bool reduces = true, rooted = true, blocks_are_ranks = false,
-                        equal_blocks = false, root_out_is_input = false;
+  static constexpr bool reduces = true;             ///< takes a reduction op
+  static constexpr bool rooted = true;              ///< has a root (checked to be in [0, n))
+  static constexpr bool blocks_are_ranks = false;   ///< the partition has one block per rank
+  static constexpr bool equal_blocks = false;       ///< every block has the same size
+  static constexpr bool root_out_is_input = false;  ///< the root's Out holds the data initially
 
+  /// The count as MPI states it, from the sizes of the user's buffers.
   static std::size_t count(std::size_t in_size, std::size_t, bool, int, bool) { return in_size; }
+  /// Elements in the schedule's partition (all blocks) for a call of `count`.
   static std::size_t partition_count(std::size_t count, int) { return count; }
+  /// The blocks each buffer of `rank` covers (schedule/partition.hpp).
   static Windows windows(int, int rank, int root, std::uint32_t nb) {
     return {{true, 0, nb}, {rank == root, 0, nb}};
   }
+  /// Where an in-place call's one buffer holds In and Out on `rank`.
   static InPlaceLayout in_place(int rank, int root) { return {rank == root, 0}; }
+  /// What Out block `b` of `rank` holds at the end: the verifier's postcondition.
   static Expectation expected(int rank, int root, std::uint32_t b) {
     return rank == root ? from_all(b) : Expectation{};
   }
+  /// The out-of-place buffer rule: "" when the sizes fit, else the message.
   static std::string check_sizes(std::size_t in, std::size_t out, bool in_place, bool is_root,
                                  int) {
     if (!in_place && is_root && in != out)

@@ -76,8 +76,8 @@ class AutoContext {
 
   // The last blocking call's settled decision (a static one, or an online tuner's converged one
   // between drift samples): a call with the same key runs the entry's resolved policy without
-  // building its workload or asking the tuner (docs/tuning.md, "Per-call cost of the decision").
-  // The decision itself lives in the entry (tune::AutoState), nowhere else.
+  // building its workload or asking the tuner (docs/tuning-results.md, "Per-call cost of the
+  // decision"). The decision itself lives in the entry (tune::AutoState), nowhere else.
   struct Memo {
     AutoKey key;
     tune::AutoState::Entry* entry = nullptr;

@@ -23,31 +23,38 @@
 
 namespace cclx::device {
 
+/// How the staging transport splits and overlaps its copies.
 struct StagingOptions {
-  std::size_t chunk_bytes = std::size_t{1} << 20;  // must be equal on all ranks
-  std::size_t depth = 2;                           // pinned slots per peer and direction
-  bool direct = false;  // the host transport takes device pointers (CUDA-aware MPI)
+  std::size_t chunk_bytes = std::size_t{1} << 20;  ///< must be equal on all ranks
+  std::size_t depth = 2;                           ///< pinned slots per peer and direction
+  bool direct = false;  ///< the host transport takes device pointers (CUDA-aware MPI)
 };
 
+/// engine::Transport for buffers in device memory, staged through pinned host memory over a host
+/// transport.
 class StagingTransport final : public engine::Transport {
  public:
-  // `host`, `dev` and `ops` (the device's local ops, queued on Queue::compute) must outlive it.
+  /// `host`, `dev` and `ops` (the device's local ops, queued on Queue::compute) must outlive it.
   StagingTransport(engine::Transport& host, Device& dev, engine::LocalOps& ops,
                    StagingOptions options);
   ~StagingTransport() override;
   StagingTransport(const StagingTransport&) = delete;
   StagingTransport& operator=(const StagingTransport&) = delete;
 
+  /// This process's rank (the host transport's).
   [[nodiscard]] int rank() const override { return host_->rank(); }
+  /// The number of ranks (the host transport's).
   [[nodiscard]] int size() const override { return host_->size(); }
   std::unique_ptr<engine::Channel> open_channel(unsigned number) override;
   engine::LocalOps* local_ops() override { return ops_; }
+  /// The options it was made with.
   [[nodiscard]] const StagingOptions& options() const { return options_; }
-  // Pinned slots allocated so far (all idle slots are kept for later calls).
+  /// Pinned slots allocated so far (all idle slots are kept for later calls).
   [[nodiscard]] std::size_t slots_allocated() const { return allocated_; }
 
-  // Slots of options().chunk_bytes, shared by the channels.
+  /// A pinned slot of options().chunk_bytes, idle or newly allocated; the channels share them.
   std::byte* take_slot();
+  /// Returns a slot from take_slot() to the idle ones (slots are freed with the transport).
   void give_slot(std::byte* s) { idle_.push_back(s); }
 
  private:

@@ -10,12 +10,13 @@
 
 namespace cclx::engine {
 
+/// The engine's copies and reductions on memory the host cannot touch directly (device memory).
 class LocalOps {
  public:
   virtual ~LocalOps() = default;
-  // Like memmove: dst and src may overlap.
+  /// Like memmove: dst and src may overlap.
   virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;
-  // dst[i] = a[i] (op) b[i] for n elements of kernel.type with kernel.op; dst may alias a or b.
+  /// dst[i] = a[i] (op) b[i] for n elements of kernel.type with kernel.op; dst may alias a or b.
   virtual void reduce(const ReduceKernel& kernel, void* dst, const void* a, const void* b,
                       std::size_t n) = 0;
 };

@@ -7,21 +7,27 @@
 
 namespace cclx::engine {
 
+/// Reusable scratch memory, so that executions do not allocate on every call.
 class ScratchPool {
  public:
-  // Where the memory comes from: host memory by default, device memory for a device backend.
+  /// Where the memory comes from: host memory by default, device memory for a device backend.
   struct Allocator {
-    std::byte* (*allocate)(void* ctx, std::size_t bytes) = nullptr;  // throws cclx::Error
-    void (*deallocate)(void* ctx, std::byte* p) noexcept = nullptr;
-    void* ctx = nullptr;
+    std::byte* (*allocate)(void* ctx, std::size_t bytes) = nullptr;  ///< throws cclx::Error
+    void (*deallocate)(void* ctx, std::byte* p) noexcept = nullptr;  ///< frees allocate's memory
+    void* ctx = nullptr;  ///< passed to allocate and deallocate
   };
 
+  /// Scratch memory lent to one execution until it is returned.
   class Lease {
    public:
     Lease() = default;
+    /// Lends `size` bytes at `mem`, which go back to `pool` when the lease is destroyed or
+    /// assigned to (with a null `pool` they are not given back).
     Lease(ScratchPool* pool, std::byte* mem, std::size_t size)
         : pool_(pool), mem_(mem), size_(size) {}
+    /// Takes over `o`'s memory; `o` is left empty.
     Lease(Lease&& o) noexcept : pool_(o.pool_), mem_(o.mem_), size_(o.size_) { o.mem_ = nullptr; }
+    /// Gives this lease's memory back to its pool, then takes over `o`'s; `o` is left empty.
     Lease& operator=(Lease&& o) noexcept {
       if (this != &o) {
         release();
@@ -35,6 +41,7 @@ class ScratchPool {
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
     ~Lease() { release(); }
+    /// The leased memory; null for an empty lease.
     [[nodiscard]] std::byte* data() const { return mem_; }
 
    private:
@@ -48,12 +55,13 @@ class ScratchPool {
   };
 
   ScratchPool() = default;
+  /// A pool whose memory comes from `a` (e.g. device memory) instead of new[] and delete[].
   explicit ScratchPool(Allocator a) : alloc_(a) {}
   ScratchPool(const ScratchPool&) = delete;
   ScratchPool& operator=(const ScratchPool&) = delete;
   ~ScratchPool();
 
-  // At least `bytes` bytes, 64-byte aligned.
+  /// At least `bytes` bytes, 64-byte aligned.
   Lease acquire(std::size_t bytes);
 
  private:

@@ -10,16 +10,18 @@
 
 namespace cclx::sim {
 
+/// Predicted times of a relay collective.
 struct RelayTimes {
-  SimResult phase1, phase2;
-  double phase1_end = 0;  // when the last rank finished phase 1
-  double time = 0;        // when the last rank finished phase 2 (the whole collective)
+  /// The simulation of phase 1, every rank starting at time 0.
+  SimResult phase1, phase2;  ///< that of phase 2, each rank starting as simulate_relay() says
+  double phase1_end = 0;     ///< when the last rank finished phase 1
+  double time = 0;           ///< when the last rank finished phase 2 (the whole collective)
 };
 
-// Time 0 is the moment the ranks proceed. Every rank runs its phase-1 program from 0 (a late
-// rank on its progress thread); o.start_time[r] is when rank r's data is ready (empty: all at 0;
-// only the inactive ranks' entries matter). Rank r starts phase 2 at max(its phase-1 end, its
-// ready time when inactive): the two phases are two executions on each rank, as in the engine.
+/// Time 0 is the moment the ranks proceed. Every rank runs its phase-1 program from 0 (a late
+/// rank on its progress thread); o.start_time[r] is when rank r's data is ready (empty: all at 0;
+/// only the inactive ranks' entries matter). Rank r starts phase 2 at max(its phase-1 end, its
+/// ready time when inactive): the two phases are two executions on each rank, as in the engine.
 [[nodiscard]] RelayTimes simulate_relay(const Simulator& sim, const sched::RelayPlan& plan,
                                         const std::vector<bool>& active, SimOptions o);
 

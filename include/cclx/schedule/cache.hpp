@@ -11,13 +11,15 @@
 
 namespace cclx::sched {
 
-// The key's parts that depend on the request, appended to an algorithm's own "name:params" prefix.
+/// The key's parts that depend on the request, appended to an algorithm's own "name:params" prefix.
 std::string cache_key(std::string_view algorithm_and_params, const ScheduleRequest& req);
 
-// Returns the cached schedule for `key`, generating it with `make` on a miss. Thread-safe.
+/// Returns the cached schedule for `key`, generating it with `make` on a miss. Thread-safe.
 std::shared_ptr<const Schedule> cached_schedule(const std::string& key,
                                                 const std::function<Schedule()>& make);
+/// Empties the cache (thread-safe); schedules already handed out live on with their holders.
 void clear_schedule_cache();
+/// The number of cached schedules (thread-safe).
 std::size_t schedule_cache_size();
 
 }  // namespace cclx::sched

@@ -24,23 +24,23 @@
 
 namespace cclx::sched {
 
-// The largest channel count accepted (a part per channel; more only adds messages).
+/// The largest channel count accepted (a part per channel; more only adds messages).
 inline constexpr long long max_channels = 64;
 
-// Whether `c` can be split into channels (see above).
+/// Whether `c` can be split into channels (see above).
 [[nodiscard]] bool splits_into_channels(Collective c);
 
-// The request every part is generated from: `req` with bytes / channels (req for channels <= 1).
+/// The request every part is generated from: `req` with bytes / channels (req for channels <= 1).
 [[nodiscard]] inline ScheduleRequest channel_part_request(ScheduleRequest req, long long channels) {
   if (channels > 1) req.bytes /= static_cast<std::size_t>(channels);
   return req;
 }
 
-// `generate(req)` split into `channels` parts as above; channels == 1 returns generate(req)
-// unchanged. Every part is generated from channel_part_request() (a generator that sizes its blocks
-// by req.bytes, the pipelined tree, sees bytes / channels), so they share one schedule shape.
-// Throws cclx::Error, naming `algorithm`, when channels is outside [1, max_channels] or `req`'s
-// collective does not split.
+/// `generate(req)` split into `channels` parts as above; channels == 1 returns generate(req)
+/// unchanged. Every part is generated from channel_part_request() (a generator that sizes its
+/// blocks by req.bytes, the pipelined tree, sees bytes / channels), so they share one schedule
+/// shape. Throws cclx::Error, naming `algorithm`, when channels is outside [1, max_channels] or
+/// `req`'s collective does not split.
 [[nodiscard]] Schedule split_channels(
     std::string_view algorithm, const ScheduleRequest& req, long long channels,
     const std::function<Schedule(const ScheduleRequest&)>& generate);

@@ -17,16 +17,19 @@
 
 namespace cclx::sched {
 
+/// What a generator is asked for: the collective, the ranks, the root, in place or not, the message
+/// size, and whose programs to build. The policy's parameters come separately (ParamMap).
 struct ScheduleRequest {
-  Collective collective = Collective::allreduce;
-  int nranks = 1;
+  Collective collective = Collective::allreduce;  ///< the collective to schedule
+  int nranks = 1;                                 ///< the number of ranks (>= 1)
+  /// Root rank of a rooted collective (reduce, bcast, ...); the others ignore it.
   int root = 0;
-  bool in_place = false;
-  // Message size in bytes: generators that pick their block count from it (pipelined trees) read
-  // it; others ignore it.
+  bool in_place = false;  ///< whether the call is in place (layouts: `collectives/<name>.hpp`)
+  /// Message size in bytes: generators that pick their block count from it (pipelined trees) read
+  /// it; others ignore it.
   std::size_t bytes = 0;
-  // >= 0: generate only this rank's program (the others stay empty), which is all an executor on
-  // one rank needs; -1: every rank (verifier, simulator, tools).
+  /// >= 0: generate only this rank's program (the others stay empty), which is all an executor on
+  /// one rank needs; -1: every rank (verifier, simulator, tools).
   int only_rank = -1;
 };
 
@@ -34,29 +37,35 @@ struct ScheduleRequest {
 // algo/policies.hpp) and defined in lib/algo/. Each throws cclx::Error when it cannot serve the
 // request (unsupported collective, invalid parameters, a rank count it rejects).
 
-// Parameters given by name (tools, tests): e.g. {"segment_bytes": 65536, "fanout": 2}.
+/// Parameters given by name (tools, tests): e.g. {"segment_bytes": 65536, "fanout": 2}.
 using ParamMap = std::map<std::string, long long, std::less<>>;
 
 // What an algorithm serves and where it keeps rank order, as its policy declares it
 // (algo::Ring::collectives, ...): the generators (require_supported, Schedule::preserves_order),
 // the error texts and the README's algorithm table (checked by a unit test) read it here.
-// A run-time parameter of an algorithm, as its policy declares it (algo/param.hpp).
+/// A run-time parameter of an algorithm, as its policy declares it (algo/param.hpp).
 struct ParamInfo {
-  std::string name;
-  long long min = 0, max = 0;  // accepted values
-  long long default_value = 0;
-  std::string doc;
+  std::string name;  ///< its ParamMap key, the policy's field name, e.g. "segment_bytes"
+  /// The smallest accepted value.
+  long long min = 0, max = 0;   ///< the largest accepted value (algo::kUnbounded: no limit)
+  long long default_value = 0;  ///< the value when none is given: the policy's initializer
+  std::string doc;              ///< one line of documentation, as the policy declares it
 };
 
+/// A generator by name, with what it serves.
 struct GeneratorInfo {
-  std::string name;                     // "ring", "rhd", ...
-  std::vector<Collective> collectives;  // what it serves
-  // Of those, the collectives it combines in rank order (so non-commutative ops are honored).
+  std::string name;                     ///< "ring", "rhd", ...
+  std::vector<Collective> collectives;  ///< what it serves
+  /// Of those, the collectives it combines in rank order (so non-commutative ops are honored).
   std::vector<Collective> keeps_rank_order;
-  // Accepted ParamMap keys: the policy's run-time fields (algo::from_params sets them), whether
-  // they shape the schedule (fanout) or only the engine's execution (Ring's segment_bytes).
+  /// Accepted ParamMap keys: the policy's run-time fields (algo::from_params sets them), whether
+  /// they shape the schedule (fanout) or only the engine's execution (Ring's segment_bytes).
   std::vector<ParamInfo> params;
+  /// Builds the schedule: the policy from the parameters (the others at their defaults), then its
+  /// generator. Throws cclx::Error on a parameter it does not take, a value out of range or a
+  /// request it cannot serve.
   Schedule (*generate)(const ScheduleRequest&, const ParamMap&);
+  /// Whether `param` is one of the accepted ParamMap keys (`params`).
   [[nodiscard]] bool takes(std::string_view param) const {
     for (const ParamInfo& p : params)
       if (p.name == param) return true;
@@ -64,16 +73,16 @@ struct GeneratorInfo {
   }
 };
 
-// Shared checks for generators: the request is well formed and `supported` (the policy's
-// `collectives`) holds its collective.
+/// Shared checks for generators: the request is well formed and `supported` (the policy's
+/// `collectives`) holds its collective.
 void require_supported(const ScheduleRequest& req, std::string_view algorithm,
                        std::span<const Collective> supported);
-// The same from a policy's declarations (a generator names its own policy, never the registry).
+/// The same from a policy's declarations (a generator names its own policy, never the registry).
 template <class Policy>
 void require_supported(const ScheduleRequest& req) {
   require_supported(req, Policy::name, Policy::collectives);
 }
-// Whether Policy keeps rank order on `c` (its keeps_rank_order declaration).
+/// Whether Policy keeps rank order on `c` (its keeps_rank_order declaration).
 template <class Policy>
 [[nodiscard]] constexpr bool keeps_rank_order(Collective c) {
   return std::find(Policy::keeps_rank_order.begin(), Policy::keeps_rank_order.end(), c) !=

@@ -15,45 +15,48 @@
 
 namespace cclx::sched::stragglar_rounds {
 
+/// One pairwise exchange of a StragglAR round.
 struct Exchange {
-  int a = 0, b = 0;   // a < b; b == n-1 only for the straggler
-  int chunk_ab = -1;  // chunk a sends to b (-1: none)
-  int chunk_ba = -1;  // chunk b sends to a (-1: none)
+  /// The lower rank of the pair.
+  int a = 0, b = 0;   ///< the higher rank (a < b); n-1 when the pair is the straggler's
+  int chunk_ab = -1;  ///< chunk a sends to b (-1: none)
+  int chunk_ba = -1;  ///< chunk b sends to a (-1: none)
 };
 
+/// StragglAR's abstract round plan, before its translation into a Schedule.
 struct Plan {
-  int n = 1;
-  // rounds[r]: the exchanges of round r. For r < n-1 it starts with the straggler exchange
-  // {r, n-1, r, r}: rank r sends its partial chunk r, the straggler its own contribution to it.
+  int n = 1;  ///< ranks, the straggler (rank n-1) included
+  /// rounds[r]: the exchanges of round r. For r < n-1 it starts with the straggler exchange
+  /// {r, n-1, r, r}: rank r sends its partial chunk r, the straggler its own contribution to it.
   std::vector<std::vector<Exchange>> rounds;
-  std::string method;  // "trivial", "pow2", "greedy" or "mwm" (which planner produced it)
+  std::string method;  ///< "trivial", "pow2", "greedy" or "mwm" (which planner produced it)
 };
 
-// Lower bound on the rounds for n ranks: the last chunk is fully reduced in round n-2 on two
-// ranks and needs ceil(log2 n) - 1 more doubling rounds: n + ceil(log2 n) - 2 (0 for n = 1).
+/// Lower bound on the rounds for n ranks: the last chunk is fully reduced in round n-2 on two
+/// ranks and needs ceil(log2 n) - 1 more doubling rounds: n + ceil(log2 n) - 2 (0 for n = 1).
 int round_lower_bound(int n);
 
-// A tighter necessary bound from counting receive slots (>= round_lower_bound, larger by one for
-// odd n with 2n > 2^ceil(log2 n) + ceil(log2 n) + 1): each non-straggler receives one chunk per
-// round for n-1 rounds; round t < n-1 has at most 2^t receivers, and for odd n one of the n-2
-// ranks besides rank t and the straggler has no partner.
+/// A tighter necessary bound from counting receive slots (>= round_lower_bound, larger by one for
+/// odd n with 2n > 2^ceil(log2 n) + ceil(log2 n) + 1): each non-straggler receives one chunk per
+/// round for n-1 rounds; round t < n-1 has at most 2^t receivers, and for odd n one of the n-2
+/// ranks besides rank t and the straggler has no partner.
 int round_lower_bound_slots(int n);
 
-// The plan for n ranks (n >= 1). Deterministic. Powers of two use the paper's structure and take
-// exactly n + log2 n - 2 rounds; other n a plan found offline by SAT where the table has one (it
-// reaches round_lower_bound_slots), else a deadline-driven greedy matching (see
-// docs/algorithms/stragglar.md for the rounds each reaches).
+/// The plan for n ranks (n >= 1). Deterministic. Powers of two use the paper's structure and take
+/// exactly n + log2 n - 2 rounds; other n a plan found offline by SAT where the table has one (it
+/// reaches round_lower_bound_slots), else a deadline-driven greedy matching (see
+/// docs/algorithms/stragglar.md for the rounds each reaches).
 Plan plan(int n);
 
-// A named planner, for comparisons (tools, tests): "auto" (= plan(n)), "pow2" (powers of two
-// only), "greedy" (the deadline-driven greedy, also for powers of two), "mwm" (the paper's
-// per-round maximum-weight matching, Boost.Graph; slow: O(n^3) or worse per round) or "sat" (the
-// SAT-found table; throws for an n it lacks). Throws cclx::Error for an unknown name.
+/// A named planner, for comparisons (tools, tests): "auto" (= plan(n)), "pow2" (powers of two
+/// only), "greedy" (the deadline-driven greedy, also for powers of two), "mwm" (the paper's
+/// per-round maximum-weight matching, Boost.Graph; slow: O(n^3) or worse per round) or "sat" (the
+/// SAT-found table; throws for an n it lacks). Throws cclx::Error for an unknown name.
 Plan plan_with(int n, const std::string& planner);
 
-// Throws cclx::Error naming the first violation: a round that is not a matching, a chunk sent by a
-// rank that does not hold it fully reduced, a chunk received twice, or a rank left incomplete.
-// Cheap (O(rounds * n)); the generator runs it on every plan.
+/// Throws cclx::Error naming the first violation: a round that is not a matching, a chunk sent by a
+/// rank that does not hold it fully reduced, a chunk received twice, or a rank left incomplete.
+/// Cheap (O(rounds * n)); the generator runs it on every plan.
 void check_plan(const Plan& p);
 
 }  // namespace cclx::sched::stragglar_rounds

@@ -9,7 +9,7 @@
 
 namespace cclx::topo {
 
-// Infinity where some path to another rank has only links with β = 0; 0 with one rank.
+/// Infinity where some path to another rank has only links with β = 0; 0 with one rank.
 [[nodiscard]] double egress_bandwidth(const Topology& t, int rank);
 
 }  // namespace cclx::topo

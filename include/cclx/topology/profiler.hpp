@@ -26,40 +26,48 @@
 
 namespace cclx::topo {
 
+/// What the link profiler measures and how often.
 struct ProfileOptions {
-  double budget_s = 2.0;
+  double budget_s = 2.0;  ///< seconds for the pairwise rounds; the overhead probe comes on top
+  /// Message sizes in bytes: at least two, none above INT_MAX.
   std::vector<std::size_t> sizes = {8, 1 << 10, 16 << 10, 128 << 10, 1 << 20, 4 << 20};
+  /// Repetitions per size and pair when the budget allows them (>= 1).
   int min_reps = 3;
+  /// The most repetitions per size and pair (>= min_reps).
   int max_reps = 200;
-  int burst = 256;  // messages per rank in the overhead probe; 0: no probe (overhead 0)
+  int burst = 256;  ///< messages per rank in the overhead probe; 0: no probe (overhead 0)
+  /// Overhead slopes to take the median of (at least one is measured).
   int burst_reps = 5;
 };
 
+/// The measured α-β cost between two ranks.
 struct PairProfile {
-  int a = 0, b = 0;  // a < b
-  AlphaBetaFit fit;  // fitted to the median one-way time (round trip / 2) of each size
-  int reps = 0;      // repetitions per size
+  /// The lower rank of the pair, which starts the ping-pongs.
+  int a = 0, b = 0;  ///< the higher rank (a < b)
+  AlphaBetaFit fit;  ///< fitted to the median one-way time (round trip / 2) of each size
+  int reps = 0;      ///< repetitions per size
 };
 
+/// Every measured pair's α-β cost.
 struct Profile {
-  int nranks = 0;
-  int rounds = 0;
-  double elapsed_s = 0;            // slowest rank's wall time for the whole profile
-  double overhead_s = 0;           // per-message overhead with every rank busy (same on all)
-  std::vector<PairProfile> pairs;  // sorted by (a, b); complete on rank 0 only
+  int nranks = 0;                  ///< ranks in the profiled communicator
+  int rounds = 0;                  ///< interference-free rounds run (rounds.hpp); 0 with one rank
+  double elapsed_s = 0;            ///< slowest rank's wall time for the whole profile
+  double overhead_s = 0;           ///< per-message overhead with every rank busy (same on all)
+  std::vector<PairProfile> pairs;  ///< sorted by (a, b); complete on rank 0 only
 };
 
-// Collective over `comm`.
+/// Collective over `comm`.
 [[nodiscard]] Profile profile_links(MPI_Comm comm, const ProfileOptions& opt = {});
 
-// Every measured pair as a duplex link with its fit: rank to rank within a host (intra_host);
-// across hosts between the two ranks' NIC vertices (direct), each rank linked to its own NIC at
-// its fastest profiled inter-host rate (α 0). Ranks get unlimited ports: the engine posts a step's
-// messages at once, and they share the rank's NIC. Alone, a message costs exactly its pair's fit.
-// Pairwise probes are interference-free by design, so they cannot reveal NICs shared by several
-// ranks of a host: each rank gets its own. Every rank gets the measured overhead_s; links keep
-// their fitted α (which holds the idle overheads of a ping-pong: a lone message is predicted up to
-// 2·overhead_s slow, never fast).
+/// Every measured pair as a duplex link with its fit: rank to rank within a host (intra_host);
+/// across hosts between the two ranks' NIC vertices (direct), each rank linked to its own NIC at
+/// its fastest profiled inter-host rate (α 0). Ranks get unlimited ports: the engine posts a step's
+/// messages at once, and they share the rank's NIC. Alone, a message costs exactly its pair's fit.
+/// Pairwise probes are interference-free by design, so they cannot reveal NICs shared by several
+/// ranks of a host: each rank gets its own. Every rank gets the measured overhead_s; links keep
+/// their fitted α (which holds the idle overheads of a ping-pong: a lone message is predicted up to
+/// 2·overhead_s slow, never fast).
 [[nodiscard]] Topology topology_from_profile(const HostMap& hosts, const Profile& p);
 
 }  // namespace cclx::topo

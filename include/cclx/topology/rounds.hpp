@@ -9,7 +9,7 @@
 
 namespace cclx::topo {
 
-// rounds[i] = pairs (a, b) with a < b.
+/// rounds[i] = pairs (a, b) with a < b.
 [[nodiscard]] std::vector<std::vector<std::pair<int, int>>> interference_free_rounds(int n);
 
 }  // namespace cclx::topo

@@ -19,24 +19,29 @@
 
 namespace cclx::topo {
 
+/// The links a message between two ranks crosses.
 struct Route {
-  std::span<const std::uint32_t> links;  // link ids in path order; empty from a rank to itself
-  double alpha = 0;
-  double beta = 0;
+  std::span<const std::uint32_t> links;  ///< link ids in path order; empty from a rank to itself
+  double alpha = 0;                      ///< seconds: Σ α over the route's links
+  double beta = 0;                       ///< seconds per byte: the largest β on the route
 };
 
+/// The routes between every pair of ranks, and what they cost.
 class RouteTable {
  public:
+  /// The routes of `t`, which must outlive the table unchanged. With at most
+  /// `precompute_limit` ranks all rows are computed here; otherwise each on its first route().
   explicit RouteTable(const Topology& t, int precompute_limit = 1024);
-  // Throws cclx::Error when dst is unreachable from src. Lazily computed rows make this non-const
-  // in effect: do not call concurrently from several threads.
+  /// Throws cclx::Error when dst is unreachable from src. Lazily computed rows make this non-const
+  /// in effect: do not call concurrently from several threads.
   [[nodiscard]] Route route(int src, int dst) const;
+  /// The topology's rank count at construction.
   [[nodiscard]] int nranks() const { return n_; }
 
  private:
-  // One entry per destination, packed so that a lookup touches one cache line.
+  /// One entry per destination, packed so that a lookup touches one cache line.
   struct Entry {
-    std::uint32_t begin = 0, length = 0;  // into Row::links
+    std::uint32_t begin = 0, length = 0;  ///< into Row::links
     double alpha = 0, beta = 0;
     bool reachable = false;
   };

@@ -24,10 +24,11 @@
 
 namespace cclx::topo {
 
+/// `t` in the explicit form, indented by `indent` spaces per level (-1: on one line).
 [[nodiscard]] std::string to_json(const Topology& t, int indent = 2);
-// Throws cclx::Error on malformed input.
+/// Throws cclx::Error on malformed input.
 [[nodiscard]] Topology topology_from_json(std::string_view json);
-// Reads a file; throws cclx::Error when it cannot be read or parsed.
+/// Reads a file; throws cclx::Error when it cannot be read or parsed.
 [[nodiscard]] Topology load_topology(const std::string& path);
 
 }  // namespace cclx::topo

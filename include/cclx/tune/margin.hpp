@@ -15,17 +15,19 @@
 
 namespace cclx::tune {
 
+/// The fraction (3%) by which a candidate must beat native's time to replace it; the sign test
+/// must agree too (required_wins()).
 inline constexpr double kNativeMargin = 0.03;
-// The sign test's level: 1/32, every one of 5 pairs.
+/// The sign test's level: 1/32, every one of 5 pairs.
 inline constexpr double kSignTestLevel = 1.0 / 32;
 
-// The fewest wins out of `pairs` repetition pairs that pass the sign test: the smallest k with
-// P(X >= k) <= kSignTestLevel for X ~ Binomial(pairs, 1/2), and never more than `pairs` (so 1
-// to 5 pairs need every pair, as before the test was generalized; 9 need 8, 15 need 12).
+/// The fewest wins out of `pairs` repetition pairs that pass the sign test: the smallest k with
+/// P(X >= k) <= kSignTestLevel for X ~ Binomial(pairs, 1/2), and never more than `pairs` (so 1
+/// to 5 pairs need every pair; 9 need 8, 15 need 12).
 [[nodiscard]] std::size_t required_wins(std::size_t pairs);
 
-// Empty when `candidate_us` (with its repetitions) clearly beats `native_us` under the rule above;
-// otherwise why not, for explanations ("2.1% faster, under the 3% margin").
+/// Empty when `candidate_us` (with its repetitions) clearly beats `native_us` under the rule above;
+/// otherwise why not, for explanations ("2.1% faster, under the 3% margin").
 [[nodiscard]] std::string unclear_win(double candidate_us, std::span<const double> candidate_reps,
                                       double native_us, std::span<const double> native_reps,
                                       double margin = kNativeMargin);

@@ -33,55 +33,62 @@
 
 namespace cclx::tune {
 
-// native_default: a workload without a size whose sources do not name one candidate for every
-// size (see above).
+/// native_default: a workload without a size whose sources do not name one candidate for every
+/// size (see above).
 enum class Source : std::uint8_t { override_env, table, model, native_default };
+/// For explanations: "override (CCLX_ALGO)", "tuning table", "model", "native default".
 [[nodiscard]] std::string_view to_string(Source s);
 
+/// algo::Auto's decision for one workload: the candidate, where it came from and why.
 struct Decision {
-  Candidate choice;
-  Source source = Source::model;
-  // A table choice measured at exactly this size (not the nearest entry's): online tuning defers
-  // to it, and tunes the sizes the table only approximates.
+  Candidate choice;               ///< the candidate to run
+  Source source = Source::model;  ///< where it came from
+  /// A table choice measured at exactly this size (not the nearest entry's): online tuning defers
+  /// to it, and tunes the sizes the table only approximates.
   bool exact = false;
-  // Human-readable: where the choice came from, what was skipped and why, and the candidates with
-  // their measured (table) or predicted (model) times.
+  /// Human-readable: where the choice came from, what was skipped and why, and the candidates with
+  /// their measured (table) or predicted (model) times.
   std::string explanation;
-  // The sources skipped and why ("CCLX_ALGO chose ring but ..."; "; "-separated), also in
-  // `explanation`.
+  /// The sources skipped and why ("CCLX_ALGO chose ring but ..."; "; "-separated), also in
+  /// `explanation`.
   std::string skipped;
 };
 
+/// Hash of a Workload.
 struct WorkloadHash {
+  /// A process-local hash of every field of `w`, for the decision map.
   std::size_t operator()(const Workload& w) const noexcept;
 };
 
+/// Decides a workload's candidate from CCLX_ALGO, a tuning table or the model, in that order.
 class Selector {
  public:
+  /// The selector's sources.
   struct Config {
-    Overrides overrides;
-    std::optional<TuningTable> table;
-    std::string table_origin;              // file name, for explanations
-    Predictor model;                       // empty: alpha_beta_model()
-    double native_margin = kNativeMargin;  // a table's win over native must exceed this
+    Overrides overrides;                   ///< CCLX_ALGO's rules; empty: none
+    std::optional<TuningTable> table;      ///< the tuning table; nullopt: none
+    std::string table_origin;              ///< file name, for explanations
+    Predictor model;                       ///< empty: alpha_beta_model()
+    double native_margin = kNativeMargin;  ///< a table's win over native must exceed this
   };
   Selector() : Selector(Config{}) {}
+  /// A selector over the sources `c`; an empty model becomes alpha_beta_model().
   explicit Selector(Config c);
-  // CCLX_ALGO and CCLX_TUNE_FILE; throws cclx::Error on a bad string or file.
+  /// CCLX_ALGO and CCLX_TUNE_FILE; throws cclx::Error on a bad string or file.
   static Config config_from_env();
 
-  // The decision for `w`: a function of the configuration and `w` alone (AutoState keeps it).
+  /// The decision for `w`: a function of the configuration and `w` alone (AutoState keeps it).
   [[nodiscard]] Decision decide(const Workload& w) const;
-  // A hash of everything a decision depends on besides the workload (override rules, table
-  // entries): ranks must agree on it before their decisions can be trusted to agree.
+  /// A hash of everything a decision depends on besides the workload (override rules, table
+  /// entries): ranks must agree on it before their decisions can be trusted to agree.
   [[nodiscard]] std::uint64_t fingerprint() const { return fingerprint_; }
 
  private:
   Decision compute(const Workload& w) const;
   Decision compute_any_size(const Workload& w) const;
-  // For a workload without a size whose table choice varies with size: the candidate with the
-  // smallest worst ratio to the fastest over the table's sizes (native unless clearly better),
-  // and that ratio in words; false when no candidate was measured at every size.
+  /// For a workload without a size whose table choice varies with size: the candidate with the
+  /// smallest worst ratio to the fastest over the table's sizes (native unless clearly better),
+  /// and that ratio in words; false when no candidate was measured at every size.
   bool least_regret(const Workload& w, Candidate& choice, std::string& why) const;
   Config config_;
   std::uint64_t fingerprint_ = 0;
