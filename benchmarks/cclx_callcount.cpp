@@ -15,7 +15,8 @@
 // instructions): take the lowest of several runs; runs without such waits agree to within a few
 // instructions per call.
 //
-// Other collectives (native and auto only; docs/tuning.md, "Per-call cost of the decision"):
+// Other collectives (native and auto only; docs/tuning-results.md, "Per-call cost of the
+// decision"):
 //
 //   cclx-callcount native|auto [iterations] [collective]
 //
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
       call = [&] { comm.allreduce(in, out, cclx::sum); };
     else if (mode == "ring")
       call = [&] { comm.allreduce(in, out, cclx::sum, cclx::algo::Ring{}); };
-    else if (mode == "auto")  // algo::Auto: the decision's per-call cost (docs/tuning.md)
+    else if (mode == "auto")  // algo::Auto: the decision's per-call cost (docs/tuning-results.md)
       call = [&] { comm.allreduce(in, out, cclx::sum, cclx::algo::Auto{}); };
 #if __has_include("cclx/persistent.hpp")
     else if (mode == "native-persistent" || mode == "ring-persistent") {

@@ -413,7 +413,7 @@ std::optional<int> Call::serve(const PassRef& pass) {
   std::optional<int> passed;  // set: the call went to MPI as the application made it
   const std::optional<int> rc = guarded(comm_, name, d.algorithm, [&]() -> std::optional<int> {
     // c_.blocks is still unset: the library packs displaced blocks itself (stage()), so Auto
-    // decides on the sizes alone (alltoallv: one choice for every size, docs/tuning.md).
+    // decides on the sizes alone (alltoallv: one choice for every size, docs/tuning-alltoallv.md).
     Communicator<>& comm = *communicator(comm_, v_);
     comm.with_auto_choice(c_, algo::Auto{}, form_ == Form::blocking,
                           [&](const tune::Candidate* chosen, const auto& policy) {

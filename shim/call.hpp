@@ -10,7 +10,7 @@
 //   return c.finish([&] { return PMPI_Allreduce(...); });
 //
 // Every rank must decide alike, so the serve-or-pass decision reads only what MPI requires every
-// rank to agree on (docs/preload.md, "Decisions"): the collective, the communicator, the root,
+// rank to agree on (docs/preload-decisions.md): the collective, the communicator, the root,
 // and for a reduction its op and datatype (MPI makes them the same on every rank). A
 // data-movement collective reads nothing of its datatypes: MPI lets ranks describe the same data
 // with different datatypes (a vector here, n doubles there; only the type signatures match), and

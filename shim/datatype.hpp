@@ -1,9 +1,9 @@
 // MPI datatypes as the library serves them. MPI lets ranks describe the same data differently:
 // only the type signatures (the sequences of basic types) must match, not the datatypes. So a
-// data-movement collective never decides anything from a rank's datatype (docs/preload.md,
-// "Decisions"): it moves the signature's bytes, packed in type-map order, and a buffer that is not
-// laid out as its packed bytes (a vector, an indexed type, gaps, a lower bound) is packed and
-// unpacked locally with MPI_Pack/MPI_Unpack.
+// data-movement collective never decides anything from a rank's datatype
+// (docs/preload-decisions.md): it moves the signature's bytes, packed in type-map order, and a
+// buffer that is not laid out as its packed bytes (a vector, an indexed type, gaps, a lower bound)
+// is packed and unpacked locally with MPI_Pack/MPI_Unpack.
 #pragma once
 
 #include <mpi.h>

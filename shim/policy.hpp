@@ -7,7 +7,7 @@
 // the ranks. Every input of the decision is the same on every rank (the environment, the call's
 // collective, size, root, communicator size and op), so every rank chooses alike. alltoallv has
 // no size every rank knows: Auto takes the one candidate its sources name for every size, or
-// native (docs/tuning.md, "alltoallv").
+// native (docs/tuning-alltoallv.md).
 #pragma once
 
 #include <string>

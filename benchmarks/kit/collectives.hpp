@@ -285,7 +285,7 @@ cclx::PersistentRequest cclx_persistent(Comm& comm, Buffers<T>& b, Coll coll, bo
         if constexpr (al::serves<A>(Coll::alltoall))
           return ip ? comm.alltoall_init(b.out, a) : comm.alltoall_init(b.in, b.out, a);
         break;
-      case Coll::alltoallv:  // Auto agrees on its size at init (docs/tuning.md, "alltoallv")
+      case Coll::alltoallv:  // Auto agrees on its size at init (docs/tuning-alltoallv.md)
         if constexpr (al::serves<A>(Coll::alltoallv))
           return ip ? comm.alltoallv_init(b.out, b.counts, a)
                     : comm.alltoallv_init(b.in, b.counts, b.out, b.counts, a);

@@ -407,7 +407,7 @@ TEST_CASE("auto: persistent requests choose once at init and run it at every sta
   }
 }
 
-// ---- alltoallv under Auto (docs/tuning.md, "alltoallv") ----
+// ---- alltoallv under Auto (docs/tuning-alltoallv.md) ----
 namespace {
 
 // Runs `f` with this process's stderr captured; returns what it printed.
