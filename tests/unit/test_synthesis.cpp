@@ -178,7 +178,7 @@ TEST_CASE("relay model: the fastest full schedule for full calls, relay trees fo
 TEST_CASE(
     "relay model: a tuning table near the size picks the full schedule (measured beats modelled)") {
   // The testbed's links (150 µs, 23.9 MB/s) at 256 KiB: the simulator puts RHD 6% ahead of ring,
-  // the testbed measures RHD 2-8% slower (docs/results-testbed.md, "Mid sizes").
+  // the testbed measures RHD 33% slower (docs/results-testbed.md, "Mid sizes").
   const int n = 8;
   const std::size_t bytes = 256 << 10;
   algo::Adaptive a;

@@ -5,8 +5,8 @@
 # to $OUT (default /tmp/cclx-campaign); the testbed is always torn down on exit.
 # TUNED=1 (default): hosts with TCP slow start after idle off and cclx's receiver-ready handshake
 # for transfers >= 256 KiB (CCLX_HANDSHAKE_BYTES), on top of the testbed's run environment (which
-# includes UCX_TCP_SNDBUF=65536); TUNED=0 reproduces the first campaign's setup (kernel defaults,
-# no handshake, UCX_TCP_SNDBUF=auto).
+# includes UCX_TCP_SNDBUF=65536); TUNED=0: the kernel's and UCX's defaults (slow start after idle
+# on, UCX_TCP_SNDBUF=auto) and no handshake.
 set -euo pipefail
 TB=benchmarks/testbed/cclx-testbed
 BENCH=${BENCH:-$PWD/build-campaign/benchmarks/cclx-bench}
@@ -52,7 +52,7 @@ for phase in "$@"; do
       done ;;
     slow4) up --hosts 4 --rate 200mbit --rate-of h1=50mbit; bench slow-4 -m 4M:4M --algos $ALGOS "${COMMON[@]}" ;;
     slow8) up --hosts 8 --rate 200mbit --rate-of h3=50mbit; bench slow-8 -m 4M:4M --algos $ALGOS "${COMMON[@]}" ;;
-    ablate8) # the fixes of finding 2 one at a time, 8 hosts, 16 MiB (SNDBUF: ${SNDBUFS})
+    ablate8) # the handshake and slow start after idle one at a time, 8 hosts, 16 MiB (SNDBUF: ${SNDBUFS})
       for ssai in ${SSAIS:-on off}; do
         $TB up --force --hosts 8 --rate 200mbit --slow-start-after-idle $ssai 2>&1 | tail -1
         for sb in ${SNDBUFS:-auto}; do
