@@ -13,9 +13,13 @@ Needs matplotlib (Debian: python3-matplotlib). Each plot, its data set and its s
                cclx-sim (--sim, default build/tools/cclx-sim, built by `bash cmake/setup.sh`) for
                the predictions (about 4 minutes of CPU for the three plot sets); skipped when
                it is missing
+  testbed      docs/img/testbed_{efficiency,straggler}.png and the GENERATED tables of
+               docs/results-testbed.md, from testbed-allreduce/ (plot_testbed.py); needs cclx-sim
+               (--sim) for the predictions (seconds); skipped when it is missing
+  trainer      docs/trainer.png, from trainer/2026-11-28/ (examples/trainer/plot.py)
 
-The testbed plots of docs/results-testbed.md and the trainer's plot are not regenerated here:
-their raw data was not kept (see benchmarks/results/README.md).
+The GENERATED tables of the other pages are rewritten by their scripts' --write modes (each
+script's docstring; the ctest docs-*-tables checks them).
 """
 import argparse
 import os
@@ -46,7 +50,7 @@ def auto_sweep(_):
     for data, png in ((os.path.join(sweeps, "sweep-2ranks"), "auto-sweep-2ranks.png"),
                       (os.path.join(sweeps, "sweep-2ranks-margin"), "auto-sweep-2ranks-margin.png"),
                       (pooled, "auto-sweep-2ranks-pooled.png")):
-        with open(os.devnull, "w") as quiet:  # the tables go to docs/tuning.md by hand
+        with open(os.devnull, "w") as quiet:  # the tables: auto_sweep.py --write
             print("+ auto_sweep.py", os.path.relpath(data.split(",")[0], ROOT), png, file=sys.stderr)
             subprocess.run([PY, os.path.join(SCRIPTS, "auto_sweep.py"), data,
                             os.path.join(IMG, png)], check=True, cwd=ROOT, stdout=quiet)
@@ -74,7 +78,20 @@ def adaptive(sim):
                                check=True, cwd=ROOT, stdout=quiet)
 
 
-STEPS = {"scaling": scaling, "auto-sweep": auto_sweep, "adaptive": adaptive}
+def testbed(sim):
+    if not os.access(sim, os.X_OK):
+        print(f"testbed: skipped, no cclx-sim at {sim} (build it, or pass --sim)", file=sys.stderr)
+        return
+    run([PY, os.path.join(SCRIPTS, "plot_testbed.py"), "--sim", sim])
+
+
+def trainer(_):
+    run([PY, os.path.join(ROOT, "examples", "trainer", "plot.py"),
+         os.path.join(HERE, "trainer", "2026-11-28"), os.path.join(ROOT, "docs", "trainer.png")])
+
+
+STEPS = {"scaling": scaling, "auto-sweep": auto_sweep, "adaptive": adaptive, "testbed": testbed,
+         "trainer": trainer}
 
 
 def main():

@@ -4,6 +4,8 @@
 
   /usr/bin/python3 benchmarks/results/scripts/adaptive_campaign.py --data /tmp/cclx-adaptive-campaign \
       --sim build/tools/cclx-sim [--img-prefix adaptive_] [--no-plots]
+  /usr/bin/python3 benchmarks/results/scripts/adaptive_campaign.py --write   # the page's summary
+  /usr/bin/python3 benchmarks/results/scripts/adaptive_campaign.py --check   # the page matches?
 
 Reads the cclx-adaptive-late JSON of benchmarks/testbed/campaign/adaptive.sh (training-loop mode:
 per repetition, the mean iteration time of each policy, and the compute delays every rank drew)
@@ -24,6 +26,13 @@ delays that iteration drew, averaged over iterations and repetitions:
                          RelayModel::choices), the decided plan then run from the decision with the
                          late ranks ready at their times.
   native                 not simulated (MPICH's choice is internal to it)
+--write puts the summary table of docs/algorithms/adaptive-results.md ("On the testbed": per
+scenario the median of native, of the best waiting policy and of adaptive on the profiled and the
+built topology, from the stored jobs under benchmarks/results/adaptive-testbed/ listed in SUMMARY)
+between `<!-- BEGIN GENERATED: adaptive-testbed-summary -->` / `<!-- END GENERATED: ... -->`
+markers of --doc; --check writes nothing and fails (exit 1) when that block differs from what the
+stored jobs give. Neither runs cclx-sim or needs matplotlib (seconds).
+
 "adaptive (profiled)" is predicted on the profile it ran on (topo-PROFILE.json in --data, as
 adaptive.sh writes it) when that file is there: its trees are the profile's, not the built
 topology's.
@@ -36,10 +45,26 @@ import functools
 import glob
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+RESULTS = os.path.join(ROOT, "benchmarks", "results", "adaptive-testbed")
+# The page's summary: (scenario, stored job relative to RESULTS).
+SUMMARY = [
+    ("one host (h3) at 50 Mbit/s", "slow8.json"),
+    ("two classes: h4–h7 at 50 Mbit/s", "twoclasses-fix/classes8.json"),
+    ("the same, second run", "twoclasses-fix/classes8-second/classes8.json"),
+    ("no jitter", "owners/margin-control/jitter8-j0.json"),
+    ("jitter, exponential mean 40 ms", "owners/margin/jitter8-j40.json"),
+    ("jitter, mean 80 ms", "owners/margin/jitter8-j80.json"),
+    ("jitter, mean 150 ms", "owners/margin/jitter8-j150.json"),
+    ("rank 7 late by 300 ms every call", "owners/margin-control/slowrank8-d300.json"),
+    ("rank 7 late by 1000 ms every call", "owners/margin-control/slowrank8-d1000.json"),
+]
+SUMMARY_BLOCK = "adaptive-testbed-summary"
 BUILT = {
     "slow8": "testbed8-slow3",
     "classes8": "testbed8-two-classes",
@@ -320,6 +345,53 @@ def table(job, doc, sim_exe, data):
     return rows
 
 
+def summary_table(results):
+    """The page's summary: medians over repetitions (as the job tables), the best waiting policy
+    (every policy that rounds to its time named, ring's time added when ring is not among them),
+    adaptive in bold where both topologies are at least 3% below the best waiting policy."""
+    lines = ["| scenario | data (`benchmarks/results/adaptive-testbed/`) | native | best waiting "
+             "policy | adaptive (profiled / built) | speedup over native | over the best waiting |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for scenario, rel in SUMMARY:
+        with open(os.path.join(results, rel)) as f:
+            per, _ = summarize(json.load(f))
+        med = {a: statistics.median(v) for a, v in per.items()}
+        waiting = [a for a in WAITING if a != "native" and a in med]
+        best = min(med[a] for a in waiting)
+        names = [a for a in waiting if f"{med[a]:.3f}" == f"{best:.3f}"]
+        cell = f"{best:.3f} s ({', '.join(names)})"
+        if "ring" not in names:
+            cell += f", ring {med['ring']:.3f} s"
+        ad = [med["adaptive (profiled)"], med["adaptive (built)"]]
+        times = f"{ad[0]:.3f} / {ad[1]:.3f} s"
+        if all(t <= (1 - TIE) * best for t in ad):
+            times = f"**{times}**"
+        lines.append(f"| {scenario} | `{rel}` | {med['native']:.3f} s | {cell} | {times} | "
+                     f"{med['native'] / ad[0]:.2f}x / {med['native'] / ad[1]:.2f}x | "
+                     f"{best / ad[0]:.2f}x / {best / ad[1]:.2f}x |")
+    return lines
+
+
+def replace_block(text, name, body):
+    begin, end = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
+    block = f"{begin}\n{body}\n{end}"
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
+    if pattern.search(text):
+        return pattern.sub(lambda _: block, text)
+    return text.rstrip("\n") + "\n\n" + block + "\n"
+
+
+def check(a):
+    text = open(a.doc).read()
+    if f"<!-- BEGIN GENERATED: {SUMMARY_BLOCK} -->" not in text or \
+            replace_block(text, SUMMARY_BLOCK, "\n".join(summary_table(a.results))) != text:
+        print(f"{a.doc}: block not what {a.results} gives: {SUMMARY_BLOCK} (rerun "
+              "benchmarks/results/scripts/adaptive_campaign.py --write)", file=sys.stderr)
+        return 1
+    print(f"{a.doc}: {SUMMARY_BLOCK} matches {a.results}")
+    return 0
+
+
 def plot(results, sizes, img_prefix):
     import matplotlib
     matplotlib.use("Agg")
@@ -360,16 +432,37 @@ def plot(results, sizes, img_prefix):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--sim", required=True)
+    ap.add_argument("--data", help="adaptive.sh's output directory (the job tables)")
+    ap.add_argument("--sim", help="cclx-sim (the job tables' predictions)")
     ap.add_argument("--img-prefix", default="docs/img/adaptive_")
     ap.add_argument("--no-plots", action="store_true")
+    ap.add_argument("--results", default=RESULTS,
+                    help="the stored jobs of the summary table (--write, --check)")
+    ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "algorithms",
+                                                  "adaptive-results.md"))
+    ap.add_argument("--write", action="store_true",
+                    help="write the summary table into --doc from --results (no cclx-sim run)")
+    ap.add_argument("--check", action="store_true",
+                    help="write nothing; fail when the summary block of --doc differs from what "
+                         "--results gives")
     a = ap.parse_args()
+    if a.check:
+        return check(a)
+    if a.write:
+        text = open(a.doc).read()
+        text = replace_block(text, SUMMARY_BLOCK, "\n".join(summary_table(a.results)))
+        with open(a.doc, "w") as f:
+            f.write(text)
+        print("wrote", a.doc, file=sys.stderr)
+        return 0
+    if not a.data or not a.sim:
+        ap.error("--data and --sim are required for the job tables (or --write / --check)")
     jobs = load(a.data)
     results = {job: table(job, doc, a.sim, a.data) for job, doc in jobs.items()}
     if not a.no_plots:
         plot(results, {job: size(doc["bytes"]) for job, doc in jobs.items()}, a.img_prefix)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

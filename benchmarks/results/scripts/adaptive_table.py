@@ -1,19 +1,34 @@
 #!/usr/bin/env python3
 """Synthesized trees against the library's algorithms in the α-β simulator (docs/algorithms/
-adaptive-results.md, "Simulation results"): runs cclx-sim on the topologies in benchmarks/results/adaptive-topologies/
-and prints Markdown tables (time in ms; the best per row in bold; synth's ratio to the best other).
+adaptive-results.md, "Simulation results"): runs cclx-sim on the topologies in
+benchmarks/results/adaptive-topologies/ and makes Markdown tables (time in ms; the best per row in
+bold; synth's ratio to the best other).
 
-    python3 benchmarks/results/scripts/adaptive_table.py --sim build/tools/cclx-sim
+    /usr/bin/python3 benchmarks/results/scripts/adaptive_table.py --sim build/tools/cclx-sim
+    /usr/bin/python3 benchmarks/results/scripts/adaptive_table.py --sim build/tools/cclx-sim --write
+    /usr/bin/python3 benchmarks/results/scripts/adaptive_table.py --sim build/tools/cclx-sim --check
 
-Each table is preceded by the cclx-sim command that produced one of its rows.
+Without --write or --check it prints every table (allreduce, bcast, reduce, and allreduce with
+one late rank; the bcast and reduce tables are kept in benchmarks/results/adaptive-sim/). --write
+puts the allreduce and late-rank tables into --doc between `<!-- BEGIN GENERATED: NAME -->` /
+`<!-- END GENERATED: NAME -->` markers (NAME: adaptive-sim-allreduce, adaptive-sim-late-rank);
+--check writes nothing and fails (exit 1, naming the blocks) when a block of --doc differs from
+what cclx-sim gives. cclx-sim is deterministic, so the topologies are the stored data; a run takes
+a few seconds and needs no matplotlib.
+
+Each table is followed by the cclx-sim command that produced one of its rows (shown as
+build/tools/cclx-sim, whatever --sim is).
 """
 import argparse
 import json
 import os
+import re
 import subprocess
+import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOPO = os.path.join(HERE, "..", "adaptive-topologies")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+TOPO = os.path.join("benchmarks", "results", "adaptive-topologies")  # relative to ROOT
+SHOWN_SIM = "build/tools/cclx-sim"
 OTHERS = {
     "allreduce": ["ring", "rhd", "binomial_tree", "pipelined_tree"],
     "reduce": ["rhd", "binomial_tree", "pipelined_tree"],
@@ -28,62 +43,117 @@ TOPOLOGIES = [
     ("testbed8-slow3", "the testbed with host 3 at 50 Mbit/s"),
     ("testbed8-two-classes", "the testbed with hosts 4-7 at 50 Mbit/s"),
 ]
+SIZES = (["64K", "1M", "16M", "256M"], ["64K", "4M", "16M"])  # synthetic, testbed topologies
+# The blocks of the page: its name, and the table.
+BLOCKS = {"adaptive-sim-allreduce": "allreduce", "adaptive-sim-late-rank": "late"}
 
 
 def run(sim, topo, coll, algos, size, late=None):
-    cmd = [sim, "--topology", os.path.relpath(os.path.join(TOPO, topo + ".json")), "--algo",
-           ",".join(algos), "--bytes", size, "--collective", coll, "--json", "--no-critical-path"]
+    """(the command as shown, {algorithm: cclx-sim's JSON record})."""
+    args = ["--topology", os.path.join(TOPO, topo + ".json"), "--algo", ",".join(algos),
+            "--bytes", size, "--collective", coll, "--json", "--no-critical-path"]
     if late:
-        cmd += ["--late", late]
-    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    return cmd, {r["algorithm"]: r for r in out}
+        args += ["--late", late]
+    out = subprocess.run([sim] + args, check=True, capture_output=True, text=True, cwd=ROOT)
+    return [SHOWN_SIM] + args, {r["algorithm"]: r for r in json.loads(out.stdout)}
 
 
-def table(sim, coll, sizes):
+def table(sim, coll):
+    """The lines of one collective's table and the command of its last row."""
     algos = OTHERS[coll] + ["par_trees", "synth"]
-    print(f"\n#### {coll}\n")
+    lines = ["| topology | size | " + " | ".join(algos) + " | synth / best other |",
+             "|---|---|" + "---:|" * len(algos) + "---:|"]
     cmd = None
-    print("| topology | size | " + " | ".join(algos) + " | synth / best other |")
-    print("|---|---|" + "---:|" * len(algos) + "---:|")
     for topo, _ in TOPOLOGIES:
-        for size in sizes[topo.startswith("testbed")]:
+        for size in SIZES[topo.startswith("testbed")]:
             cmd, res = run(sim, topo, coll, algos, size)
             times = {a: res[a]["time_s"] * 1e3 for a in algos if "time_s" in res[a]}
             best = min(times.values())
             cells = [(f"**{times[a]:.4g}**" if times[a] == best else f"{times[a]:.4g}")
                      if a in times else "n/a" for a in algos]
             other = min(times[a] for a in OTHERS[coll] if a in times)
-            print(f"| {topo} | {size} | " + " | ".join(cells) + f" | {times['synth'] / other:.2f} |")
-    print(f"\n`{' '.join(cmd)}` (one row; the script loops over topologies and sizes)")
+            lines.append(f"| {topo} | {size} | " + " | ".join(cells) +
+                         f" | {times['synth'] / other:.2f} |")
+    lines += ["", f"`{' '.join(cmd)}` (one row; the script loops over topologies and sizes)"]
+    return lines
 
 
 def relay(sim):
-    # One rank late by D: the waiting algorithms start when it is ready; synth runs phase 1
-    # without it and phase 2 when it is ready.
-    print("\n#### allreduce with one late rank (rank 3, ready D after the others)\n")
+    """One rank late by D: the waiting algorithms start when it is ready; synth runs phase 1
+    without it and phase 2 when it is ready."""
     algos = ["ring", "rhd", "pipelined_tree", "synth"]
-    print("| topology | size | D (ms) | " + " | ".join(algos) + " | synth phase 1 ends |")
-    print("|---|---|---:|" + "---:|" * len(algos) + "---:|")
+    lines = ["| topology | size | D (ms) | " + " | ".join(algos) + " | synth phase 1 ends |",
+             "|---|---|---:|" + "---:|" * len(algos) + "---:|"]
     cmd = None
     for topo, size, ds in [("two-level", "64M", [0, 5, 10, 20]),
                            ("testbed8", "4M", [0, 300, 1000])]:
         for d in ds:
             cmd, res = run(sim, topo, "allreduce", algos, size, late=f"3:{d / 1e3}")
             cells = [f"{res[a]['time_s'] * 1e3:.4g}" for a in algos]
-            print(f"| {topo} | {size} | {d} | " + " | ".join(cells) +
-                  f" | {res['synth']['phase1_s'] * 1e3:.4g} |")
-    print(f"\n`{' '.join(cmd)}`")
+            lines.append(f"| {topo} | {size} | {d} | " + " | ".join(cells) +
+                         f" | {res['synth']['phase1_s'] * 1e3:.4g} |")
+    lines += ["", f"`{' '.join(cmd)}`"]
+    return lines
+
+
+def make(sim, which):
+    return relay(sim) if which == "late" else table(sim, which)
+
+
+def replace_block(text, name, body):
+    begin, end = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
+    block = f"{begin}\n{body}\n{end}"
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
+    if pattern.search(text):
+        return pattern.sub(lambda _: block, text)
+    return text.rstrip("\n") + "\n\n" + block + "\n"
+
+
+def check(a):
+    text = open(a.doc).read()
+    stale = []
+    for name, which in BLOCKS.items():
+        if f"<!-- BEGIN GENERATED: {name} -->" not in text or \
+                replace_block(text, name, "\n".join(make(a.sim, which))) != text:
+            stale.append(name)
+    if stale:
+        print(f"{a.doc}: blocks not what cclx-sim gives: {', '.join(stale)} (rerun "
+              "benchmarks/results/scripts/adaptive_table.py --sim PATH --write)", file=sys.stderr)
+        return 1
+    print(f"{a.doc}: {len(BLOCKS)} tables match cclx-sim on {TOPO}/")
+    return 0
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--sim", default="build/tools/cclx-sim")
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sim", default=os.path.join(ROOT, "build", "tools", "cclx-sim"))
+    ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "algorithms",
+                                                  "adaptive-results.md"))
+    ap.add_argument("--write", action="store_true",
+                    help="write the allreduce and late-rank tables into --doc")
+    ap.add_argument("--check", action="store_true",
+                    help="write nothing; fail when a generated block of --doc differs from what "
+                         "cclx-sim gives")
     a = ap.parse_args()
-    sizes = (["64K", "1M", "16M", "256M"], ["64K", "4M", "16M"])
+    a.sim = os.path.abspath(a.sim)
+    if a.check:
+        return check(a)
+    if a.write:
+        text = open(a.doc).read()
+        for name, which in BLOCKS.items():
+            text = replace_block(text, name, "\n".join(make(a.sim, which)))
+        with open(a.doc, "w") as f:
+            f.write(text)
+        print("wrote", a.doc, file=sys.stderr)
+        return 0
     for coll in ["allreduce", "bcast", "reduce"]:
-        table(a.sim, coll, sizes)
-    relay(a.sim)
+        print(f"\n#### {coll}\n")
+        print("\n".join(table(a.sim, coll)))
+    print("\n#### allreduce with one late rank (rank 3, ready D after the others)\n")
+    print("\n".join(relay(a.sim)))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

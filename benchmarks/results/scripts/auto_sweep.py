@@ -6,23 +6,49 @@ below 0.97x, a totals line, each point below 0.97x native (auto's and native's t
 spreads), and a PNG of the ratios.
 
 usage: auto_sweep.py SWEEP_DIR[,SWEEP_DIR...] [PNG]
+       auto_sweep.py --write [--doc PAGE] [--results DIR]
+       auto_sweep.py --check [--doc PAGE] [--results DIR]
   SWEEP_DIR holds cclx-bench --json files, one per collective. Several directories (separate
   launches of the same sweep) are pooled: each (collective, size, algorithm)'s repetitions of
   every launch, their median and spread (slowest - fastest) / median, as one launch's would be.
+  --write puts the page's tables, made from the sweeps stored under --results
+  (benchmarks/results/auto-tuning/: TOTALS and ALLTOALLV below), into --doc (docs/tuning-results.md)
+  between `<!-- BEGIN GENERATED: NAME -->` / `<!-- END GENERATED: NAME -->` markers (NAME:
+  auto-sweep-totals, auto-sweep-alltoallv); --check writes nothing and fails (exit 1, naming the
+  blocks) when a block differs from what the stored sweeps give. Neither needs matplotlib.
 """
+import argparse
 import glob
 import json
 import math
 import os
+import re
 import sys
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+RESULTS = os.path.join(ROOT, "benchmarks", "results", "auto-tuning")
 EXCLUDED = {"auto", "straggler_aware", "bruck_proto", "stragglar"}  # not fixed Auto candidates
+LOW = 0.97
+HEADER = ["| collective | sizes | auto vs native: geomean | min (at) | sizes < 0.97 | "
+          "auto vs best fixed: geomean | min (at) | sizes < 0.97 |",
+          "|---|---|---|---|---|---|---|---|"]
+# The page's blocks, from the sweeps under RESULTS: each sweep's totals line, and alltoallv's row
+# of two sweeps.
+TOTALS = [("quiet machine (`sweep-2ranks-margin/`)", ["sweep-2ranks-margin"]),
+          ("noisier machine, 3 launches pooled (`sweep-2ranks-pooled/`)",
+           [f"sweep-2ranks-pooled/launch{i}" for i in (1, 2, 3)])]
+ALLTOALLV = [("alltoallv served native (margin sweep)", ["sweep-2ranks-margin"]),
+             ("alltoallv one choice for every size", ["sweep-2ranks-a2av"])]
 
 
 def median(v):
     v = sorted(v)
     n = len(v)
     return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+
+
+def geomean(r):
+    return math.exp(sum(math.log(x) for x in r) / len(r))
 
 
 def load(dirs):
@@ -38,23 +64,18 @@ def load(dirs):
     return pooled
 
 
-def main():
-    dirs = sys.argv[1].split(",")
-    png = sys.argv[2] if len(sys.argv) > 2 else None
-    series = {}
-    low_points, total, all_native, all_best = [], 0, [], []
-    print("| collective | sizes | auto vs native: geomean | min (at) | sizes < 0.97 | "
-          "auto vs best fixed: geomean | min (at) | sizes < 0.97 |")
-    print("|---|---|---|---|---|---|---|---|")
+def analyze(dirs):
+    """{collective: (sizes, auto vs native, auto vs best fixed, lines of the points below 0.97x
+    native)}, collectives in name order."""
+    out = {}
     for coll, runs in sorted(load(dirs).items()):
-        j = {"collective": coll}
         by_size, spread = {}, {}
         for size, algos in runs.items():
             for a, reps in algos.items():
                 m = median(reps)
                 by_size.setdefault(size, {})[a] = m
                 spread[(size, a)] = 100 * (max(reps) - min(reps)) / m
-        vs_native, vs_best, sizes = [], [], []
+        vs_native, vs_best, sizes, low = [], [], [], []
         for size, t in sorted(by_size.items()):
             if "auto" not in t:
                 continue
@@ -62,50 +83,133 @@ def main():
             sizes.append(size)
             vs_native.append(t["native"] / t["auto"])
             vs_best.append(min(fixed) / t["auto"])
-            if vs_native[-1] < 0.97:
-                low_points.append(
-                    f"{j['collective']} {size} B: auto {t['auto']:.3f} us "
+            if vs_native[-1] < LOW:
+                low.append(
+                    f"{coll} {size} B: auto {t['auto']:.3f} us "
                     f"(spread {spread[(size, 'auto')]:.0f}%), native {t['native']:.3f} us "
                     f"(spread {spread[(size, 'native')]:.0f}%): {vs_native[-1]:.3f}")
-        total += len(sizes)
-        all_native += vs_native
-        all_best += vs_best
-        if not sizes:
-            continue
-        series[j["collective"]] = (sizes, vs_native)
+        out[coll] = (sizes, vs_native, vs_best, low)
+    return out
 
-        def summary(r):
-            g = math.exp(sum(math.log(x) for x in r) / len(r))
-            i = min(range(len(r)), key=r.__getitem__)
-            low = [s for s, x in zip(sizes, r) if x < 0.97]
-            return f"{g:.3f} | {r[i]:.3f} ({sizes[i]}) | {len(low)}"
 
-        print(f"| {j['collective']} | {len(sizes)} | {summary(vs_native)} | {summary(vs_best)} |")
-    if total:
-        def g(r):
-            return math.exp(sum(math.log(x) for x in r) / len(r))
-        print(f"\nall {total} points: auto vs native geomean {g(all_native):.3f}, "
-              f"{sum(x < 0.97 for x in all_native)} below 0.97; auto vs best fixed geomean "
-              f"{g(all_best):.3f}, {sum(x < 0.97 for x in all_best)} below 0.97")
-    for line in low_points:
-        print("  below 0.97x native: " + line)
-    if png:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(9, 5))
-        for name, (sizes, r) in series.items():
-            ax.plot(sizes, r, marker=".", label=name)
-        ax.axhline(0.97, color="gray", linestyle="--", linewidth=1)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log", base=2)
-        ax.set_xlabel("bytes (whole partition)")
-        ax.set_ylabel("native time / auto time (>1: auto faster)")
-        ax.set_title("algo::Auto with a measured tuning table vs native, 2 ranks (MPICH, shared memory)")
-        ax.legend(fontsize=7, ncol=3)
-        fig.tight_layout()
-        fig.savefig(png, dpi=110)
+def row(label, sizes, vs_native, vs_best):
+    def summary(r):
+        i = min(range(len(r)), key=r.__getitem__)
+        low = [s for s, x in zip(sizes, r) if x < LOW]
+        return f"{geomean(r):.3f} | {r[i]:.3f} ({sizes[i]}) | {len(low)}"
+    return f"| {label} | {len(sizes)} | {summary(vs_native)} | {summary(vs_best)} |"
+
+
+def totals(res):
+    """(points, auto vs native, auto vs best fixed) over every collective."""
+    nat = [x for s, n, b, _ in res.values() for x in n]
+    best = [x for s, n, b, _ in res.values() for x in b]
+    return len(nat), nat, best
+
+
+def blocks(results):
+    out = {}
+    lines = ["| sweep | points | auto vs native: geomean | below 0.97× native | "
+             "auto vs best fixed: geomean | below 0.97× best |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for label, dirs in TOTALS:
+        n, nat, best = totals(analyze([os.path.join(results, d) for d in dirs]))
+        lines.append(f"| {label} | {n} | {geomean(nat):.3f} | {sum(x < LOW for x in nat)} | "
+                     f"{geomean(best):.3f} | {sum(x < LOW for x in best)} |")
+    out["auto-sweep-totals"] = lines
+    lines = list(HEADER)
+    for label, dirs in ALLTOALLV:
+        sizes, nat, best, _ = analyze([os.path.join(results, d) for d in dirs])["alltoallv"]
+        lines.append(row(label, sizes, nat, best))
+    out["auto-sweep-alltoallv"] = lines
+    return out
+
+
+def replace_block(text, name, body):
+    begin, end = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
+    block = f"{begin}\n{body}\n{end}"
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
+    if pattern.search(text):
+        return pattern.sub(lambda _: block, text)
+    return text.rstrip("\n") + "\n\n" + block + "\n"
+
+
+def check(a):
+    text = open(a.doc).read()
+    out = blocks(a.results)
+    stale = [name for name, body in out.items()
+             if f"<!-- BEGIN GENERATED: {name} -->" not in text
+             or replace_block(text, name, "\n".join(body)) != text]
+    if stale:
+        print(f"{a.doc}: blocks not what {a.results} gives: {', '.join(stale)} (rerun "
+              "benchmarks/results/scripts/auto_sweep.py --write)", file=sys.stderr)
+        return 1
+    print(f"{a.doc}: {len(out)} tables match {a.results}")
+    return 0
+
+
+def plot(series, png):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for name, (sizes, r) in series.items():
+        ax.plot(sizes, r, marker=".", label=name)
+    ax.axhline(LOW, color="gray", linestyle="--", linewidth=1)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("bytes (whole partition)")
+    ax.set_ylabel("native time / auto time (>1: auto faster)")
+    ax.set_title("algo::Auto with a measured tuning table vs native, 2 ranks (MPICH, shared memory)")
+    ax.legend(fontsize=7, ncol=3)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("sweeps", nargs="?", help="SWEEP_DIR[,SWEEP_DIR...]: print the summary")
+    ap.add_argument("png", nargs="?", help="and plot the ratios into this PNG")
+    ap.add_argument("--results", default=RESULTS, help="the stored sweeps of the page's tables")
+    ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "tuning-results.md"))
+    ap.add_argument("--write", action="store_true",
+                    help="write the page's tables into --doc from --results")
+    ap.add_argument("--check", action="store_true",
+                    help="write nothing; fail when a generated block of --doc differs from what "
+                         "--results gives")
+    a = ap.parse_args()
+    if a.check:
+        return check(a)
+    if a.write:
+        text = open(a.doc).read()
+        for name, body in blocks(a.results).items():
+            text = replace_block(text, name, "\n".join(body))
+        with open(a.doc, "w") as f:
+            f.write(text)
+        print("wrote", a.doc, file=sys.stderr)
+        return 0
+    if not a.sweeps:
+        ap.error("SWEEP_DIR is required (or --write / --check)")
+    res = analyze(a.sweeps.split(","))
+    print("\n".join(HEADER))
+    series = {}
+    for coll, (sizes, vs_native, vs_best, _) in res.items():
+        if sizes:
+            series[coll] = (sizes, vs_native)
+            print(row(coll, sizes, vs_native, vs_best))
+    n, nat, best = totals(res)
+    if n:
+        print(f"\nall {n} points: auto vs native geomean {geomean(nat):.3f}, "
+              f"{sum(x < LOW for x in nat)} below 0.97; auto vs best fixed geomean "
+              f"{geomean(best):.3f}, {sum(x < LOW for x in best)} below 0.97")
+    for _, _, _, low in res.values():
+        for line in low:
+            print("  below 0.97x native: " + line)
+    if a.png:
+        plot(series, a.png)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -4,6 +4,7 @@ the tables into docs/simulation.md (between GENERATED markers) and plots into do
 
     /usr/bin/python3 benchmarks/results/scripts/plot_scaling.py --sim build/tools/cclx-sim
     /usr/bin/python3 benchmarks/results/scripts/plot_scaling.py --from-results   # no simulator run
+    /usr/bin/python3 benchmarks/results/scripts/plot_scaling.py --check   # docs match the JSON?
 
 Every table is preceded by the exact cclx-sim command that produced it. Algorithms the library
 does not have (yet) show up as "n/a": re-running the script after they land fills them in.
@@ -152,6 +153,39 @@ def plot(ns, t, title, path):
     return True
 
 
+def study_block(name, study, shown, runs, img_dir, draw):
+    """The text between a study's GENERATED markers; `draw`: write its plot, else name the plot
+    only when it exists."""
+    t, e = index(runs), extras(runs)
+    ns = sorted({r["nranks"] for r in runs})
+    body = [f"Command: `{shown}`", "", table(ns, t, e)]
+    missing = sorted({a for (a, n), msg in e.items() if a in ALGOS})
+    for a in missing:
+        bad = [n for (x, n) in e if x == a]
+        first = e[(a, bad[0])]
+        body.append(f"\n{a}: n/a for n = {', '.join(map(str, bad))} ({first.splitlines()[0]})")
+    img = f"scaling_{name}.png"
+    path = os.path.join(img_dir, img)
+    if plot(ns, t, study["title"], path) if draw else os.path.exists(path):
+        body.append(f"\n![{study['title']}](img/{img})")
+    return "\n".join(body)
+
+
+def check(args):
+    text = open(args.doc).read()
+    stale = []
+    for name, study in STUDIES.items():
+        shown, runs = load_study(name, args.results)
+        if replace_block(text, name, study_block(name, study, shown, runs, args.img, False)) != text:
+            stale.append(name)
+    if stale:
+        print(f"{args.doc}: tables not what {args.results} gives: {', '.join(stale)} (rerun with "
+              "--from-results)", file=sys.stderr)
+        return 1
+    print(f"{args.doc}: {len(STUDIES)} tables match {args.results}")
+    return 0
+
+
 def replace_block(text, name, body):
     begin, end = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
     block = f"{begin}\n{body}\n{end}"
@@ -171,7 +205,12 @@ def main():
     ap.add_argument("--only", nargs="*", choices=list(STUDIES), help="studies to (re)run")
     ap.add_argument("--from-results", action="store_true",
                     help="tables and plots from the stored JSON in --results (no cclx-sim run)")
+    ap.add_argument("--check", action="store_true",
+                    help="write nothing; fail when a table in --doc differs from the one the "
+                         "stored JSON gives")
     args = ap.parse_args()
+    if args.check:
+        return check(args)
     os.makedirs(args.img, exist_ok=True)
     os.makedirs(args.results, exist_ok=True)
     text = open(args.doc).read() if os.path.exists(args.doc) else "# Simulation\n"
@@ -182,22 +221,11 @@ def main():
             shown, runs = load_study(name, args.results)
         else:
             shown, runs = run_study(args.sim, name, study, args.results)
-        t, e = index(runs), extras(runs)
-        ns = sorted({r["nranks"] for r in runs})
-        body = [f"Command: `{shown}`", "", table(ns, t, e)]
-        missing = sorted({a for (a, n), msg in e.items() if a in ALGOS})
-        for a in missing:
-            bad = [n for (x, n) in e if x == a]
-            first = e[(a, bad[0])]
-            body.append(f"\n{a}: n/a for n = {', '.join(map(str, bad))} ({first.splitlines()[0]})")
-        img = f"scaling_{name}.png"
-        if plot(ns, t, study["title"], os.path.join(args.img, img)):
-            body.append(f"\n![{study['title']}](img/{img})")
-        text = replace_block(text, name, "\n".join(body))
+        text = replace_block(text, name, study_block(name, study, shown, runs, args.img, True))
     with open(args.doc, "w") as f:
         f.write(text)
     print("wrote", args.doc, file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
