@@ -28,6 +28,8 @@ import sys
 from collections import defaultdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks", "results", "scripts"))
+import generated  # noqa: E402  (the docs' GENERATED blocks, shared with the table scripts)
 DEFAULT_DATA = os.path.join(ROOT, "benchmarks", "results", "trainer", "2026-11-28")
 DEFAULT_DOC = os.path.join(ROOT, "docs", "trainer.md")
 SCENARIOS = ("plain", "large", "straggler", "jitter")
@@ -159,15 +161,6 @@ def blocks(runs, data):
     return b
 
 
-def replace_block(text, name, body):
-    begin, end = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
-    block = f"{begin}\n{body}\n{end}"
-    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
-    if pattern.search(text):
-        return pattern.sub(lambda _: block, text)
-    return text.rstrip("\n") + "\n\n" + block + "\n"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -192,23 +185,8 @@ def main():
             print(f"\n### {heading}\n\n{body}")
         return 0
 
-    text = open(args.doc).read()
-    if args.check:
-        stale = [name for name, _, body in bs if replace_block(text, name, body) != text]
-        if stale:
-            print(f"{args.doc}: blocks not what {args.data} gives: {', '.join(stale)} (rerun "
-                  "with --write)", file=sys.stderr)
-            return 1
-        print(f"{args.doc}: {len(bs)} blocks match {args.data}")
-        return 0
-    for name, _, body in bs:
-        if f"<!-- BEGIN GENERATED: {name} -->" not in text:
-            print(f"{args.doc}: no block {name}: appended at the end", file=sys.stderr)
-        text = replace_block(text, name, body)
-    with open(args.doc, "w") as f:
-        f.write(text)
-    print(f"wrote {len(bs)} blocks into {args.doc}", file=sys.stderr)
-    return 0
+    return generated.update(args.doc, {name: body for name, _, body in bs}, args.check, args.data,
+                            "examples/trainer/summarize.py --write")
 
 
 if __name__ == "__main__":

@@ -45,10 +45,11 @@ import functools
 import glob
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
+
+import generated
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 RESULTS = os.path.join(ROOT, "benchmarks", "results", "adaptive-testbed")
@@ -372,26 +373,6 @@ def summary_table(results):
     return lines
 
 
-def replace_block(text, name, body):
-    begin, end = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
-    block = f"{begin}\n{body}\n{end}"
-    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
-    if pattern.search(text):
-        return pattern.sub(lambda _: block, text)
-    return text.rstrip("\n") + "\n\n" + block + "\n"
-
-
-def check(a):
-    text = open(a.doc).read()
-    if f"<!-- BEGIN GENERATED: {SUMMARY_BLOCK} -->" not in text or \
-            replace_block(text, SUMMARY_BLOCK, "\n".join(summary_table(a.results))) != text:
-        print(f"{a.doc}: block not what {a.results} gives: {SUMMARY_BLOCK} (rerun "
-              "benchmarks/results/scripts/adaptive_campaign.py --write)", file=sys.stderr)
-        return 1
-    print(f"{a.doc}: {SUMMARY_BLOCK} matches {a.results}")
-    return 0
-
-
 def plot(results, sizes, img_prefix):
     import matplotlib
     matplotlib.use("Agg")
@@ -446,15 +427,10 @@ def main():
                     help="write nothing; fail when the summary block of --doc differs from what "
                          "--results gives")
     a = ap.parse_args()
-    if a.check:
-        return check(a)
-    if a.write:
-        text = open(a.doc).read()
-        text = replace_block(text, SUMMARY_BLOCK, "\n".join(summary_table(a.results)))
-        with open(a.doc, "w") as f:
-            f.write(text)
-        print("wrote", a.doc, file=sys.stderr)
-        return 0
+    if a.check or a.write:
+        return generated.update(a.doc, {SUMMARY_BLOCK: "\n".join(summary_table(a.results))},
+                                a.check, a.results,
+                                "benchmarks/results/scripts/adaptive_campaign.py --write")
     if not a.data or not a.sim:
         ap.error("--data and --sim are required for the job tables (or --write / --check)")
     jobs = load(a.data)

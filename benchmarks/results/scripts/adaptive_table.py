@@ -22,9 +22,10 @@ build/tools/cclx-sim, whatever --sim is).
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
+
+import generated
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 TOPO = os.path.join("benchmarks", "results", "adaptive-topologies")  # relative to ROOT
@@ -100,30 +101,6 @@ def make(sim, which):
     return relay(sim) if which == "late" else table(sim, which)
 
 
-def replace_block(text, name, body):
-    begin, end = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
-    block = f"{begin}\n{body}\n{end}"
-    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
-    if pattern.search(text):
-        return pattern.sub(lambda _: block, text)
-    return text.rstrip("\n") + "\n\n" + block + "\n"
-
-
-def check(a):
-    text = open(a.doc).read()
-    stale = []
-    for name, which in BLOCKS.items():
-        if f"<!-- BEGIN GENERATED: {name} -->" not in text or \
-                replace_block(text, name, "\n".join(make(a.sim, which))) != text:
-            stale.append(name)
-    if stale:
-        print(f"{a.doc}: blocks not what cclx-sim gives: {', '.join(stale)} (rerun "
-              "benchmarks/results/scripts/adaptive_table.py --sim PATH --write)", file=sys.stderr)
-        return 1
-    print(f"{a.doc}: {len(BLOCKS)} tables match cclx-sim on {TOPO}/")
-    return 0
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -137,16 +114,10 @@ def main():
                          "cclx-sim gives")
     a = ap.parse_args()
     a.sim = os.path.abspath(a.sim)
-    if a.check:
-        return check(a)
-    if a.write:
-        text = open(a.doc).read()
-        for name, which in BLOCKS.items():
-            text = replace_block(text, name, "\n".join(make(a.sim, which)))
-        with open(a.doc, "w") as f:
-            f.write(text)
-        print("wrote", a.doc, file=sys.stderr)
-        return 0
+    if a.check or a.write:
+        blocks = {name: "\n".join(make(a.sim, which)) for name, which in BLOCKS.items()}
+        return generated.update(a.doc, blocks, a.check, f"cclx-sim on {TOPO}/",
+                                "benchmarks/results/scripts/adaptive_table.py --sim PATH --write")
     for coll in ["allreduce", "bcast", "reduce"]:
         print(f"\n#### {coll}\n")
         print("\n".join(table(a.sim, coll)))

@@ -22,8 +22,9 @@ import glob
 import json
 import math
 import os
-import re
 import sys
+
+import generated
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 RESULTS = os.path.join(ROOT, "benchmarks", "results", "auto-tuning")
@@ -125,29 +126,6 @@ def blocks(results):
     return out
 
 
-def replace_block(text, name, body):
-    begin, end = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
-    block = f"{begin}\n{body}\n{end}"
-    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
-    if pattern.search(text):
-        return pattern.sub(lambda _: block, text)
-    return text.rstrip("\n") + "\n\n" + block + "\n"
-
-
-def check(a):
-    text = open(a.doc).read()
-    out = blocks(a.results)
-    stale = [name for name, body in out.items()
-             if f"<!-- BEGIN GENERATED: {name} -->" not in text
-             or replace_block(text, name, "\n".join(body)) != text]
-    if stale:
-        print(f"{a.doc}: blocks not what {a.results} gives: {', '.join(stale)} (rerun "
-              "benchmarks/results/scripts/auto_sweep.py --write)", file=sys.stderr)
-        return 1
-    print(f"{a.doc}: {len(out)} tables match {a.results}")
-    return 0
-
-
 def plot(series, png):
     import matplotlib
     matplotlib.use("Agg")
@@ -179,16 +157,10 @@ def main():
                     help="write nothing; fail when a generated block of --doc differs from what "
                          "--results gives")
     a = ap.parse_args()
-    if a.check:
-        return check(a)
-    if a.write:
-        text = open(a.doc).read()
-        for name, body in blocks(a.results).items():
-            text = replace_block(text, name, "\n".join(body))
-        with open(a.doc, "w") as f:
-            f.write(text)
-        print("wrote", a.doc, file=sys.stderr)
-        return 0
+    if a.check or a.write:
+        out = {name: "\n".join(body) for name, body in blocks(a.results).items()}
+        return generated.update(a.doc, out, a.check, a.results,
+                                "benchmarks/results/scripts/auto_sweep.py --write")
     if not a.sweeps:
         ap.error("SWEEP_DIR is required (or --write / --check)")
     res = analyze(a.sweeps.split(","))

@@ -12,8 +12,9 @@ differs from what the data gives."""
 import argparse
 import json
 import os
-import re
 import sys
+
+import generated
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DATA = os.path.join(ROOT, "benchmarks", "results", "shm-2ranks", "alltoall")
@@ -46,14 +47,6 @@ def table(path):
     return "\n".join(out)
 
 
-def replace_block(text, name, body):
-    begin, end = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
-    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
-    if not pattern.search(text):
-        sys.exit(f"no GENERATED block {name}")
-    return pattern.sub(lambda _: f"{begin}\n{body}\n{end}", text)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -68,23 +61,9 @@ def main():
         return 0
     if not (a.write or a.check):
         ap.error("give a JSON file, --write or --check")
-    text = open(a.doc).read()
-    new = text
-    for name, f in BLOCKS.items():
-        new = replace_block(new, name, table(os.path.join(a.data, f)))
-    if a.check:
-        stale = [n for n, f in BLOCKS.items()
-                 if replace_block(text, n, table(os.path.join(a.data, f))) != text]
-        if stale:
-            print(f"{a.doc}: blocks not what {a.data} gives: {', '.join(stale)} (rerun with --write)",
-                  file=sys.stderr)
-            return 1
-        print(f"{a.doc}: {len(BLOCKS)} blocks match {a.data}")
-        return 0
-    with open(a.doc, "w") as fh:
-        fh.write(new)
-    print("wrote", a.doc, file=sys.stderr)
-    return 0
+    out = {name: table(os.path.join(a.data, f)) for name, f in BLOCKS.items()}
+    return generated.update(a.doc, out, a.check, a.data,
+                            "benchmarks/results/scripts/bench_min_of_reps.py --write")
 
 
 if __name__ == "__main__":

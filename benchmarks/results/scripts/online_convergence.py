@@ -32,6 +32,8 @@ import statistics
 import subprocess
 import sys
 
+import generated
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 RESULTS = os.path.join(ROOT, "benchmarks", "results", "auto-tuning", "online-2ranks")
 BLOCK = "online-convergence"
@@ -141,15 +143,6 @@ def totals(all_calls, all_ratios, below):
               f"{ratio:.3f}")
 
 
-def replace_block(text, name, body):
-    begin, end = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
-    block = f"{begin}\n{body}\n{end}"
-    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
-    if pattern.search(text):
-        return pattern.sub(lambda _: block, text)
-    return text.rstrip("\n") + "\n\n" + block + "\n"
-
-
 def geomean(v):
     return math.exp(sum(math.log(x) for x in v) / len(v))
 
@@ -174,19 +167,8 @@ def main():
     a = ap.parse_args()
     if a.check or a.write:
         lines = stored(a.results, sizes_of(a.sizes))[0]
-        text = open(a.doc).read()
-        new = replace_block(text, BLOCK, "\n".join(lines))
-        if a.write:
-            with open(a.doc, "w") as f:
-                f.write(new)
-            print("wrote", a.doc, file=sys.stderr)
-            return 0
-        if f"<!-- BEGIN GENERATED: {BLOCK} -->" not in text or new != text:
-            print(f"{a.doc}: block not what {a.results} gives: {BLOCK} (rerun "
-                  "benchmarks/results/scripts/online_convergence.py --write)", file=sys.stderr)
-            return 1
-        print(f"{a.doc}: {BLOCK} matches {a.results}")
-        return 0
+        return generated.update(a.doc, {BLOCK: "\n".join(lines)}, a.check, a.results,
+                                "benchmarks/results/scripts/online_convergence.py --write")
     if not a.build or not a.out:
         ap.error("BUILD_DIR and OUT_DIR are required (or --write / --check)")
     os.makedirs(a.out, exist_ok=True)

@@ -12,10 +12,11 @@ does not have (yet) show up as "n/a": re-running the script after they land fill
 import argparse
 import json
 import os
-import re
 import shlex
 import subprocess
 import sys
+
+import generated
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 ALGOS = ["ring", "rhd", "stragglar"]
@@ -171,30 +172,6 @@ def study_block(name, study, shown, runs, img_dir, draw):
     return "\n".join(body)
 
 
-def check(args):
-    text = open(args.doc).read()
-    stale = []
-    for name, study in STUDIES.items():
-        shown, runs = load_study(name, args.results)
-        if replace_block(text, name, study_block(name, study, shown, runs, args.img, False)) != text:
-            stale.append(name)
-    if stale:
-        print(f"{args.doc}: tables not what {args.results} gives: {', '.join(stale)} (rerun with "
-              "--from-results)", file=sys.stderr)
-        return 1
-    print(f"{args.doc}: {len(STUDIES)} tables match {args.results}")
-    return 0
-
-
-def replace_block(text, name, body):
-    begin, end = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
-    block = f"{begin}\n{body}\n{end}"
-    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
-    if pattern.search(text):
-        return pattern.sub(lambda _: block, text)
-    return text.rstrip("\n") + "\n\n" + block + "\n"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -210,7 +187,10 @@ def main():
                          "stored JSON gives")
     args = ap.parse_args()
     if args.check:
-        return check(args)
+        out = {name: study_block(name, study, *load_study(name, args.results), args.img, False)
+               for name, study in STUDIES.items()}
+        return generated.update(args.doc, out, True, args.results,
+                                "benchmarks/results/scripts/plot_scaling.py --from-results")
     os.makedirs(args.img, exist_ok=True)
     os.makedirs(args.results, exist_ok=True)
     text = open(args.doc).read() if os.path.exists(args.doc) else "# Simulation\n"
@@ -221,7 +201,9 @@ def main():
             shown, runs = load_study(name, args.results)
         else:
             shown, runs = run_study(args.sim, name, study, args.results)
-        text = replace_block(text, name, study_block(name, study, shown, runs, args.img, True))
+        text = generated.replace_block(text, name,
+                                       study_block(name, study, shown, runs, args.img, True),
+                                       append=True)
     with open(args.doc, "w") as f:
         f.write(text)
     print("wrote", args.doc, file=sys.stderr)

@@ -30,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 
+import generated
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 RESULTS = os.path.join(ROOT, "benchmarks", "results")
 DATA = os.path.join(RESULTS, "testbed-allreduce")
@@ -579,31 +581,6 @@ def plot_straggler(data, path):
 
 # ---- the page ----------------------------------------------------------------------------------
 
-def replace_block(text, name, body):
-    begin, end = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
-    block = f"{begin}\n{body}\n{end}"
-    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
-    if pattern.search(text):
-        return pattern.sub(lambda _: block, text)
-    return text.rstrip("\n") + "\n\n" + block + "\n"
-
-
-def check(args, data, img):
-    text = open(args.doc).read()
-    stale = []
-    for name, body in blocks(data, img).items():
-        if f"<!-- BEGIN GENERATED: {name} -->" not in text or \
-                replace_block(text, name, "\n".join(body)) != text:
-            stale.append(name)
-    if stale:
-        print(f"{shown(args.doc)}: blocks not what the data gives: {', '.join(stale)} (rerun "
-              "benchmarks/results/scripts/plot_testbed.py --sim PATH)", file=sys.stderr)
-        return 1
-    print(f"{shown(args.doc)}: the generated blocks match {shown(args.data)} and "
-          f"{shown(args.repeat_data)}")
-    return 0
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -635,7 +612,9 @@ def main():
     data = Data(a.data, a.repeat_data, a.mid, sim, prof)
     img = (a.img, a.img_prefix)
     if a.check:
-        return check(a, data, img)
+        out = {name: "\n".join(body) for name, body in blocks(data, img).items() if body}
+        return generated.update(a.doc, out, True, f"{shown(a.data)} and {shown(a.repeat_data)}",
+                                "benchmarks/results/scripts/plot_testbed.py --sim PATH")
     if not a.no_plots:
         os.makedirs(a.img, exist_ok=True)
         if data.base:
@@ -649,14 +628,8 @@ def main():
                 print(f"\n### {name}\n")
                 print("\n".join(body))
         return 0
-    text = open(a.doc).read()
-    for name, body in out.items():
-        if body:
-            text = replace_block(text, name, "\n".join(body))
-    with open(a.doc, "w") as f:
-        f.write(text)
-    print("wrote", shown(a.doc), file=sys.stderr)
-    return 0
+    return generated.update(a.doc, {name: "\n".join(body) for name, body in out.items() if body},
+                            False, shown(a.data), "")
 
 
 if __name__ == "__main__":
