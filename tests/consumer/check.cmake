@@ -47,11 +47,12 @@ if(WITH_CUDA)
   run(${MPIEXEC} ${MPIEXEC_FLAGS} -n 2 ${WORK_DIR}/build/consumer_cuda)
 endif()
 
-# pkg-config: the prefix baked into cclx.pc is the configured one, so redefine it.
+# pkg-config as the README uses it: cclx.pc finds its prefix from where it is installed, so an
+# install with --prefix anywhere needs only PKG_CONFIG_PATH.
 find_program(PKG_CONFIG pkg-config REQUIRED)
 file(GLOB pcdir ${prefix}/lib*/pkgconfig)
 set(ENV{PKG_CONFIG_PATH} ${pcdir})
-execute_process(COMMAND ${PKG_CONFIG} --define-variable=prefix=${prefix} --cflags --libs cclx
+execute_process(COMMAND ${PKG_CONFIG} --cflags --libs cclx
                 RESULT_VARIABLE rc OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "pkg-config --cflags --libs cclx failed")
