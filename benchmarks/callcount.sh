@@ -15,16 +15,13 @@ iters=${2:-10000}
 prog=$build/benchmarks/cclx-callcount
 [[ -x $prog ]] || { echo "callcount.sh: $prog not built" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "callcount.sh: valgrind not found" >&2; exit 2; }
-clean_env=(env)
-while IFS= read -r name; do
-  case "$name" in CCLX_*) clean_env+=(-u "$name") ;; esac
-done < <(compgen -e)
+while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep '^CCLX_')
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 count() {  # count MODE COLL: instructions per call
   local out=$work/$1-$2.out
-  "${clean_env[@]}" valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$out" \
+  valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$out" \
     "$prog" "$1" "$iters" "$2" >/dev/null 2>"$work/log"
   local total
   total=$(awk '/^summary:/ {print $2}' "$out")
