@@ -7,11 +7,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # MPICH is the default MPI; Open MPI is installed next to it for the release-openmpi preset (CI
-# builds and tests against both); clang-format/clang-tidy, pkg-config and doxygen for the lint,
-# packaging and API-reference tests.
+# builds and tests against both); clang with its sanitizer runtimes for the Open MPI + ASan build;
+# clang-format/clang-tidy, pkg-config and doxygen for the lint, packaging and API-reference tests.
 packages=(build-essential cmake pkg-config mpich libmpich-dev openmpi-bin libopenmpi-dev
           libboost-graph-dev libeigen3-dev doctest-dev libbenchmark-dev nlohmann-json3-dev
-          libcli11-dev clang-format clang-tidy doxygen)
+          libcli11-dev clang libclang-rt-dev clang-format clang-tidy doxygen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

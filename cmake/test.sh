@@ -5,12 +5,14 @@
 #      and pkg-config), prototypes, clang-format on the tree, check-mpi-test-cases (every test
 #      case of cclx-mpi-tests runs in some entry) and the docs' checks (Doxygen on include/cclx
 #      without a warning, generated tables current);
-#   2. Open MPI 4.1 under ASan + UBSan, asan-openmpi preset (the library at -O1, the test
-#      programs' own code at -O0): the unit tests (sweeps to n = 12, without the scale tests), the
+#   2. Open MPI 4.1 under ASan + UBSan, built with clang, asan-openmpi preset (the library at
+#      -O1, the test programs' own code at -O0): the unit tests (sweeps to n = 12, without the scale tests), the
 #      MPI tests at N = 2, 3 (grid, api, adaptive, stragglar), the fault tests (a stalled rank, a
 #      count mismatch; dead-rank tests need hydra) and libcclx-mpi's linked-in tests at N = 2, 3:
-#      one build checks the MPI calls under the other MPI and the memory handling under the
-#      sanitizers (the presets release-openmpi and asan keep the two apart, for local use);
+#      one build checks the MPI calls under the other MPI, the code under a second compiler (clang
+#      compiles the test grids in half the time GCC takes with the sanitizers) and the memory
+#      handling under the sanitizers (the presets release-openmpi and asan keep them apart, for
+#      local use);
 #   3. clang-tidy on the library (lint-tidy), unless CCLX_CI_TIDY=0.
 # Every MPI test has a timeout (ctest's, and mpiexec's own MPIEXEC_TIMEOUT under both MPIs), so a
 # deadlock fails instead of hanging. Each stage prints its wall time; all stages run, and the

@@ -30,7 +30,11 @@ AutoState::AutoState(Selector::Config cfg, OnlineOptions o)
 
 AutoState::Entry& AutoState::entry(const Workload& w) {
   auto it = entries_.find(w);
-  if (it == entries_.end()) it = entries_.emplace(w, Entry{selector_.decide(w)}).first;
+  if (it == entries_.end()) {
+    Entry fresh;
+    fresh.decision = selector_.decide(w);
+    it = entries_.emplace(w, std::move(fresh)).first;
+  }
   return it->second;
 }
 

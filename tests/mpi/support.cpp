@@ -3,6 +3,25 @@
 
 namespace cclx_test {
 
+std::uint64_t content_hash(const void* data, std::size_t bytes) {
+  constexpr std::uint64_t prime = 0x100000001b3ull;  // FNV's, odd: multiplying loses no bit
+  std::uint64_t lane[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull,
+                           0xc2b2ae3d27d4eb4full};
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::size_t i = 0;
+  for (; i + 32 <= bytes; i += 32)
+    for (int k = 0; k < 4; ++k) {
+      std::uint64_t w;
+      std::memcpy(&w, p + i + 8 * k, 8);
+      lane[k] = (lane[k] ^ w) * prime;
+      lane[k] ^= lane[k] >> 29;  // carries the high bits down, so later words mix with them
+    }
+  std::uint64_t h = bytes;
+  for (std::uint64_t l : lane) h = (h ^ l) * prime;
+  for (; i < bytes; ++i) h = (h ^ p[i]) * prime;
+  return h;
+}
+
 void expect_error(const std::string& label, int rank, Thunk f,
                   std::initializer_list<std::string> needles) {
   bool threw = false;

@@ -262,7 +262,10 @@ void compare(const std::string& label, std::span<const T> got, std::span<const T
                   label << ": size " << got.size() << " vs " << want.size());
     return;
   }
-  for (std::size_t i = 0; i < got.size(); ++i) {
+  // Buffers of a correct result usually match the reference bit for bit: one memcmp then, the
+  // element loop only to find and count the mismatches (or to apply the tolerance).
+  const bool identical = got.empty() || std::memcmp(got.data(), want.data(), got.size_bytes()) == 0;
+  for (std::size_t i = 0; !identical && i < got.size(); ++i) {
     bool ok;
     if (exact || !std::is_floating_point_v<T>) {
       ok = std::memcmp(&got[i], &want[i], sizeof(T)) == 0;
@@ -284,6 +287,11 @@ void compare(const std::string& label, const std::vector<T>& got, const std::vec
   compare<T>(label, std::span<const T>(got), std::span<const T>(want), exact);
 }
 
+// A 64-bit hash of `bytes` bytes that any changed bit changes (with overwhelming probability).
+// Hashes eight bytes at a time in four independent lanes: the grids hash every result, up to
+// 8 MiB each, and a byte-at-a-time hash was a tenth of their processor time.
+std::uint64_t content_hash(const void* data, std::size_t bytes);
+
 // Checks that results which must be identical on every rank are bitwise identical: collects a
 // hash per result and compares them all in one MPI_Allreduce at flush(). Every rank must add the
 // same number of entries in the same order.
@@ -296,11 +304,8 @@ class Consistency {
 
   template <class T>
   void add(std::string label, std::span<const T> data) {
-    std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
-    const auto* p = reinterpret_cast<const unsigned char*>(data.data());
-    for (std::size_t i = 0; i < data.size_bytes(); ++i) h = (h ^ p[i]) * 0x100000001b3ull;
     labels_.push_back(std::move(label));
-    hashes_.push_back(h);
+    hashes_.push_back(content_hash(data.data(), data.size_bytes()));
   }
   template <class T>
   void add(std::string label, const std::vector<T>& v) {

@@ -214,7 +214,9 @@ TEST_CASE("adaptive: a persistently late rank is predicted, exactly") {
   for (const int late : {n - 1, 0}) {
     progress("adaptive prediction, late rank " + std::to_string(late));
     // What rank 0 should conclude once `late` is predicted late by kLate.
-    const auto [plans, full] = model_costs(late);
+    const auto costs = model_costs(late);
+    const auto& plans = costs.first;
+    const double full = costs.second;  // a variable, not a binding: INFO's lambda captures it
     const double delay = std::chrono::duration<double>(kPredictedLate).count();
     const auto& c = cclx::detail::RelayModel::best_plan(plans, delay);
     const bool proceed = cclx::detail::proceed_pays(delay, c.phase1, c.phase2, full,

@@ -491,7 +491,9 @@ TEST_CASE("auto: alltoallv runs the one candidate a table names at every size") 
   const ScopedEnv algo("CCLX_ALGO", nullptr), tune("CCLX_TUNE", nullptr),
       file("CCLX_TUNE_FILE", path.c_str());
   Comm comm(MPI_COMM_WORLD);
-  const auto [one_shot, init] = alltoallv_explain(comm, 100);
+  const auto explained = alltoallv_explain(comm, 100);
+  const std::string& one_shot = explained.first;  // references, not bindings: the
+  const std::string& init = explained.second;     // CHECK macros' lambdas capture them
   CHECK_MESSAGE(one_shot.find("alltoallv (one-shot: no size all ranks know), " + std::to_string(n) +
                               " ranks, 4-byte elements: ring from tuning "
                               "table at every size") != std::string::npos,
@@ -534,7 +536,9 @@ TEST_CASE("auto: alltoallv by size: one-shot least worst case, alltoallv_init on
   std::string log_text;
   {
     Comm comm(MPI_COMM_WORLD);
-    const auto [one_shot, init] = alltoallv_explain(comm, busiest);
+    const auto explained = alltoallv_explain(comm, busiest);
+    const std::string& one_shot = explained.first;  // references, not bindings: the
+    const std::string& init = explained.second;     // CHECK macros' lambdas capture them
     CHECK_MESSAGE(one_shot.find("native from tuning table: the choice varies with size and no "
                                 "size all ranks know") != std::string::npos,
                   one_shot);
@@ -616,7 +620,9 @@ TEST_CASE("auto: alltoallv under per-rank noise and CCLX_TUNE=online chooses ali
   req.start();
   req.wait();
   for (int j = 0; j < n; ++j) CHECK(pout_n[static_cast<std::size_t>(j)] == j * 100 + r);
-  const auto [one_shot, init] = alltoallv_explain(comm, static_cast<std::size_t>(n));
+  const auto explained = alltoallv_explain(comm, static_cast<std::size_t>(n));
+  const std::string& one_shot = explained.first;  // references, not bindings: the
+  const std::string& init = explained.second;     // CHECK macros' lambdas capture them
   CHECK_MESSAGE(one_shot.find("ring from tuning table at every size") != std::string::npos,
                 one_shot);
   CHECK(same_on_all_ranks(one_shot));

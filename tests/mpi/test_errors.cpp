@@ -54,6 +54,8 @@ void call(Comm& comm, Coll c, const A& a) {
     case Coll::alltoall:
       if constexpr (serves<A>(Coll::alltoall)) comm.alltoall(buf, a);
       break;
+    default:  // the other collectives are not called here
+      break;
   }
 }
 

@@ -40,15 +40,16 @@ TEST_CASE("faults: CCLX_TIMEOUT and set_timeout") {
                  {"set_timeout", "seconds"});
     CHECK(comm.timeout() == 2.5);
   }
-  for (const auto& [value, expected] : {std::pair<const char*, double>{"30", 30.0},
-                                        {"0.5", 0.5},
-                                        {"2s", 2.0},
-                                        {"0", 0.0},
-                                        {"off", 0.0},
-                                        {"none", 0.0}}) {
+  for (const auto& setting : {std::pair<const char*, double>{"30", 30.0},
+                              {"0.5", 0.5},
+                              {"2s", 2.0},
+                              {"0", 0.0},
+                              {"off", 0.0},
+                              {"none", 0.0}}) {
+    const auto [value, expected] = setting;
     const EnvVar env("CCLX_TIMEOUT", value);
     Comm comm(MPI_COMM_WORLD);
-    CHECK_MESSAGE(comm.timeout() == expected, "CCLX_TIMEOUT=" << value);
+    CHECK_MESSAGE(comm.timeout() == expected, "CCLX_TIMEOUT=" << setting.first);
   }
   for (const char* bad : {"abc", "-1", "5 min", "inf", "nan"}) {
     const EnvVar env("CCLX_TIMEOUT", bad);

@@ -109,13 +109,15 @@ TEST_CASE("pipelined_tree: errors") {
   req.collective = Collective::allgather;
   CHECK_THROWS_AS(pipelined_tree(req, 1000, 1), cclx::Error);
   req.collective = Collective::bcast;
-  CHECK_THROWS_AS(cclx::algo::generate_by_name("pipelined_tree", req, {{"fanout", 0}}),
+  CHECK_THROWS_AS((void)cclx::algo::generate_by_name("pipelined_tree", req, {{"fanout", 0}}),
                   cclx::Error);
-  CHECK_THROWS_AS(cclx::algo::generate_by_name("pipelined_tree", req, {{"segment_bytes", 0}}),
+  CHECK_THROWS_AS((void)cclx::algo::generate_by_name("pipelined_tree", req, {{"segment_bytes", 0}}),
                   cclx::Error);
-  CHECK_THROWS_AS(cclx::algo::generate_by_name("pipelined_tree", req, {{"segment_bytes", -5}}),
+  CHECK_THROWS_AS(
+      (void)cclx::algo::generate_by_name("pipelined_tree", req, {{"segment_bytes", -5}}),
+      cclx::Error);
+  CHECK_THROWS_AS((void)cclx::algo::generate_by_name("pipelined_tree", req, {{"depth", 3}}),
                   cclx::Error);
-  CHECK_THROWS_AS(cclx::algo::generate_by_name("pipelined_tree", req, {{"depth", 3}}), cclx::Error);
   // Registry defaults, the same as algo::PipelinedTree{}: 1 MiB segments, fanout 2.
   req.bytes = 3u << 20;
   CHECK(cclx::algo::generate_by_name("pipelined_tree", req).params == "segments=3,fanout=2");

@@ -350,7 +350,8 @@ TEST_CASE("relay model: the cost floor is below the cost of every active set") {
     shapes.emplace_back("mesh", std::make_shared<const topo::Topology>(
                                     topo::full_mesh(n, LinkCost::from_bandwidth(50e-6, 1e9))));
   }
-  for (const auto& [name, t] : shapes) {
+  for (const auto& [shape_name, t] : shapes) {
+    const std::string& name = shape_name;  // for CAPTURE: clang 14 cannot capture a binding
     for (const Collective c : {Collective::allreduce, Collective::reduce, Collective::bcast}) {
       CAPTURE(name);
       CAPTURE(sched::to_string(c));
