@@ -239,6 +239,7 @@ std::byte* StagingTransport::take_slot() {
     return s;
   }
   all_.reserve(all_.size() + 1);
+  idle_.reserve(all_.size() + 1);  // room for every slot: give_slot() never allocates
   std::byte* s = dev_->alloc_pinned(options_.chunk_bytes);
   all_.push_back(s);
   ++allocated_;

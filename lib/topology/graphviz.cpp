@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <ostream>
 #include <sstream>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace cclx::topo {
@@ -42,6 +44,21 @@ Drawn choose(const Topology& t) {
   return d;
 }
 
+// `text` inside a DOT quoted string: quotes and backslashes escaped (a backslash would otherwise
+// start one of DOT's label escapes), line breaks as DOT's \n.
+std::string dot_escaped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+  return out;
+}
+
 struct KeepEdge {
   const Graph* g = nullptr;
   const Drawn* d = nullptr;
@@ -56,8 +73,9 @@ void write_dot(std::ostream& os, const Topology& t) {
   const boost::filtered_graph<Graph, KeepEdge> fg(g, KeepEdge{&g, &d});
   auto vertex_writer = [&](std::ostream& out, VertexId v) {
     const Vertex& p = g[v];
-    std::string label = p.name;
-    if (p.kind == VertexKind::rank && p.host >= 0) label += "\\n" + t.host_name(p.host);
+    std::string label = dot_escaped(p.name);
+    if (p.kind == VertexKind::rank && p.host >= 0)
+      label += "\\n" + dot_escaped(t.host_name(p.host));
     const char* shape = p.kind == VertexKind::rank  ? "ellipse"
                         : p.kind == VertexKind::nic ? "box"
                                                     : "diamond";

@@ -115,6 +115,13 @@ void Topology::add_duplex(VertexId a, VertexId b, LinkCost cost, LinkKind kind) 
   add_link(b, a, cost, kind);
 }
 
+EdgeId Topology::edge(std::uint32_t id) const {
+  if (id >= links_.size())
+    throw Error("topology: link " + std::to_string(id) + " out of range for " +
+                std::to_string(links_.size()) + " links");
+  return links_[id];
+}
+
 VertexId Topology::rank_vertex(int rank) const {
   if (rank < 0 || rank >= nranks())
     throw Error("topology: rank " + std::to_string(rank) + " out of range for " +
@@ -136,7 +143,7 @@ std::optional<std::uint32_t> Topology::find_link(VertexId from, VertexId to) con
 void Topology::set_link_cost(std::uint32_t id, LinkCost cost) {
   if (!(cost.alpha >= 0) || !(cost.beta >= 0))
     throw Error("topology: link costs must be non-negative");
-  auto& l = g_[links_.at(id)];
+  auto& l = g_[edge(id)];
   l.alpha = cost.alpha;
   l.beta = cost.beta;
 }

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 #include <limits>
+#include <optional>
+#include <system_error>
 
 #include "cclx/algo/registry.hpp"
 #include "cclx/byte_size.hpp"
@@ -21,6 +23,22 @@ std::string_view trim(std::string_view s) {
 
 bool accepts(const sched::GeneratorInfo& g, std::string_view key) {
   return g.takes(key);
+}
+
+// A parameter's value: a byte size (256K, 1M, 3), or a negative integer (StragglAR's
+// straggler=-1), as to_string() writes them.
+std::optional<long long> parse_value(std::string_view text) {
+  text = trim(text);
+  if (!text.empty() && text.front() == '-') {
+    long long v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+    return v;
+  }
+  const auto size = parse_byte_size(text);
+  if (!size || *size > static_cast<std::size_t>(std::numeric_limits<long long>::max()))
+    return std::nullopt;
+  return static_cast<long long>(*size);
 }
 }  // namespace
 
@@ -64,18 +82,17 @@ Candidate parse_candidate(std::string_view text) {
     const auto eq = item.find('=');
     const std::string key(trim(item.substr(0, eq)));
     const auto value =
-        eq == std::string_view::npos ? std::nullopt : parse_byte_size(item.substr(eq + 1));
-    if (key.empty() || !value ||
-        *value > static_cast<std::size_t>(std::numeric_limits<long long>::max()))
+        eq == std::string_view::npos ? std::nullopt : parse_value(item.substr(eq + 1));
+    if (key.empty() || !value)
       throw Error("algorithm selection: '" + std::string(item) + "' in '" + std::string(whole) +
-                  "' is not key=size (e.g. segment_bytes=256K)");
+                  "' is not key=size (e.g. segment_bytes=256K) or key=integer");
     if (c.native() || !accepts(*g, key))
       throw Error("algorithm selection: algorithm '" + c.algorithm + "' has no parameter '" + key +
                   "'");
-    if (key == "channels" && (*value < 1 || *value > static_cast<std::size_t>(sched::max_channels)))
+    if (key == "channels" && (*value < 1 || *value > sched::max_channels))
       throw Error("algorithm selection: '" + std::string(item) + "' in '" + std::string(whole) +
                   "': channels must be in [1, " + std::to_string(sched::max_channels) + "]");
-    c.params[key] = static_cast<long long>(*value);
+    c.params[key] = *value;
   }
   return c;
 }

@@ -177,6 +177,30 @@ TEST_CASE("GraphViz export labels links with latency and bandwidth") {
   CHECK(dot.find("host1/nic0") != std::string::npos);
 }
 
+TEST_CASE("GraphViz export escapes names that hold quotes, backslashes and line breaks") {
+  Topology t;
+  const int h = t.add_host("rack \"A\"\\x\ny");
+  t.add_rank(h);
+  t.add_rank(h);
+  t.add_duplex(t.rank_vertex(0), t.rank_vertex(1), LinkCost::from_bandwidth(1e-6, 1e9),
+               LinkKind::intra_host);
+  const std::string dot = to_dot(t);
+  CHECK_MESSAGE(dot.find(R"(r0\nrack \"A\"\\x\ny")") != std::string::npos, dot);
+  CHECK(dot.find('\n' + std::string("y")) == std::string::npos);  // no raw line break in a label
+}
+
+TEST_CASE("topology: an unknown link or rank is a cclx::Error that names it") {
+  const Topology t = full_mesh(3, LinkCost::from_bandwidth(1e-6, 1e9));
+  const auto n = static_cast<std::uint32_t>(t.num_links());
+  const std::string missing = "link " + std::to_string(n) + " out of range";
+  CHECK_THROWS_WITH_AS((void)t.link(n), doctest::Contains(missing.c_str()), cclx::Error);
+  CHECK_THROWS_AS((void)t.edge(n), cclx::Error);
+  Topology u = t;
+  CHECK_THROWS_AS(u.set_link_cost(n, LinkCost{}), cclx::Error);
+  CHECK_THROWS_WITH_AS((void)t.host_of(3), doctest::Contains("rank 3"), cclx::Error);
+  CHECK(t.link(n - 1).id == n - 1);
+}
+
 TEST_CASE("interference-free rounds: matchings that cover every pair once") {
   for (int n = 1; n <= 17; ++n) {
     const auto rounds = interference_free_rounds(n);

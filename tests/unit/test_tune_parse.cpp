@@ -45,6 +45,14 @@ TEST_CASE("tune: candidates parse, validate and print canonically") {
         }).find("'segment_bytes=big'") != std::string::npos);
   CHECK(error_of([] { (void)parse_candidate("ring(segment_bytes=1"); }).find("missing ')'") !=
         std::string::npos);
+  // Negative parameters (StragglAR's straggler=-1: the last rank) print and parse back.
+  const Candidate s = parse_candidate("stragglar(straggler=-1)");
+  CHECK(s.params.at("straggler") == -1);
+  CHECK(to_string(s) == "stragglar(straggler=-1)");
+  CHECK(parse_candidate(to_string(s)) == s);
+  CHECK(error_of([] {
+          (void)parse_candidate("stragglar(straggler=-1x)");
+        }).find("'straggler=-1x'") != std::string::npos);
   // channels (schedule/channels.hpp): every scheduled algorithm but barrier's takes it.
   const Candidate ch = parse_candidate("ring(segment_bytes=256K,channels=2)");
   CHECK(ch.params.at("channels") == 2);

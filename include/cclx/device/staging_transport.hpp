@@ -55,7 +55,9 @@ class StagingTransport final : public engine::Transport {
   /// A pinned slot of options().chunk_bytes, idle or newly allocated; the channels share them.
   std::byte* take_slot();
   /// Returns a slot from take_slot() to the idle ones (slots are freed with the transport).
-  void give_slot(std::byte* s) { idle_.push_back(s); }
+  /// Never allocates (take_slot() keeps room for every slot), so channels return slots from
+  /// their noexcept clean-up.
+  void give_slot(std::byte* s) noexcept { idle_.push_back(s); }
 
  private:
   engine::Transport* host_;

@@ -20,6 +20,7 @@
 // the verifier rejects steps where that could change the result.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>

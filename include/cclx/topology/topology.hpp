@@ -121,14 +121,13 @@ class Topology {
   /// The Boost graph: Vertex on vertices, Link on edges.
   [[nodiscard]] const Graph& graph() const { return g_; }
 
-  /// The link with id `id`; throws std::out_of_range for an unknown id.
-  [[nodiscard]] const Link& link(std::uint32_t id) const { return g_[links_.at(id)]; }
-  /// The graph edge of link `id`; throws std::out_of_range for an unknown id.
-  [[nodiscard]] EdgeId edge(std::uint32_t id) const { return links_.at(id); }
+  /// The link with id `id`; throws cclx::Error for an unknown id.
+  [[nodiscard]] const Link& link(std::uint32_t id) const { return g_[edge(id)]; }
+  /// The graph edge of link `id`; throws cclx::Error for an unknown id.
+  [[nodiscard]] EdgeId edge(std::uint32_t id) const;
   /// The id of a link from `from` to `to` (the first added if there are several), if any.
   [[nodiscard]] std::optional<std::uint32_t> find_link(VertexId from, VertexId to) const;
-  /// Sets link `id`'s α and β; throws cclx::Error on a negative cost, std::out_of_range for an
-  /// unknown id.
+  /// Sets link `id`'s α and β; throws cclx::Error on a negative cost or an unknown id.
   void set_link_cost(std::uint32_t id, LinkCost cost);
   /// Sets how many messages rank `rank` may send, and receive, at once (0: unlimited); throws
   /// cclx::Error on a negative count or an unknown rank.

@@ -10,6 +10,7 @@
 // docs/tuning.md, "Native margin".
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string>
 
