@@ -60,8 +60,7 @@ class ScopedEnv {
 
 // Whether every rank passes the same string.
 bool same_on_all_ranks(const std::string& s) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char ch : s) h = (h ^ ch) * 0x100000001b3ull;
+  const std::uint64_t h = cclx_test::content_hash(s.data(), s.size());
   std::uint64_t lo = h, hi = h;
   MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
