@@ -22,55 +22,18 @@
 
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
+#include "steps.hpp"
 
 namespace cclx::sched {
 
 namespace {
 
 using C = Collective;
-
-// Ops per rank with their step, turned into programs at the end.
-class Emitter {
- public:
-  Emitter(int n, int only) : only_(only), ops_(static_cast<std::size_t>(n)) {}
-  [[nodiscard]] bool wants(int r) const { return only_ < 0 || r == only_; }
-  void add(int r, long long step, const Op& op) {
-    if (wants(r)) ops_[static_cast<std::size_t>(r)].push_back({step, op});
-  }
-  void finish(Schedule& s) {
-    s.programs.assign(ops_.size(), Program{});
-    for (std::size_t r = 0; r < ops_.size(); ++r) {
-      auto& v = ops_[r];
-      // Program order within a step is emission order (local actions depend on it).
-      std::stable_sort(v.begin(), v.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      ProgramBuilder b(s.programs[r]);
-      long long step = 0;
-      for (const auto& [st, op] : v) {
-        for (; step < st; ++step) b.end_step();
-        s.programs[r].ops.push_back(op);
-      }
-      if (!v.empty()) b.end_step();
-    }
-  }
-
- private:
-  int only_;
-  std::vector<std::vector<std::pair<long long, Op>>> ops_;
-};
-
-Op send_op(int peer, Region src) {
-  return Op{OpKind::send, peer, {}, src, {}};
-}
-Op recv_op(int peer, Region dst) {
-  return Op{OpKind::recv, peer, dst, {}, {}};
-}
-Op copy_op(Region dst, Region src) {
-  return Op{OpKind::copy, -1, dst, src, {}};
-}
-Op reduce_op(Region dst, Region a, Region b) {
-  return Op{OpKind::reduce, -1, dst, a, b};
-}
+using detail::copy_op;
+using detail::recv_op;
+using detail::reduce_op;
+using detail::send_op;
+using detail::Steps;
 
 // One tree with what the passes need: parents before children, depths, child slots.
 struct TreeView {
@@ -189,7 +152,7 @@ struct UpSpec {
 
 // A pass up the tree; returns D0 (the first step a pass down may send chunk 0 from the root), or
 // -1 when no rank of the tree has data.
-long long up_pass(Emitter& e, const TreeView& tv, const Layout& L, const UpSpec& u) {
+long long up_pass(Steps& e, const TreeView& tv, const Layout& L, const UpSpec& u) {
   const Tree& t = *tv.t;
   const auto n = t.parent.size();
   std::vector<char> has(n, 0);
@@ -264,7 +227,7 @@ long long up_pass(Emitter& e, const TreeView& tv, const Layout& L, const UpSpec&
 // A pass down from the root: chunk j leaves a node at depth d at step d0 + d + j. `loc(v, j)`
 // is where rank v holds chunk j (the root: where the data is; others: where it lands).
 template <class Loc>
-void down_pass(Emitter& e, const TreeView& tv, const Layout& L, long long d0, Loc loc) {
+void down_pass(Steps& e, const TreeView& tv, const Layout& L, long long d0, Loc loc) {
   const Tree& t = *tv.t;
   for (const int v : tv.order) {
     if (!e.wants(v)) continue;
@@ -338,7 +301,7 @@ RelayPlan relay_schedules(const TreeSet& ts, const ScheduleRequest& req,
   const std::uint32_t copies = two_stage ? 2 + max_degree(ts) : ts.scratch_copies();
   RelayPlan plan{empty_schedule(ts, req, 1, nactive, copies),
                  empty_schedule(ts, req, 2, nactive, copies)};
-  Emitter e1(n, req.only_rank), e2(n, req.only_rank);
+  Steps e1(n, req.only_rank), e2(n, req.only_rank);
 
   Layout L;
   L.p_copy = copies - 1;
@@ -373,7 +336,7 @@ RelayPlan relay_schedules(const TreeSet& ts, const ScheduleRequest& req,
       continue;
     }
     // allreduce / reduce: the whole collective in one phase, or active ranks first.
-    Emitter& whole = none ? e2 : e1;
+    Steps& whole = none ? e2 : e1;
     if (all || none) {
       const long long d0 = up_pass(whole, tv, L, UpSpec{yes, false, to_out});
       if (req.collective == C::allreduce)

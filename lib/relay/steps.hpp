@@ -1,4 +1,4 @@
-// Internal to lib/schedule, shared by the relay plan families: their request checks and block
+// Internal to lib/relay, shared by its schedule families: their request checks and block
 // split, and per-rank, per-step op lists that they fill in any order and turn into programs at
 // the end (program order within a step is emission order).
 #pragma once
