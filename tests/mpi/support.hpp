@@ -9,11 +9,13 @@
 #include <cctype>
 #include <cmath>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <set>
 #include <span>
 #include <sstream>
 #include <string>
@@ -113,6 +115,58 @@ void for_each_op(F&& f) {
     f(cclx::bxor);
   }
 }
+
+// The large-count sizes of the reduction grids run this reduced set of (type, op).
+template <class F>
+void for_each_large_reduction(F&& f) {
+  f(Tag<float>{}, cclx::sum);
+  f(Tag<std::int32_t>{}, cclx::sum);
+  f(Tag<double>{}, cclx::max);
+}
+
+// Floating results of sum/prod depend on the reduction order; everything else must be exact.
+template <class T>
+bool exact_vs_reference(cclx::OpId op) {
+  return !std::is_floating_point_v<T> || op == cclx::OpId::min || op == cclx::OpId::max;
+}
+
+// The roots a rooted collective is checked at: the first, a middle and the last rank.
+inline std::vector<int> all_roots(int n) {
+  std::set<int> s{0, n / 2, n - 1};
+  return {s.begin(), s.end()};
+}
+
+// A case's label: "base [algo, in place, root r]".
+inline std::string with(const std::string& base, std::string_view algo, bool in_place,
+                        int root = -1) {
+  std::string s = base + " [" + std::string(algo) + (in_place ? ", in place" : ", out of place");
+  if (root >= 0) s += ", root " + std::to_string(root);
+  return s + "]";
+}
+
+// A nonblocking or persistent case's label: "<form> <coll> <type> <op> count=N [algo, in place,
+// root r]".
+inline std::string form_label(std::string_view form, std::string_view coll, std::string_view type,
+                              std::string_view op, std::size_t count, std::string_view algo,
+                              bool in_place, int root = -1) {
+  std::ostringstream s;
+  s << form << ' ' << coll << ' ' << type << ' ' << op << " count=" << count << " [" << algo
+    << (in_place ? ", in place" : ", out of place");
+  if (root >= 0) s << ", root " << root;
+  s << ']';
+  return s.str();
+}
+
+// src copied into dst from element `at` on.
+template <class T>
+void put(std::vector<T>& dst, std::size_t at, const std::vector<T>& src) {
+  std::copy(src.begin(), src.end(), dst.begin() + static_cast<std::ptrdiff_t>(at));
+}
+
+// The persistent tests start each request kStarts times; start g sees element i's value of the
+// one-shot grid at index i + g * kShift.
+constexpr int kStarts = 3;
+constexpr std::size_t kShift = 7919;
 
 inline std::uint64_t mix(std::uint64_t x) {  // splitmix64
   x += 0x9e3779b97f4a7c15ull;

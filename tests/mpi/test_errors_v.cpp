@@ -25,7 +25,7 @@ std::vector<int> good_counts(int n) {
 }
 
 // After an error the communicator must still work.
-void still_works(Comm& comm, const std::string& after) {
+void still_gathers(Comm& comm, const std::string& after) {
   const int n = comm.size();
   const std::vector<int> c = good_counts(n);
   std::vector<int> in(static_cast<std::size_t>(c[static_cast<std::size_t>(comm.rank())]), 7);
@@ -73,7 +73,7 @@ TEST_CASE("bad counts: a negative count") {
                  [&] { comm.alltoallv(nb, ones, nb2, neg, a); },
                  {"alltoallv: recvcounts[0] is -1"});
   });
-  still_works(comm, "negative counts");
+  still_gathers(comm, "negative counts");
 }
 
 TEST_CASE("bad counts: the wrong number of counts") {
@@ -97,7 +97,7 @@ TEST_CASE("bad counts: the wrong number of counts") {
                  [&] { comm.alltoallv(buf, short_counts, a); },
                  {"alltoallv: recvcounts has " + std::to_string(n - 1) + " entries"});
   });
-  still_works(comm, "wrong counts length");
+  still_gathers(comm, "wrong counts length");
 }
 
 TEST_CASE("bad counts: buffers whose size does not match the counts") {
@@ -151,7 +151,7 @@ TEST_CASE("bad counts: buffers whose size does not match the counts") {
                  {"alltoallv: sendcounts[" + std::to_string(r) + "] is 2 but recvcounts[" +
                   std::to_string(r) + "] is 1"});
   });
-  still_works(comm, "mismatched sizes");
+  still_gathers(comm, "mismatched sizes");
 }
 
 TEST_CASE("bad counts: non-packed displacements need algo::Native") {
@@ -191,7 +191,7 @@ TEST_CASE("bad counts: non-packed displacements need algo::Native") {
                [&] { comm.allgatherv(in, short_out, c, cclx::Displs(displs)); },
                {"allgatherv: the output has " + std::to_string(at - 1) + " elements but block " +
                 std::to_string(n - 1)});
-  still_works(comm, "displacements");
+  still_gathers(comm, "displacements");
 }
 
 TEST_CASE("validation: counts that differ across ranks make every rank throw") {
@@ -223,7 +223,7 @@ TEST_CASE("validation: counts that differ across ranks make every rank throw") {
                  [&] { comm.reduce_scatterv(out, in, c, cclx::sum, a); },
                  {"reduce_scatterv: ranks disagree (CCLX_VALIDATE)", "counts:"});
   });
-  still_works(comm, "differing counts");
+  still_gathers(comm, "differing counts");
 }
 
 TEST_CASE("validation: alltoallv's sendcounts and recvcounts must pair up") {
@@ -266,7 +266,7 @@ TEST_CASE("validation: alltoallv's sendcounts and recvcounts must pair up") {
     expect_error(l, r, [&] { comm.alltoallv(buf, sym, a); },
                  {"sendcounts and recvcounts disagree (CCLX_VALIDATE)", "(its recvcounts["});
   });
-  still_works(comm, "alltoallv counts");
+  still_gathers(comm, "alltoallv counts");
 }
 
 }  // namespace cclx_test

@@ -52,17 +52,6 @@ std::vector<std::size_t> small_counts(int n) {
 
 constexpr std::size_t large_counts[] = {std::size_t{1} << 20, 999983};
 
-std::vector<int> all_roots(int n) {
-  std::set<int> s{0, n / 2, n - 1};
-  return {s.begin(), s.end()};
-}
-
-// Floating results of sum/prod depend on the reduction order; everything else must be exact.
-template <class T>
-bool exact_vs_reference(cclx::OpId op) {
-  return !std::is_floating_point_v<T> || op == cclx::OpId::min || op == cclx::OpId::max;
-}
-
 template <class T>
 std::vector<T> reduce_inputs(cclx::OpId op, int rank, std::size_t count) {
   std::vector<T> v(count);
@@ -83,12 +72,6 @@ std::string label(std::string_view coll, const Op& op, std::size_t count) {
   s << coll << ' ' << type_name<T>() << ' ' << cclx::to_string(Op::id) << " count=" << count;
   (void)op;
   return s.str();
-}
-
-std::string with(const std::string& base, std::string_view algo, bool in_place, int root = -1) {
-  std::string s = base + " [" + std::string(algo) + (in_place ? ", in place" : ", out of place");
-  if (root >= 0) s += ", root " + std::to_string(root);
-  return s + "]";
 }
 
 // ---- reductions ----
@@ -328,13 +311,6 @@ void check_alltoall(Comm& comm, std::size_t block) {
   });
 }
 
-// The reduced set for the large counts.
-template <class F>
-void for_each_large_reduction(F&& f) {
-  f(Tag<float>{}, cclx::sum);
-  f(Tag<std::int32_t>{}, cclx::sum);
-  f(Tag<double>{}, cclx::max);
-}
 template <class F>
 void for_each_large_data_type(F&& f) {
   f(Tag<float>{});

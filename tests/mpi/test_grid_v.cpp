@@ -91,17 +91,6 @@ std::vector<std::size_t> prefix(const std::vector<int>& c) {
   return o;
 }
 
-std::vector<int> all_roots(int n) {
-  std::set<int> s{0, n / 2, n - 1};
-  return {s.begin(), s.end()};
-}
-
-std::string with(const std::string& base, std::string_view algo, bool in_place, int root = -1) {
-  std::string s = base + " [" + std::string(algo) + (in_place ? ", in place" : ", out of place");
-  if (root >= 0) s += ", root " + std::to_string(root);
-  return s + "]";
-}
-
 // Rank s's block under counts c: element j is data_value(s, j).
 template <class T>
 std::vector<T> block_of(int s, std::size_t count) {
@@ -231,11 +220,6 @@ void check_allgatherv(Comm& comm, Consistency& cons, Pattern p) {
 
 // ---- reduce_scatterv ----
 
-template <class T>
-bool exact_vs_reference(cclx::OpId op) {
-  return !std::is_floating_point_v<T> || op == cclx::OpId::min || op == cclx::OpId::max;
-}
-
 template <class T, class Op>
 void check_reduce_scatterv(Comm& comm, const Op& op, Pattern p) {
   const int n = comm.size(), r = comm.rank();
@@ -309,13 +293,6 @@ void check_alltoallv(Comm& comm, Pattern p) {
       }
     });
   }
-}
-
-template <class F>
-void for_each_large_reduction(F&& f) {
-  f(Tag<float>{}, cclx::sum);
-  f(Tag<std::int32_t>{}, cclx::sum);
-  f(Tag<double>{}, cclx::max);
 }
 
 }  // namespace

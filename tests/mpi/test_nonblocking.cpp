@@ -16,11 +16,6 @@ namespace {
 
 using Comm = cclx::Communicator<>;
 
-std::vector<int> roots_of(int n) {
-  std::set<int> s{0, n / 2, n - 1};
-  return {s.begin(), s.end()};
-}
-
 template <class T>
 std::vector<T> reduce_inputs(cclx::OpId op, int rank, std::size_t first, std::size_t count) {
   std::vector<T> v(count);
@@ -40,16 +35,6 @@ std::vector<T> payload(int rank, std::size_t first, std::size_t count) {
   return v;
 }
 
-std::string label(std::string_view coll, std::string_view type, std::string_view op,
-                  std::size_t count, std::string_view algo, bool in_place, int root = -1) {
-  std::ostringstream s;
-  s << "nonblocking " << coll << ' ' << type << ' ' << op << " count=" << count << " [" << algo
-    << (in_place ? ", in place" : ", out of place");
-  if (root >= 0) s << ", root " << root;
-  s << ']';
-  return s.str();
-}
-
 // Completes `req` through a test() loop (odd counts) or wait().
 void complete(cclx::Request& req, std::size_t count) {
   if (count % 2)
@@ -67,9 +52,9 @@ void reductions(Comm& comm, const Op& op, std::size_t count) {
   const auto t = type_name<T>();
   const auto o = cclx::to_string(Op::id);
   for_each_algorithm_serving<Coll::reduce>([&](std::string_view name, const auto& a) {
-    for (int root : roots_of(n))
+    for (int root : all_roots(n))
       for (bool ip : {false, true}) {
-        const std::string l = label("ireduce", t, o, count, name, ip, root);
+        const std::string l = form_label("nonblocking", "ireduce", t, o, count, name, ip, root);
         progress(l);
         const auto in = reduce_inputs<T>(Op::id, r, 0, count);
         std::vector<T> out = ip ? in : std::vector<T>(count, sentinel<T>());
@@ -87,7 +72,7 @@ void reductions(Comm& comm, const Op& op, std::size_t count) {
   });
   for_each_algorithm_serving<Coll::reduce_scatter>([&](std::string_view name, const auto& a) {
     for (bool ip : {false, true}) {
-      const std::string l = label("ireduce_scatter", t, o, count, name, ip);
+      const std::string l = form_label("nonblocking", "ireduce_scatter", t, o, count, name, ip);
       progress(l);
       const auto in = reduce_inputs<T>(Op::id, r, 0, count * un);
       std::vector<T> out = ip ? in : std::vector<T>(count, sentinel<T>());
@@ -114,7 +99,7 @@ void data_movement(Comm& comm, Consistency& cons, std::size_t block) {
   }
   for_each_algorithm_serving<Coll::allgather>([&](std::string_view name, const auto& a) {
     for (bool ip : {false, true}) {
-      const std::string l = label("iallgather", t, "-", block, name, ip);
+      const std::string l = form_label("nonblocking", "iallgather", t, "-", block, name, ip);
       progress(l);
       const auto mine = payload<T>(r, 0, block);
       std::vector<T> out(block * un, sentinel<T>());
@@ -131,7 +116,7 @@ void data_movement(Comm& comm, Consistency& cons, std::size_t block) {
   });
   for_each_algorithm_serving<Coll::alltoall>([&](std::string_view name, const auto& a) {
     for (bool ip : {false, true}) {
-      const std::string l = label("ialltoall", t, "-", block, name, ip);
+      const std::string l = form_label("nonblocking", "ialltoall", t, "-", block, name, ip);
       progress(l);
       const auto in = payload<T>(r, 0, block * un);  // block d goes to rank d
       std::vector<T> want(block * un);
@@ -148,9 +133,9 @@ void data_movement(Comm& comm, Consistency& cons, std::size_t block) {
       compare(l, out, want, true);
     }
   });
-  for (int root : roots_of(n)) {
+  for (int root : all_roots(n)) {
     for_each_algorithm_serving<Coll::bcast>([&](std::string_view name, const auto& a) {
-      const std::string l = label("ibcast", t, "-", block, name, true, root);
+      const std::string l = form_label("nonblocking", "ibcast", t, "-", block, name, true, root);
       progress(l);
       std::vector<T> buf = r == root ? payload<T>(root, 0, block) : std::vector<T>(block);
       if (!no_throw(l, [&] {
@@ -163,7 +148,7 @@ void data_movement(Comm& comm, Consistency& cons, std::size_t block) {
     });
     for_each_algorithm_serving<Coll::gather>([&](std::string_view name, const auto& a) {
       for (bool ip : {false, true}) {
-        const std::string l = label("igather", t, "-", block, name, ip, root);
+        const std::string l = form_label("nonblocking", "igather", t, "-", block, name, ip, root);
         progress(l);
         const auto mine = payload<T>(r, 0, block);
         std::vector<T> out;
@@ -185,7 +170,7 @@ void data_movement(Comm& comm, Consistency& cons, std::size_t block) {
     });
     for_each_algorithm_serving<Coll::scatter>([&](std::string_view name, const auto& a) {
       for (bool ip : {false, true}) {
-        const std::string l = label("iscatter", t, "-", block, name, ip, root);
+        const std::string l = form_label("nonblocking", "iscatter", t, "-", block, name, ip, root);
         progress(l);
         const auto all = payload<T>(root, 0, block * un);
         const auto want = payload<T>(root, static_cast<std::size_t>(r) * block, block);

@@ -23,15 +23,6 @@ namespace {
 
 using Comm = cclx::Communicator<>;
 
-constexpr int kStarts = 3;
-// Start g sees element i's value of the one-shot grid at index i + g * kShift.
-constexpr std::size_t kShift = 7919;
-
-std::vector<int> roots_of(int n) {
-  std::set<int> s{0, n / 2, n - 1};
-  return {s.begin(), s.end()};
-}
-
 // Every element type and every op, each at least once; unsigned max/min and 8-bit sum are the
 // ops where native MPI needs cclx's workarounds (docs/architecture.md).
 template <class F>
@@ -74,26 +65,12 @@ std::vector<T> payload(int rank, std::size_t first, std::size_t count, int g) {
     v[i] = data_value<T>(rank, first + i + static_cast<std::size_t>(g) * kShift);
   return v;
 }
-template <class T>
-void put(std::vector<T>& dst, std::size_t at, const std::vector<T>& src) {
-  std::copy(src.begin(), src.end(), dst.begin() + static_cast<std::ptrdiff_t>(at));
-}
 // New contents in the same storage: a request is bound to the buffer, not to the vector object
 // (assigning another vector would free the bound buffer).
 template <class T>
 void refill(std::vector<T>& dst, const std::vector<T>& src) {
   REQUIRE(dst.size() == src.size());
   put(dst, 0, src);
-}
-
-std::string label(std::string_view coll, std::string_view type, std::string_view op,
-                  std::size_t count, std::string_view algo, bool in_place, int root = -1) {
-  std::ostringstream s;
-  s << "persistent " << coll << ' ' << type << ' ' << op << " count=" << count << " [" << algo
-    << (in_place ? ", in place" : ", out of place");
-  if (root >= 0) s << ", root " << root;
-  s << ']';
-  return s.str();
 }
 
 // Makes the request with `init`, then runs kStarts starts: before each, `fill(g)` sets the
@@ -132,7 +109,8 @@ void allreduce_grid(Comm& comm, Consistency& cons, const Op& op, std::size_t cou
     for (bool ip : {false, true}) {
       std::vector<T> in(count), out(count, sentinel<T>());
       starts(
-          label("allreduce", type_name<T>(), cclx::to_string(Op::id), count, name, ip),
+          form_label("persistent", "allreduce", type_name<T>(), cclx::to_string(Op::id), count,
+                     name, ip),
           [&] {
             return ip ? comm.allreduce_init(out, op, a) : comm.allreduce_init(in, out, op, a);
           },
@@ -154,7 +132,8 @@ void reduce_grid(Comm& comm, const Op& op, std::size_t count, int root) {
     for (bool ip : {false, true}) {
       std::vector<T> in(count), out(count, sentinel<T>());
       starts(
-          label("reduce", type_name<T>(), cclx::to_string(Op::id), count, name, ip, root),
+          form_label("persistent", "reduce", type_name<T>(), cclx::to_string(Op::id), count, name,
+                     ip, root),
           [&] {
             return ip ? comm.reduce_init(out, op, root, a) : comm.reduce_init(in, out, op, root, a);
           },
@@ -183,7 +162,8 @@ void reduce_scatter_grid(Comm& comm, const Op& op, std::size_t block) {
     for (bool ip : {false, true}) {
       std::vector<T> in(total), out(ip ? total : block, sentinel<T>());
       starts(
-          label("reduce_scatter", type_name<T>(), cclx::to_string(Op::id), block, name, ip),
+          form_label("persistent", "reduce_scatter", type_name<T>(), cclx::to_string(Op::id), block,
+                     name, ip),
           [&] {
             return ip ? comm.reduce_scatter_init(out, op, a)
                       : comm.reduce_scatter_init(in, out, op, a);
@@ -206,7 +186,7 @@ void bcast_grid(Comm& comm, Consistency& cons, std::size_t count, int root) {
   for_each_algorithm_serving<Coll::bcast>([&](std::string_view name, const auto& a) {
     std::vector<T> buf(count, sentinel<T>());
     starts(
-        label("bcast", type_name<T>(), "-", count, name, true, root),
+        form_label("persistent", "bcast", type_name<T>(), "-", count, name, true, root),
         [&] { return comm.bcast_init(buf, root, a); },
         [&](int g) {
           refill(buf,
@@ -235,7 +215,7 @@ void allgather_grid(Comm& comm, Consistency& cons, std::size_t block) {
     for (bool ip : {false, true}) {
       std::vector<T> in(block), out(total, sentinel<T>());
       starts(
-          label("allgather", type_name<T>(), "-", block, name, ip),
+          form_label("persistent", "allgather", type_name<T>(), "-", block, name, ip),
           [&] { return ip ? comm.allgather_init(out, a) : comm.allgather_init(in, out, a); },
           [&](int g) {
             std::fill(out.begin(), out.end(), sentinel<T>());
@@ -263,7 +243,7 @@ void gather_grid(Comm& comm, std::size_t block, int root) {
       // theirs. Out of place `out` matters on the root only.
       std::vector<T> in(block), out(ip ? (is_root ? total : block) : (is_root ? total : 0));
       starts(
-          label("gather", type_name<T>(), "-", block, name, ip, root),
+          form_label("persistent", "gather", type_name<T>(), "-", block, name, ip, root),
           [&] { return ip ? comm.gather_init(out, root, a) : comm.gather_init(in, out, root, a); },
           [&](int g) {
             std::fill(out.begin(), out.end(), sentinel<T>());
@@ -294,7 +274,7 @@ void scatter_grid(Comm& comm, std::size_t block, int root) {
       // In place the root's buffer holds all n blocks (its own stays at block root).
       std::vector<T> in(is_root && !ip ? total : 0), out(ip && is_root ? total : block);
       starts(
-          label("scatter", type_name<T>(), "-", block, name, ip, root),
+          form_label("persistent", "scatter", type_name<T>(), "-", block, name, ip, root),
           [&] {
             return ip ? comm.scatter_init(out, root, a) : comm.scatter_init(in, out, root, a);
           },
@@ -331,7 +311,7 @@ void alltoall_grid(Comm& comm, std::size_t block) {
     for (bool ip : {false, true}) {
       std::vector<T> in(total), out(total, sentinel<T>());
       starts(
-          label("alltoall", type_name<T>(), "-", block, name, ip),
+          form_label("persistent", "alltoall", type_name<T>(), "-", block, name, ip),
           [&] { return ip ? comm.alltoall_init(out, a) : comm.alltoall_init(in, out, a); },
           [&](int g) {
             refill(ip ? out : in, payload<T>(r, 0, total, g));
@@ -354,7 +334,7 @@ std::vector<std::size_t> data_counts(int n) {
 // shows from 32 elements on). Every init is a collective, hence the lighter product.
 template <class F>
 void for_each_reduction_case(int n, F&& f) {
-  const auto roots = roots_of(n);
+  const auto roots = all_roots(n);
   std::size_t k = 0;
   for_each_reduction_pair([&](auto tag, const auto& op) {
     f(tag, op, static_cast<std::size_t>(n) + 1, roots[k++ % roots.size()]);
@@ -389,7 +369,7 @@ TEST_CASE("grid persistent reduce_scatter") {
 TEST_CASE("grid persistent data movement") {
   Comm comm(MPI_COMM_WORLD);
   Consistency cons(comm.native_handle());
-  const auto roots = roots_of(comm.size());
+  const auto roots = all_roots(comm.size());
   const auto counts = data_counts(comm.size());
   std::size_t k = 0;
   for_each_type([&](auto tag) {

@@ -20,8 +20,6 @@ namespace cclx_test {
 namespace {
 
 using Comm = cclx::Communicator<>;
-constexpr int kStarts = 3;
-constexpr std::size_t kShift = 1009;  // start g reads element i's value at i + g * kShift
 
 std::vector<int> counts_of(int n, int shift = 0) {
   std::vector<int> c(static_cast<std::size_t>(n));
@@ -43,10 +41,6 @@ std::vector<T> block(int s, std::size_t first, std::size_t count, int g) {
   for (std::size_t j = 0; j < count; ++j)
     v[j] = data_value<T>(s, first + j + static_cast<std::size_t>(g) * kShift);
   return v;
-}
-template <class T>
-void put(std::vector<T>& dst, std::size_t at, const std::vector<T>& src) {
-  std::copy(src.begin(), src.end(), dst.begin() + static_cast<std::ptrdiff_t>(at));
 }
 
 // One case: `make()` returns something with start()/wait() semantics through `run(g)`, which

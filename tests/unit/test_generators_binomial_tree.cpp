@@ -5,16 +5,10 @@
 #include "cclx/error.hpp"
 #include "cclx/schedule/verifier.hpp"
 #include "generator_sweep.hpp"
+#include "support.hpp"
 
 using namespace cclx::sched;
-
-namespace {
-int ceil_log2(int n) {
-  int k = 0;
-  while ((1 << k) < n) ++k;
-  return k;
-}
-}  // namespace
+using cclx::test::ceil_log2;
 
 TEST_CASE("binomial_tree: step counts and bytes") {
   for (int n = 2; n <= 70; ++n) {

@@ -8,16 +8,12 @@
 #include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/verifier.hpp"
+#include "support.hpp"
 
 using namespace cclx::sched;
+using cclx::test::ceil_log2;
 
 namespace {
-
-int ceil_log2(int n) {
-  int k = 0;
-  while ((1 << k) < n) ++k;
-  return k;
-}
 
 // A barrier schedule whose rank r runs `body(r, builder)`.
 template <class Body>

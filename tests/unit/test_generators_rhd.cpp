@@ -5,16 +5,10 @@
 #include "cclx/error.hpp"
 #include "cclx/schedule/verifier.hpp"
 #include "generator_sweep.hpp"
+#include "support.hpp"
 
 using namespace cclx::sched;
-
-namespace {
-int floor_log2(int n) {
-  int k = 0;
-  while ((2 << k) <= n) ++k;
-  return k;
-}
-}  // namespace
+using cclx::test::floor_log2;
 
 TEST_CASE("rhd: powers of two meet the Rabenseifner cost") {
   for (int n = 2; n <= 256; n *= 2) {

@@ -11,9 +11,11 @@
 
 #include "cclx/tune/auto_state.hpp"
 #include "cclx/tune/selector.hpp"
+#include "support.hpp"
 
 using namespace cclx::tune;
 using cclx::sched::Collective;
+using cclx::test::contains;
 
 namespace {
 Workload alltoallv(int n, bool sized = false, std::size_t bytes = 0) {
@@ -24,9 +26,6 @@ Workload alltoallv(int n, bool sized = false, std::size_t bytes = 0) {
   w.sized = sized;
   w.bytes = bytes;
   return w;
-}
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
 }
 // A 2-rank alltoallv table at 8 B .. 64 MiB: `fast` takes `below` times native's time below
 // `flip` bytes and `above` times from there.

@@ -11,9 +11,12 @@
 #include "cclx/error.hpp"
 #include "cclx/tune/online.hpp"
 #include "cclx/tune/selector.hpp"
+#include "support.hpp"
 
 using namespace cclx::tune;
 using cclx::sched::Collective;
+using cclx::test::contains;
+using cclx::test::error_of;
 
 namespace {
 Workload allreduce(std::size_t bytes, bool commutative = true) {
@@ -25,9 +28,6 @@ Workload allreduce(std::size_t bytes, bool commutative = true) {
   w.commutative = commutative;
   return w;
 }
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
 Selector with_table(const std::vector<TableEntry>& entries, double margin = kNativeMargin) {
   Selector::Config c;
   c.table = TuningTable{};
@@ -35,14 +35,6 @@ Selector with_table(const std::vector<TableEntry>& entries, double margin = kNat
   c.table_origin = "t.json";
   c.native_margin = margin;
   return Selector(c);
-}
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const cclx::Error& e) {
-    return e.what();
-  }
-  return "";
 }
 }  // namespace
 

@@ -44,7 +44,7 @@ struct Run {
   Candidate best;
 };
 
-Run tune(const OnlineOptions& o, unsigned seed, const Predictor& model) {
+Run run_tuner(const OnlineOptions& o, unsigned seed, const Predictor& model) {
   const Workload w = big_allreduce();
   OnlineTuner t(w, subspaces_for(w), model, o);
   std::mt19937 rng(seed);
@@ -64,7 +64,7 @@ Run tune(const OnlineOptions& o, unsigned seed, const Predictor& model) {
 
 TEST_CASE("tune online: converges within 40 calls to within 3% of the best candidate") {
   for (unsigned seed = 1; seed <= 20; ++seed) {
-    const Run r = tune({}, seed, alpha_beta_model());
+    const Run r = run_tuner({}, seed, alpha_beta_model());
     CAPTURE(seed);
     CHECK(r.calls <= 40);
     CHECK(true_cost(r.best) <= 1.03 * 1e-3);
@@ -108,7 +108,7 @@ TEST_CASE("tune online: every algorithm's default is measured before any descent
 TEST_CASE("tune online: never tries a candidate the model predicts 3x slower than the best") {
   const Workload w = big_allreduce();
   const Predictor model = alpha_beta_model();
-  const Run r = tune({}, 7, model);
+  const Run r = run_tuner({}, 7, model);
   // The best known when each candidate was proposed is at least as good as the final best's
   // prediction; every tried candidate must be within 3x of the best prediction among those tried
   // before it.
@@ -124,13 +124,13 @@ TEST_CASE("tune online: never tries a candidate the model predicts 3x slower tha
   const Predictor strict = [&](const Candidate& c, const Workload& wl) {
     return c.native() || c.algorithm == "ring" ? model(c, wl) : 1e9;
   };
-  for (const auto& name : tune({}, 7, strict).tried)
+  for (const auto& name : run_tuner({}, 7, strict).tried)
     CHECK((name == "native" || name.rfind("ring", 0) == 0));
 }
 
 TEST_CASE("tune online: identical observations give identical decisions (every rank agrees)") {
-  const Run a = tune({}, 3, alpha_beta_model());
-  const Run b = tune({}, 3, alpha_beta_model());
+  const Run a = run_tuner({}, 3, alpha_beta_model());
+  const Run b = run_tuner({}, 3, alpha_beta_model());
   CHECK(a.tried == b.tried);
   CHECK(a.best == b.best);
 }

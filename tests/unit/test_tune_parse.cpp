@@ -8,20 +8,11 @@
 #include "cclx/error.hpp"
 #include "cclx/tune/override.hpp"
 #include "cclx/tune/table.hpp"
+#include "support.hpp"
 
 using namespace cclx::tune;
 using cclx::sched::Collective;
-
-namespace {
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const cclx::Error& e) {
-    return e.what();
-  }
-  return "";
-}
-}  // namespace
+using cclx::test::error_of;
 
 TEST_CASE("tune: candidates parse, validate and print canonically") {
   CHECK(parse_candidate("native").native());

@@ -6,9 +6,11 @@
 
 #include "cclx/tune/auto_state.hpp"
 #include "cclx/tune/selector.hpp"
+#include "support.hpp"
 
 using namespace cclx::tune;
 using cclx::sched::Collective;
+using cclx::test::contains;
 
 namespace {
 Workload allreduce(int n, std::size_t bytes, bool commutative = true) {
@@ -19,9 +21,6 @@ Workload allreduce(int n, std::size_t bytes, bool commutative = true) {
   w.elem_size = 4;
   w.commutative = commutative;
   return w;
-}
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
 }
 }  // namespace
 
