@@ -42,10 +42,19 @@ inline constexpr long long kUnbounded = std::numeric_limits<long long>::max();
 /// "segment_bytes must be >= 1, got 0", "fanout must be in [1, 1048576], got 0"
 template <class A>
 [[nodiscard]] std::string range_error(const Param<A>& p, long long value) {
-  std::string s = std::string(A::name) + ": " + std::string(p.name) + " must be ";
-  s += p.max == kUnbounded ? ">= " + std::to_string(p.min)
-                           : "in [" + std::to_string(p.min) + ", " + std::to_string(p.max) + "]";
-  return s + ", got " + std::to_string(value);
+  // Appended piece by piece: GCC 12 warns falsely (-Wstringop-overflow) on the operator+ chain.
+  std::string s(A::name);
+  s.append(": ").append(p.name).append(" must be ");
+  if (p.max == kUnbounded)
+    s.append(">= ").append(std::to_string(p.min));
+  else
+    s.append("in [")
+        .append(std::to_string(p.min))
+        .append(", ")
+        .append(std::to_string(p.max))
+        .append("]");
+  s.append(", got ").append(std::to_string(value));
+  return s;
 }
 
 /// The policy `params` describe, from A{}'s defaults; throws cclx::Error on a name A does not take
