@@ -31,7 +31,8 @@ struct Shape {
 }  // namespace
 
 TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t bytes, int root,
-                         const SynthesisOptions& o) {
+                         const SynthesisOptions& o, SynthesisWork* work) {
+  if (work) *work = {};
   if (c != Collective::allreduce && c != Collective::reduce && c != Collective::bcast)
     throw Error("tree synthesis serves allreduce, reduce and bcast, not " +
                 std::string(to_string(c)));
@@ -122,14 +123,20 @@ TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t byte
     a[static_cast<std::size_t>(q)] = false;
     if (std::find(late_sets.begin(), late_sets.end(), a) == late_sets.end()) late_sets.push_back(a);
   }
+  SynthesisWork done;
+  auto simulate = [&](const Schedule& sch) {
+    const sim::SimResult res = simulator.run(sch, so);
+    ++done.simulator_runs;
+    done.transfers += res.transfers;
+    return res.time;
+  };
   auto score = [&](const Shape& s) {
     spent += cost_of(s);
     const TreeSet ts = build(s);
-    double time = simulator.run(tree_schedule(ts, req), so).time;
+    double time = simulate(tree_schedule(ts, req));
     if (o.relay && !late_sets.empty()) {
       double sum = 0;
-      for (const auto& a : late_sets)
-        sum += simulator.run(relay_schedules(ts, req, a).phase2, so).time;
+      for (const auto& a : late_sets) sum += simulate(relay_schedules(ts, req, a).phase2);
       time += sum / static_cast<double>(late_sets.size());
     }
     return time;
@@ -241,6 +248,10 @@ TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t byte
       s.chunks = k;
       attempt(s);
     }
+  if (work) {
+    done.budgeted = spent;
+    *work = done;
+  }
   return build(best);
 }
 

@@ -2,7 +2,7 @@
 // class, each checked for the message that names the problem.
 #include <doctest/doctest.h>
 
-#include <chrono>
+#include <ctime>
 #include <functional>
 #include <string>
 
@@ -487,26 +487,28 @@ TEST_CASE("verifier: error list is capped") {
 }
 
 TEST_CASE("verifier: large schedules are fast") {
-  using clock = std::chrono::steady_clock;
+  // Processor time, not wall time: another process on the machine cannot move it much. The limits
+  // catch a complexity regression (a quadratic pass would take minutes), not a slow machine.
+  auto cpu_seconds = [] { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; };
   ScheduleRequest req{Collective::allreduce, 256};
   const auto s = ring(req);
   REQUIRE(s.num_rounds() == 510);
-  const auto t0 = clock::now();
+  const double t0 = cpu_seconds();
   const auto rep = verify(s, 1 << 20, 4);
-  const double sec = std::chrono::duration<double>(clock::now() - t0).count();
-  MESSAGE("ring allreduce n=256: verified in " << sec << " s");
+  const double sec = cpu_seconds() - t0;
+  MESSAGE("ring allreduce n=256: verified in " << sec << " s of processor time");
   CHECK(rep.ok);
   CHECK(rep.rounds == 510);
-  CHECK(sec < 2.0);  // well under a second on an idle machine; slack for shared CI
+  CHECK(sec < 5.0);
 
   req.nranks = 1024;
   const auto big = ring(req);
-  const auto t1 = clock::now();
+  const double t1 = cpu_seconds();
   const auto rep2 = verify(big, 1 << 20, 4);
-  const double sec2 = std::chrono::duration<double>(clock::now() - t1).count();
-  MESSAGE("ring allreduce n=1024: verified in " << sec2 << " s");
+  const double sec2 = cpu_seconds() - t1;
+  MESSAGE("ring allreduce n=1024: verified in " << sec2 << " s of processor time");
   CHECK(rep2.ok);
-  CHECK(sec2 < 30.0);
+  CHECK(sec2 < 60.0);
 }
 
 TEST_CASE("verifier: one_sender_per_receiver is checked; ring claims it except for alltoall") {

@@ -29,10 +29,18 @@ struct SynthesisOptions {
   std::size_t max_transfers = 150000;
 };
 
+/// The work a synthesis did, for callers that check or report it.
+struct SynthesisWork {
+  std::size_t simulator_runs = 0;  ///< schedules the search simulated
+  std::size_t transfers = 0;       ///< messages those runs simulated (SimResult::transfers)
+  std::size_t budgeted = 0;        ///< what the search charged to SynthesisOptions::max_transfers
+};
+
 /// Trees for `c` in {allreduce, reduce, bcast} with `bytes` of data; reduce and bcast trees are
 /// rooted at `root`. Deterministic: the same inputs give the same trees on every rank. Ranks with
-/// host -1 count as hosts of their own.
+/// host -1 count as hosts of their own. `work`, when given, receives what the search did.
 [[nodiscard]] TreeSet synthesize_trees(const topo::Topology& t, Collective c, std::size_t bytes,
-                                       int root, const SynthesisOptions& o = {});
+                                       int root, const SynthesisOptions& o = {},
+                                       SynthesisWork* work = nullptr);
 
 }  // namespace cclx::sched
