@@ -7,14 +7,14 @@ namespace cclx::shim {
 
 namespace {
 
-struct Entry {
+struct TypeEntry {
   MPI_Datatype handle;
   TypeInfo info;
 };
 
 // An entry for a predefined type whose C type is T, if this MPI has it with T's size.
 template <class T>
-void add(std::vector<Entry>& t, MPI_Datatype h, TypeClass cls) {
+void add(std::vector<TypeEntry>& t, MPI_Datatype h, TypeClass cls) {
   int size = 0;
   if (h == MPI_DATATYPE_NULL || MPI_Type_size(h, &size) != MPI_SUCCESS) return;
   if (static_cast<std::size_t>(size) != sizeof(T)) return;
@@ -22,7 +22,7 @@ void add(std::vector<Entry>& t, MPI_Datatype h, TypeClass cls) {
 }
 
 // A type moved as bytes only (no cclx element type): its size, if it is contiguous.
-void add_moved(std::vector<Entry>& t, MPI_Datatype h) {
+void add_moved(std::vector<TypeEntry>& t, MPI_Datatype h) {
   int size = 0;
   MPI_Aint lb = 0, extent = 0;
   if (h == MPI_DATATYPE_NULL || MPI_Type_size(h, &size) != MPI_SUCCESS ||
@@ -33,9 +33,9 @@ void add_moved(std::vector<Entry>& t, MPI_Datatype h) {
 }
 
 // Most used first: the lookup is a linear scan (handles are pointers in Open MPI, so no switch).
-std::vector<Entry> build_table() {
+std::vector<TypeEntry> build_table() {
   using C = TypeClass;
-  std::vector<Entry> t;
+  std::vector<TypeEntry> t;
   add<double>(t, MPI_DOUBLE, C::floating);
   add<float>(t, MPI_FLOAT, C::floating);
   add<int>(t, MPI_INT, C::integer);
@@ -119,8 +119,8 @@ ReduceKernel kernel_of(OpId op) {
 }  // namespace
 
 const TypeInfo* predefined_type(MPI_Datatype t) {
-  static const std::vector<Entry> table = build_table();
-  for (const Entry& e : table)
+  static const std::vector<TypeEntry> table = build_table();
+  for (const TypeEntry& e : table)
     if (e.handle == t) return &e.info;
   return nullptr;
 }

@@ -26,7 +26,7 @@ namespace cclx::shim {
 
 namespace {
 
-struct Entry {
+struct RequestEntry {
   std::shared_ptr<void> keep;  // first, so it goes last: the requests below run on what it holds
   ErrorTarget target;
   std::string_view name;
@@ -40,7 +40,7 @@ struct Entry {
 };
 
 std::mutex table_mutex;  // never held across a blocking wait
-std::unordered_map<MPI_Request, std::unique_ptr<Entry>> table;
+std::unordered_map<MPI_Request, std::unique_ptr<RequestEntry>> table;
 std::atomic<std::size_t> table_size{0};  // the fast path: no handle of ours anywhere
 
 // The generalized request behind a handle: MPI calls these when it completes or frees it.
@@ -76,7 +76,7 @@ void empty_status(MPI_Status* s) {
   s->MPI_ERROR = MPI_SUCCESS;
 }
 
-MPI_Request insert(std::unique_ptr<Entry> e) {
+MPI_Request insert(std::unique_ptr<RequestEntry> e) {
   const MPI_Request h = new_handle();
   const std::lock_guard lock(table_mutex);
   table.emplace(h, std::move(e));
@@ -85,7 +85,7 @@ MPI_Request insert(std::unique_ptr<Entry> e) {
 }
 
 // Removes `it` from the table and frees its handle (table_mutex held).
-void erase(std::unordered_map<MPI_Request, std::unique_ptr<Entry>>::iterator it) {
+void erase(std::unordered_map<MPI_Request, std::unique_ptr<RequestEntry>>::iterator it) {
   const MPI_Request h = it->first;
   table.erase(it);
   table_size.store(table.size(), std::memory_order_release);
@@ -93,7 +93,7 @@ void erase(std::unordered_map<MPI_Request, std::unique_ptr<Entry>>::iterator it)
 }
 
 // Tests `e` once; true once cclx's part is complete (table_mutex held).
-bool drive(Entry& e) {
+bool drive(RequestEntry& e) {
   if (!e.active || e.done) return e.done;
   try {
     const bool complete = e.persistent ? e.persistent->test() : e.request.test();
@@ -112,7 +112,7 @@ bool drive(Entry& e) {
 // another rank is waiting for (table_mutex held). Drops freed requests that are done.
 void progress() {
   for (auto it = table.begin(); it != table.end();) {
-    Entry& e = *it->second;
+    RequestEntry& e = *it->second;
     drive(e);
     if (e.freed && e.done)
       erase(it++);
@@ -121,7 +121,7 @@ void progress() {
   }
 }
 
-Entry* find(MPI_Request h) {
+RequestEntry* find(MPI_Request h) {
   const auto it = table.find(h);
   return it == table.end() ? nullptr : it->second.get();
 }
@@ -136,7 +136,7 @@ bool any_ours(int n, const MPI_Request* reqs) {
 }
 
 // Whether `h` may be completed now: done, or an inactive persistent request (table_mutex held).
-bool ready(const Entry& e) {
+bool ready(const RequestEntry& e) {
   return e.done || !e.active;
 }
 
@@ -145,7 +145,7 @@ bool ready(const Entry& e) {
 // (persistent). Returns the code (table_mutex held).
 int complete(MPI_Request* h, MPI_Status* s) {
   const auto it = table.find(*h);
-  Entry& e = *it->second;
+  RequestEntry& e = *it->second;
   empty_status(s);
   int rc = MPI_SUCCESS;
   if (!e.error.empty()) {
@@ -214,7 +214,7 @@ void abandon(R& r) noexcept {
 }
 
 // Fails `e` (running) after its wait's deadline passed: completing it raises the error.
-void time_out(Entry& e, std::string_view call, double waited) {
+void time_out(RequestEntry& e, std::string_view call, double waited) {
   if (!e.active || e.done) return;
   e.error = timeout_message(call, e.name, waited);
   e.done = true;
@@ -241,7 +241,7 @@ int wait_one(MPI_Request* h, MPI_Status* s) {
   for (Backoff b;; b.pause()) {
     const std::lock_guard lock(table_mutex);
     progress();
-    Entry& e = *find(*h);
+    RequestEntry& e = *find(*h);
     if (!ready(e) && deadline.passed()) time_out(e, "MPI_Wait", deadline.waited());
     if (ready(e)) return complete(h, s);
   }
@@ -271,10 +271,10 @@ int wait_all(int n, MPI_Request* reqs, MPI_Status* statuses) {
       const std::lock_guard lock(table_mutex);
       progress();
       for (int i = 0; i < n && ours_ready; ++i)
-        if (const Entry* e = find(reqs[i])) ours_ready = ready(*e);
+        if (const RequestEntry* e = find(reqs[i])) ours_ready = ready(*e);
       if (!ours_ready && deadline.passed()) {
         for (int i = 0; i < n; ++i)
-          if (Entry* e = find(reqs[i])) time_out(*e, "MPI_Waitall", deadline.waited());
+          if (RequestEntry* e = find(reqs[i])) time_out(*e, "MPI_Waitall", deadline.waited());
         ours_ready = true;
       }
       running = any_running();
@@ -309,7 +309,7 @@ bool none() {
 void time_out_all(int n, const MPI_Request* reqs, std::string_view call, double waited) {
   const std::lock_guard lock(table_mutex);
   for (int i = 0; i < n; ++i)
-    if (Entry* e = find(reqs[i])) time_out(*e, call, waited);
+    if (RequestEntry* e = find(reqs[i])) time_out(*e, call, waited);
 }
 
 // One round of MPI_Testany/MPI_Waitany: ours that are ready, then MPI's. False: none yet.
@@ -320,7 +320,7 @@ bool any_round(int n, MPI_Request* reqs, int* index, MPI_Status* s, int* rc) {
     const std::lock_guard lock(table_mutex);
     progress();
     for (int i = 0; i < n; ++i) {
-      Entry* e = find(reqs[i]);
+      RequestEntry* e = find(reqs[i]);
       if (!e || !e->active) continue;
       ours_active = true;
       if (e->done) {
@@ -357,7 +357,7 @@ bool some_round(int n, MPI_Request* reqs, int* outcount, int* indices, MPI_Statu
     const std::lock_guard lock(table_mutex);
     progress();
     for (int i = 0; i < n; ++i) {
-      Entry* e = find(reqs[i]);
+      RequestEntry* e = find(reqs[i]);
       if (!e || !e->active) continue;
       ours_active = true;
       if (!e->done) continue;
@@ -390,7 +390,7 @@ bool some_round(int n, MPI_Request* reqs, int* outcount, int* indices, MPI_Statu
 }
 
 int start_one(MPI_Request h) {
-  Entry* e = nullptr;
+  RequestEntry* e = nullptr;
   {
     const std::lock_guard lock(table_mutex);
     e = find(h);
@@ -462,7 +462,7 @@ void Backoff::pause() {
 
 MPI_Request add_nonblocking(ErrorTarget target, sched::Collective c, Request r,
                             std::shared_ptr<void> keep, std::function<void()> after) {
-  auto e = std::make_unique<Entry>();
+  auto e = std::make_unique<RequestEntry>();
   e->target = std::move(target);
   e->name = label(c, Form::nonblocking);
   e->request = std::move(r);
@@ -475,7 +475,7 @@ MPI_Request add_nonblocking(ErrorTarget target, sched::Collective c, Request r,
 MPI_Request add_persistent(ErrorTarget target, sched::Collective c, PersistentRequest p,
                            std::shared_ptr<void> keep, std::function<void()> before,
                            std::function<void()> after) {
-  auto e = std::make_unique<Entry>();
+  auto e = std::make_unique<RequestEntry>();
   e->target = std::move(target);
   e->name = label(c, Form::persistent);
   e->persistent = std::make_unique<PersistentRequest>(std::move(p));
@@ -566,7 +566,8 @@ int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
     const std::lock_guard lock(cclx::shim::table_mutex);
     cclx::shim::progress();
     for (int i = 0; i < n; ++i)
-      if (const cclx::shim::Entry* e = cclx::shim::find(reqs[i]); e && !cclx::shim::ready(*e)) {
+      if (const cclx::shim::RequestEntry* e = cclx::shim::find(reqs[i]);
+          e && !cclx::shim::ready(*e)) {
         *flag = 0;  // none is completed unless all are
         return MPI_SUCCESS;
       }

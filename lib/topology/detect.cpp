@@ -7,33 +7,34 @@
 namespace cclx::topo {
 
 namespace {
-void check(int rc, const char* what) {
+void detect_check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw Error(std::string("detect_hosts: ") + what + " failed");
 }
 }  // namespace
 
 HostMap detect_hosts(MPI_Comm comm) {
   int rank = 0, size = 0;
-  check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-  check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  detect_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  detect_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
 
   // The shared-memory group's lowest rank (in comm) identifies the host.
   MPI_Comm shared = MPI_COMM_NULL;
-  check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared),
-        "MPI_Comm_split_type");
+  detect_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared),
+               "MPI_Comm_split_type");
   int leader = rank;
-  check(MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared), "MPI_Allreduce");
+  detect_check(MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shared), "MPI_Allreduce");
   MPI_Comm_free(&shared);
   std::vector<int> leaders(static_cast<std::size_t>(size));
-  check(MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm), "MPI_Allgather");
+  detect_check(MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm),
+               "MPI_Allgather");
 
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int len = 0;
-  check(MPI_Get_processor_name(name, &len), "MPI_Get_processor_name");
+  detect_check(MPI_Get_processor_name(name, &len), "MPI_Get_processor_name");
   std::vector<char> names(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
-  check(MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME,
-                      MPI_CHAR, comm),
-        "MPI_Allgather");
+  detect_check(MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(),
+                             MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm),
+               "MPI_Allgather");
 
   HostMap m;
   std::map<int, int> host_of_leader;

@@ -13,7 +13,7 @@ namespace cclx::topo {
 
 namespace {
 
-void check(int rc, const char* what) {
+void profile_check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw Error(std::string("profile_links: ") + what + " failed");
 }
 
@@ -24,12 +24,14 @@ double ping_pong(MPI_Comm comm, int peer, bool initiator, std::vector<char>& buf
   constexpr int kTag = 0x7070;
   if (initiator) {
     const double t0 = MPI_Wtime();
-    check(MPI_Send(buf.data(), count, MPI_BYTE, peer, kTag, comm), "MPI_Send");
-    check(MPI_Recv(buf.data(), count, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+    profile_check(MPI_Send(buf.data(), count, MPI_BYTE, peer, kTag, comm), "MPI_Send");
+    profile_check(MPI_Recv(buf.data(), count, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE),
+                  "MPI_Recv");
     return (MPI_Wtime() - t0) / 2;
   }
-  check(MPI_Recv(buf.data(), count, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
-  check(MPI_Send(buf.data(), count, MPI_BYTE, peer, kTag, comm), "MPI_Send");
+  profile_check(MPI_Recv(buf.data(), count, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE),
+                "MPI_Recv");
+  profile_check(MPI_Send(buf.data(), count, MPI_BYTE, peer, kTag, comm), "MPI_Send");
   return 0;
 }
 
@@ -39,20 +41,20 @@ double burst(MPI_Comm comm, int rank, int size, int k, std::vector<char>& buf,
              std::vector<MPI_Request>& reqs) {
   constexpr int kTag = 0x7071, kBytes = 8;
   const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
-  check(MPI_Barrier(comm), "MPI_Barrier");
+  profile_check(MPI_Barrier(comm), "MPI_Barrier");
   const double t0 = MPI_Wtime();
   for (int i = 0; i < k; ++i) {
-    check(MPI_Irecv(buf.data() + static_cast<std::size_t>(i) * kBytes, kBytes, MPI_BYTE, prev, kTag,
-                    comm, &reqs[static_cast<std::size_t>(i)]),
-          "MPI_Irecv");
+    profile_check(MPI_Irecv(buf.data() + static_cast<std::size_t>(i) * kBytes, kBytes, MPI_BYTE,
+                            prev, kTag, comm, &reqs[static_cast<std::size_t>(i)]),
+                  "MPI_Irecv");
   }
   for (int i = k; i < 2 * k; ++i)  // sends from the buffer's second half, requests k .. 2k-1
-    check(MPI_Isend(buf.data() + static_cast<std::size_t>(i) * kBytes, kBytes, MPI_BYTE, next, kTag,
-                    comm, &reqs[static_cast<std::size_t>(i)]),
-          "MPI_Isend");
-  check(MPI_Waitall(2 * k, reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    profile_check(MPI_Isend(buf.data() + static_cast<std::size_t>(i) * kBytes, kBytes, MPI_BYTE,
+                            next, kTag, comm, &reqs[static_cast<std::size_t>(i)]),
+                  "MPI_Isend");
+  profile_check(MPI_Waitall(2 * k, reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   double t = MPI_Wtime() - t0;
-  check(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+  profile_check(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
   return t;
 }
 
@@ -60,8 +62,8 @@ double burst(MPI_Comm comm, int rank, int size, int k, std::vector<char>& buf,
 
 Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
   int rank = 0, size = 0;
-  check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-  check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  profile_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  profile_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   if (opt.sizes.size() < 2) throw Error("profile_links: need at least two message sizes");
   if (opt.min_reps < 1 || opt.max_reps < opt.min_reps)
     throw Error("profile_links: need 1 <= min_reps <= max_reps");
@@ -80,7 +82,7 @@ Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
   constexpr int kFields = 8;
   std::vector<double> mine;
 
-  check(MPI_Barrier(comm), "MPI_Barrier");
+  profile_check(MPI_Barrier(comm), "MPI_Barrier");
   const double t_start = MPI_Wtime();
   double spent = 0;  // slowest rank's time in the rounds so far (identical on all ranks)
   for (int i = 0; i < prof.rounds; ++i) {
@@ -92,7 +94,7 @@ Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
     const bool initiator = peer > rank;
     std::vector<std::vector<double>> times(opt.sizes.size());
 
-    check(MPI_Barrier(comm), "MPI_Barrier");  // rounds never overlap
+    profile_check(MPI_Barrier(comm), "MPI_Barrier");  // rounds never overlap
     const double t_round = MPI_Wtime();
     if (peer >= 0) {
       ping_pong(comm, peer, initiator, buf, max_bytes);  // warm-up: connection setup, page faults
@@ -100,7 +102,8 @@ Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
         times[k].push_back(ping_pong(comm, peer, initiator, buf, opt.sizes[k]));
     }
     double rep_cost = MPI_Wtime() - t_round;
-    check(MPI_Allreduce(MPI_IN_PLACE, &rep_cost, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+    profile_check(MPI_Allreduce(MPI_IN_PLACE, &rep_cost, 1, MPI_DOUBLE, MPI_MAX, comm),
+                  "MPI_Allreduce");
     // All ranks agree on the repetition count (same inputs after the allreduce), so pairs stay in
     // lockstep with the round barriers.
     // rep_cost (warm-up + one repetition) over-estimates one repetition. The budget wins over
@@ -117,7 +120,8 @@ Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
           times[k].push_back(t);
         }
     double round_time = MPI_Wtime() - t_round;
-    check(MPI_Allreduce(MPI_IN_PLACE, &round_time, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+    profile_check(MPI_Allreduce(MPI_IN_PLACE, &round_time, 1, MPI_DOUBLE, MPI_MAX, comm),
+                  "MPI_Allreduce");
     spent += round_time;
     if (peer >= 0 && initiator) {
       std::vector<TimingSample> med;
@@ -144,22 +148,23 @@ Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
     prof.overhead_s = std::max(0.0, cclx::detail::median(slopes));  // identical on every rank
   }
   double elapsed = MPI_Wtime() - t_start;
-  check(MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+  profile_check(MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, comm),
+                "MPI_Allreduce");
   prof.elapsed_s = elapsed;
 
   // Collect every pair on rank 0.
   int count = static_cast<int>(mine.size());
   std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
-  check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm), "MPI_Gather");
+  profile_check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm), "MPI_Gather");
   int total = 0;
   for (int r = 0; r < size; ++r) {
     displs[static_cast<std::size_t>(r)] = total;
     total += counts[static_cast<std::size_t>(r)];
   }
   std::vector<double> all(static_cast<std::size_t>(rank == 0 ? total : 0));
-  check(MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(),
-                    MPI_DOUBLE, 0, comm),
-        "MPI_Gatherv");
+  profile_check(MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(),
+                            displs.data(), MPI_DOUBLE, 0, comm),
+                "MPI_Gatherv");
   const std::vector<double>& src = rank == 0 ? all : mine;
   for (std::size_t i = 0; i + kFields <= src.size(); i += kFields) {
     PairProfile p;

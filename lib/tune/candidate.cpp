@@ -7,6 +7,7 @@
 #include <optional>
 #include <system_error>
 
+#include "../util/text.hpp"
 #include "cclx/algo/registry.hpp"
 #include "cclx/byte_size.hpp"
 #include "cclx/error.hpp"
@@ -15,11 +16,7 @@
 namespace cclx::tune {
 
 namespace {
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+using cclx::detail::trim;
 
 bool accepts(const sched::GeneratorInfo& g, std::string_view key) {
   return g.takes(key);

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <limits>
 
+#include "../util/text.hpp"
 #include "cclx/algo/registry.hpp"
 #include "cclx/error.hpp"
 #include "cclx/settings.hpp"
@@ -10,11 +11,7 @@
 namespace cclx::tune {
 
 namespace {
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+using cclx::detail::trim;
 
 [[noreturn]] void bad(std::string_view token, const std::string& why) {
   throw Error("CCLX_ALGO: bad token '" + std::string(token) + "': " + why);

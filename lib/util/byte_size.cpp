@@ -3,17 +3,15 @@
 #include <cctype>
 #include <limits>
 
+#include "text.hpp"
+
 namespace cclx {
 
 namespace {
 
 constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+using cclx::detail::trim;
 
 bool digit(char c) {
   return c >= '0' && c <= '9';

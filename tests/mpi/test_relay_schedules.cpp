@@ -68,7 +68,7 @@ struct SubsetConcat {
 };
 
 // 1000 elements: 4000 bytes, 63 chunks of 64 bytes per tree at most.
-constexpr std::size_t kCount = 1000;
+constexpr std::size_t kRelayCount = 1000;
 
 std::vector<std::uint64_t> masks(int n) {
   std::vector<std::uint64_t> m;
@@ -87,7 +87,7 @@ std::vector<std::uint64_t> masks(int n) {
 template <class Policy>
 std::pair<std::vector<std::int32_t>, std::vector<std::int32_t>> check_allreduce(
     Comm& comm, const Policy& policy, const std::string& l, Consistency& cons, bool in_place) {
-  const std::size_t count = kCount;
+  const std::size_t count = kRelayCount;
   const int n = comm.size(), r = comm.rank();
   std::vector<std::int32_t> in(count), out(count, sentinel<std::int32_t>()), want(count);
   for (std::size_t i = 0; i < count; ++i) {
@@ -114,7 +114,7 @@ TEST_CASE("relay schedules: phase 1 + phase 2 on real data") {
   Comm comm(MPI_COMM_WORLD);
   const int n = comm.size(), r = comm.rank();
   Consistency cons(comm.native_handle());
-  const std::size_t count = kCount;
+  const std::size_t count = kRelayCount;
   for (const std::uint64_t mask : masks(n))
     for (const int trees : {1, 3}) {
       const RelayConcat policy{mask, trees};
