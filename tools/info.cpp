@@ -71,7 +71,7 @@ Build build_info() {
 
 struct Algorithm {
   std::string name;
-  std::vector<std::string> collectives, keeps_rank_order;
+  std::vector<std::string> collectives, keeps_rank_order, canonical_order;
   std::vector<std::pair<std::string, std::string>> params;  // name, default
 };
 
@@ -85,12 +85,14 @@ std::string default_and_range(const sched::ParamInfo& p) {
 
 std::vector<Algorithm> algorithms() {
   std::vector<Algorithm> all;
-  all.push_back({"native", {"every collective (the MPI library's own)"}, {"every collective"}, {}});
+  all.push_back(
+      {"native", {"every collective (the MPI library's own)"}, {"every collective"}, {}, {}});
   for (const auto& g : cclx::algo::generators()) {
     Algorithm a;
     a.name = g.name;
     for (auto c : g.collectives) a.collectives.emplace_back(sched::to_string(c));
     for (auto c : g.keeps_rank_order) a.keeps_rank_order.emplace_back(sched::to_string(c));
+    for (auto c : g.canonical_order) a.canonical_order.emplace_back(sched::to_string(c));
     for (const auto& p : g.params) a.params.emplace_back(p.name, default_and_range(p));
     all.push_back(std::move(a));
   }
@@ -164,6 +166,8 @@ void print_text(const Sections& want, const Build* b) {
       std::printf("    collectives:      %s\n", join(a.collectives).c_str());
       std::printf("    keeps rank order: %s\n",
                   a.keeps_rank_order.empty() ? "-" : join(a.keeps_rank_order).c_str());
+      std::printf("    canonical order:  %s\n",
+                  a.canonical_order.empty() ? "-" : join(a.canonical_order).c_str());
       std::string params;
       for (const auto& [p, d] : a.params) params += (params.empty() ? "" : ", ") + p + "=" + d;
       std::printf("    parameters:       %s\n", params.empty() ? "-" : params.c_str());
@@ -198,6 +202,7 @@ json to_json(const Sections& want, const Build* b) {
       j["algorithms"].push_back({{"name", a.name},
                                  {"collectives", a.collectives},
                                  {"keeps_rank_order", a.keeps_rank_order},
+                                 {"canonical_order", a.canonical_order},
                                  {"parameters", params}});
     }
   }

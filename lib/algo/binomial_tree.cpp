@@ -30,10 +30,10 @@ namespace cclx::sched {
 namespace {
 
 // `from` hands the rank interval [lo, hi) it stands for to `to`.
-struct Xfer {
+struct Handover {
   int from, to, lo, hi;
 };
-using Plan = std::vector<std::vector<Xfer>>;  // per step
+using Plan = std::vector<std::vector<Handover>>;  // per step
 
 int ceil_log2(int n) {
   int k = 0;
@@ -63,7 +63,7 @@ void emit_reduce(ProgramBuilder& b, const Plan& plan, int r, bool has_out) {
   bool has_acc = false;
   const Region home = has_out ? out(0) : scratch(0);
   for (const auto& step : plan) {
-    for (const Xfer& x : step) {
+    for (const Handover& x : step) {
       if (x.from == r) b.send(x.to, has_acc ? home : in(0));
       if (x.to == r) {
         const Region acc = has_acc ? home : in(0);
@@ -85,7 +85,7 @@ void emit_reduce(ProgramBuilder& b, const Plan& plan, int r, bool has_out) {
 bool nonroot_receives_twice(const Plan& plan, int n, int root) {
   std::vector<int> received(static_cast<std::size_t>(n), 0);
   for (const auto& step : plan)
-    for (const Xfer& x : step)
+    for (const Handover& x : step)
       if (x.to != root && ++received[static_cast<std::size_t>(x.to)] > 1) return true;
   return false;
 }
@@ -93,7 +93,7 @@ bool nonroot_receives_twice(const Plan& plan, int n, int root) {
 // Bcast along the reduce plan of `root`, run backwards; ranks receive into Out.
 void emit_bcast(ProgramBuilder& b, const Plan& plan, int r) {
   for (auto it = plan.rbegin(); it != plan.rend(); ++it) {
-    for (const Xfer& x : *it) {
+    for (const Handover& x : *it) {
       if (x.to == r) b.send(x.from, out(0));
       if (x.from == r) b.recv(x.to, out(0));
     }
@@ -109,10 +109,10 @@ void emit_gather(ProgramBuilder& b, const Plan& plan, int r, int root, bool in_p
   const auto me = static_cast<std::uint32_t>(r);
   bool receives = false;
   for (const auto& step : plan)
-    for (const Xfer& x : step) receives |= x.to == r;
+    for (const Handover& x : step) receives |= x.to == r;
   bool first = true;
   for (const auto& step : plan) {
-    for (const Xfer& x : step) {
+    for (const Handover& x : step) {
       const auto lo = static_cast<std::uint32_t>(x.lo),
                  len = static_cast<std::uint32_t>(x.hi - x.lo);
       if (x.from == r) b.send(x.to, len == 1 ? in(me) : scratch(lo, len));
@@ -133,7 +133,7 @@ void emit_scatter(ProgramBuilder& b, const Plan& plan, int r, int root, bool in_
   const auto me = static_cast<std::uint32_t>(r);
   if (r == root && !in_place) b.copy(out(me), in(me));
   for (auto it = plan.rbegin(); it != plan.rend(); ++it) {
-    for (const Xfer& x : *it) {
+    for (const Handover& x : *it) {
       const auto lo = static_cast<std::uint32_t>(x.lo),
                  len = static_cast<std::uint32_t>(x.hi - x.lo);
       if (x.to == r) b.send(x.from, r == root ? in(lo, len) : scratch(lo, len));
@@ -166,6 +166,7 @@ Schedule binomial_tree(const ScheduleRequest& req) {
   const bool per_rank = shape == C::gather || shape == C::scatter;
   s.nblocks = per_rank ? static_cast<std::uint32_t>(n) : 1;
   s.preserves_order = keeps_rank_order<algo::BinomialTree>(req.collective) || n == 1;
+  s.canonical_order = reduces_canonically<algo::BinomialTree>(req.collective);
   s.programs.resize(static_cast<std::size_t>(n));
 
   const int L = ceil_log2(n);

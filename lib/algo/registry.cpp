@@ -32,6 +32,8 @@ GeneratorInfo info() {
   return {std::string(A::name),
           {A::collectives.begin(), A::collectives.end()},
           {A::keeps_rank_order.begin(), A::keeps_rank_order.end()},
+          {sched::canonical_order_collectives<A>().begin(),
+           sched::canonical_order_collectives<A>().end()},
           param_infos<A>(),
           &generate_named<A>};
 }

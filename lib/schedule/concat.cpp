@@ -18,6 +18,7 @@ Schedule concat_phases(const Schedule& phase1, const Schedule& phase2) {
   Schedule both = phase1;
   both.preserves_order = phase1.preserves_order && phase2.preserves_order;
   both.one_sender_per_receiver = false;
+  both.canonical_order = false;  // phase 2 combines phase 1's partial results: a new order
   const std::size_t l1 = phase1.num_rounds();
   for (std::size_t r = 0; r < both.programs.size(); ++r) {
     Program& p = both.programs[r];

@@ -161,7 +161,8 @@ std::string header(const Schedule& s) {
   o << ' ' << to_string(s.collective) << " n=" << s.nranks;
   if (coll::visit(s.collective, [](auto d) { return d.rooted; })) o << " root=" << s.root;
   o << " nblocks=" << s.nblocks << (s.in_place ? " in-place" : "")
-    << (s.preserves_order ? " rank-ordered" : "") << " rounds=" << s.num_rounds();
+    << (s.preserves_order ? " rank-ordered" : "") << (s.canonical_order ? " canonical-order" : "")
+    << " rounds=" << s.num_rounds();
   if (s.prologue_steps)
     o << " prologue=" << s.prologue_steps << " after_prologue=" << s.rounds_after_prologue();
   if (s.scratch_copies != 1) o << " scratch_copies=" << s.scratch_copies;
@@ -190,6 +191,7 @@ std::string to_json(const Schedule& s, int indent) {
             {"in_place", s.in_place},
             {"nblocks", s.nblocks},
             {"preserves_order", s.preserves_order},
+            {"canonical_order", s.canonical_order},
             {"prologue_steps", s.prologue_steps},
             {"one_sender_per_receiver", s.one_sender_per_receiver},
             {"scratch_copies", s.scratch_copies},
@@ -217,6 +219,7 @@ Schedule schedule_from_json(std::string_view text) {
   s.in_place = get_bool(j, "in_place", top);
   s.nblocks = static_cast<std::uint32_t>(get_int(j, "nblocks", top, 1, kU32));
   s.preserves_order = get_bool(j, "preserves_order", top);
+  s.canonical_order = j.contains("canonical_order") && get_bool(j, "canonical_order", top);
   s.prologue_steps = j.contains("prologue_steps")
                          ? static_cast<std::uint32_t>(get_int(j, "prologue_steps", top, 0, kU32))
                          : 0;

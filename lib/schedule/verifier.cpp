@@ -19,8 +19,13 @@
 // of copy j, with block b's size. A region lies inside one copy; sizes are taken after mapping it
 // back to the partition (copy_local).
 //
+// Reduction order: a schedule that claims Schedule::canonical_order is also followed as
+// expressions. Every cell carries the tree in which its contributions were combined (hash-consed
+// in ExprPool, operands unordered: the builtin floating-point ops are commutative bit for bit), and
+// every reduced element must end as the canonical tree (canonical_order.hpp).
+//
 // Cost: contributor sets are bitsets of ceil(n/64) words kept in one reference-counted arena, so
-// copies and transfers move 8-byte cells and only reduces touch words. That keeps n = 1024 with
+// copies and transfers move 12-byte cells and only reduces touch words. That keeps n = 1024 with
 // 1024 blocks in tens of MB.
 #include "cclx/schedule/verifier.hpp"
 
@@ -28,9 +33,11 @@
 #include <bit>
 #include <cstdint>
 #include <sstream>
+#include <unordered_map>
 
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
+#include "cclx/schedule/canonical_order.hpp"
 #include "cclx/schedule/concat.hpp"
 #include "cclx/schedule/format.hpp"
 #include "cclx/schedule/partition.hpp"
@@ -153,10 +160,73 @@ class SetPool {
   std::vector<std::uint32_t> free_;
 };
 
-// label < 0: undefined (never written).
+// Reduction trees over ranks, hash-consed so that equal trees have equal ids. Id 0 is no tree,
+// ids 1..n are the ranks' own contributions, later ids combinations of two trees (unordered).
+class ExprPool {
+ public:
+  explicit ExprPool(int n) : n_(n) {}
+  [[nodiscard]] static std::uint32_t leaf(int rank) { return static_cast<std::uint32_t>(rank) + 1; }
+  std::uint32_t combine(std::uint32_t a, std::uint32_t b) {
+    if (a > b) std::swap(a, b);
+    const std::uint64_t key = (std::uint64_t{a} << 32) | b;
+    const auto next = static_cast<std::uint32_t>(n_ + 1 + nodes_.size());
+    const auto [it, added] = index_.try_emplace(key, next);
+    if (added) {
+      nodes_.emplace_back(a, b);
+      lowest_.push_back(std::min(lowest(a), lowest(b)));
+    }
+    return it->second;
+  }
+  // The canonical tree over ranks [lo, hi).
+  std::uint32_t canonical(int lo, int hi) {
+    if (hi - lo == 1) return leaf(lo);
+    const int m = canonical_split(lo, hi);
+    return combine(canonical(lo, m), canonical(m, hi));
+  }
+  // The lowest rank in a tree (its printed form puts the operand with the lower one first).
+  [[nodiscard]] int lowest(std::uint32_t id) const {
+    if (id == 0) return -1;
+    if (id <= static_cast<std::uint32_t>(n_)) return static_cast<int>(id) - 1;
+    return lowest_[id - static_cast<std::uint32_t>(n_) - 1];
+  }
+  // "(0+1)+(2+3)", cut short after about `limit` characters.
+  std::string describe(std::uint32_t id, std::size_t limit = 160) const {
+    std::string s;
+    append(s, id, false, limit);
+    return s;
+  }
+
+ private:
+  void append(std::string& s, std::uint32_t id, bool nested, std::size_t limit) const {
+    if (s.size() > limit) {
+      if (!s.ends_with("...")) s += "...";
+      return;
+    }
+    if (id == 0) {
+      s += '?';
+    } else if (id <= static_cast<std::uint32_t>(n_)) {
+      s += std::to_string(id - 1);
+    } else {
+      auto [a, b] = nodes_[id - static_cast<std::uint32_t>(n_) - 1];
+      if (lowest(b) < lowest(a)) std::swap(a, b);
+      if (nested) s += '(';
+      append(s, a, true, limit);
+      s += '+';
+      append(s, b, true, limit);
+      if (nested) s += ')';
+    }
+  }
+  int n_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> nodes_;
+  std::vector<int> lowest_;  // per node
+  std::unordered_map<std::uint64_t, std::uint32_t> index_;
+};
+
+// label < 0: undefined (never written). expr: the reduction tree (only with canonical_order).
 struct Cell {
   std::int32_t label = -1;
   std::uint32_t set = 0;
+  std::uint32_t expr = 0;
 };
 
 // A physical range of one rank's cells.
@@ -188,7 +258,9 @@ class Verifier {
         elem_(elem_size),
         sizes_(sizes),
         pool_(static_cast<std::size_t>(s.nranks > 0 ? s.nranks + 63 : 64) / 64),
-        sync_(coll::synchronizes(s.collective)) {}
+        exprs_(s.nranks),
+        sync_(coll::synchronizes(s.collective)),
+        track_order_(s.canonical_order) {}
 
   // Per rank: steps before user_from[r] must not touch In or Out (verify_phases).
   void forbid_user_buffers(const std::vector<std::size_t>& user_from) { user_from_ = &user_from; }
@@ -372,7 +444,8 @@ class Verifier {
 
   static std::int32_t label(std::uint32_t b) { return static_cast<std::int32_t>(b); }
   void set(std::size_t cell, std::int32_t lab, int rank) {
-    assign(cells_[cell], Cell{lab, singleton_[static_cast<std::size_t>(rank)]});
+    assign(cells_[cell],
+           Cell{lab, singleton_[static_cast<std::size_t>(rank)], ExprPool::leaf(rank)});
   }
   void assign(Cell& dst, Cell v) {
     pool_.acquire(v.set);  // before release: v may be dst's own value
@@ -706,7 +779,8 @@ class Verifier {
           }
         }
         const std::uint32_t u = pool_.unite(x.set, y.set);
-        assign(cell(r, d.first + c), Cell{x.label, u});
+        const std::uint32_t e = track_order_ ? exprs_.combine(x.expr, y.expr) : 0;
+        assign(cell(r, d.first + c), Cell{x.label, u, e});
       }
     }
   }
@@ -717,7 +791,13 @@ class Verifier {
     if (saturated()) return;
     const auto& L = layout_[static_cast<std::size_t>(r)];
     const Cell v = cell(r, phys(L, buf, b));
-    if (v.label == lab && pool_.equal(v.set, set)) return;
+    if (v.label == lab && pool_.equal(v.set, set)) {
+      if (track_order_ && set == all_ && v.expr != canonical_all_)
+        error("postcondition: rank " + std::to_string(r) + " " + to_string(Region{buf, b, 1}) +
+              " is reduced as " + exprs_.describe(v.expr) + ", not in the canonical order " +
+              exprs_.describe(canonical_all_) + " (the schedule claims canonical_order)");
+      return;
+    }
     std::string got = v.label < 0
                           ? std::string("undefined")
                           : "block " + std::to_string(v.label) + " from " + pool_.describe(v.set);
@@ -759,6 +839,7 @@ class Verifier {
 
   void check_postcondition() {
     if (sync_) check_causal();
+    if (track_order_) canonical_all_ = exprs_.canonical(0, n_);
     coll::visit(s_.collective, [&](auto d) {
       for (int r = 0; r < n_; ++r)
         for (std::uint32_t b = 0; b < nb_; ++b) {
@@ -783,6 +864,7 @@ class Verifier {
   const std::vector<std::size_t>* user_from_ = nullptr;
   std::vector<std::size_t> offsets_;  // per rank: Out's, then In's prefix offsets
   SetPool pool_;
+  ExprPool exprs_;
   VerifyReport report_;
   std::size_t nerrors_ = 0;
 
@@ -791,6 +873,8 @@ class Verifier {
   std::vector<std::uint32_t> singleton_;
   std::uint32_t all_ = 0;
   bool sync_;                         // coll::synchronizes(collective)
+  bool track_order_;                  // Schedule::canonical_order: follow reduction trees
+  std::uint32_t canonical_all_ = 0;   // the canonical tree over all ranks (track_order_ only)
   std::vector<std::uint32_t> heard_;  // per rank: whose entry it depends on (sync_ only)
 
   // Per-step scratch.

@@ -1,10 +1,11 @@
-// Small helpers the unit tests share: substring checks, the message of a cclx::Error, and the
-// integer logarithms that step counts are stated in.
+// Small helpers the unit tests share: substring checks, the message of a cclx::Error, a verifier
+// report's errors, and the integer logarithms that step counts are stated in.
 #pragma once
 
 #include <string>
 
 #include "cclx/error.hpp"
+#include "cclx/schedule/verifier.hpp"
 
 namespace cclx::test {
 
@@ -20,6 +21,13 @@ std::string error_of(auto&& f) {
     return e.what();
   }
   return "";
+}
+
+// A verifier report's errors, one per line (for INFO and failure messages).
+inline std::string all_errors(const cclx::sched::VerifyReport& rep) {
+  std::string s;
+  for (const auto& e : rep.errors) s += e + "\n";
+  return s;
 }
 
 // Smallest k with 2^k >= n, and largest k with 2^k <= n (n >= 1).

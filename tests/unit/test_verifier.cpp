@@ -9,10 +9,12 @@
 #include "cclx/algo/policies.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/verifier.hpp"
+#include "support.hpp"
 
 namespace {
 
 using namespace cclx::sched;
+using cclx::test::all_errors;
 
 // A schedule whose rank r program is built by `body(r, builder)`.
 Schedule make(Collective c, int n, std::uint32_t nblocks,
@@ -49,12 +51,6 @@ bool has_error(const VerifyReport& rep, const std::string& needle) {
   for (const auto& e : rep.errors)
     if (e.find(needle) != std::string::npos) return true;
   return false;
-}
-
-std::string all_errors(const VerifyReport& rep) {
-  std::string s;
-  for (const auto& e : rep.errors) s += e + "\n";
-  return s;
 }
 
 }  // namespace

@@ -27,6 +27,10 @@ struct BinomialTree {
   /// Those of them on which it keeps rank order, so that non-commutative ops are honored.
   static constexpr std::array<sched::Collective, 3> keeps_rank_order = {
       sched::Collective::allreduce, sched::Collective::reduce, sched::Collective::bcast};
+  /// Those it combines in the canonical order (schedule/canonical_order.hpp): its reduce tree
+  /// splits every rank interval where the canonical tree does, whatever the root.
+  static constexpr std::array<sched::Collective, 2> canonical_order = {sched::Collective::allreduce,
+                                                                       sched::Collective::reduce};
 
   /// Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
   /// policies' (the plan cache keys a policy without padding by its bytes).

@@ -58,6 +58,9 @@ struct GeneratorInfo {
   std::vector<Collective> collectives;  ///< what it serves
   /// Of those, the collectives it combines in rank order (so non-commutative ops are honored).
   std::vector<Collective> keeps_rank_order;
+  /// Of those, the collectives whose every element it combines in the canonical order
+  /// (canonical_order.hpp): the same bits as any other algorithm that does.
+  std::vector<Collective> canonical_order;
   /// Accepted ParamMap keys: the policy's run-time fields (algo::from_params sets them), whether
   /// they shape the schedule (fanout) or only the engine's execution (Ring's segment_bytes).
   std::vector<ParamInfo> params;
@@ -81,6 +84,21 @@ void require_supported(const ScheduleRequest& req, std::string_view algorithm,
 template <class Policy>
 void require_supported(const ScheduleRequest& req) {
   require_supported(req, Policy::name, Policy::collectives);
+}
+/// The collectives on which Policy combines in the canonical order (canonical_order.hpp): its
+/// `canonical_order` declaration, none when it declares nothing.
+template <class Policy>
+[[nodiscard]] constexpr std::span<const Collective> canonical_order_collectives() {
+  if constexpr (requires { Policy::canonical_order; })
+    return Policy::canonical_order;
+  else
+    return {};
+}
+/// Whether Policy combines every element of `c` in the canonical order.
+template <class Policy>
+[[nodiscard]] constexpr bool reduces_canonically(Collective c) {
+  const auto list = canonical_order_collectives<Policy>();
+  return std::find(list.begin(), list.end(), c) != list.end();
 }
 /// Whether Policy keeps rank order on `c` (its keeps_rank_order declaration).
 template <class Policy>

@@ -120,6 +120,10 @@ struct Schedule {
   /// Whether the schedule combines contributions in rank order (so non-commutative ops are
   /// honored).
   bool preserves_order = false;
+  /// Set by a generator when every reduced element is combined in the canonical order
+  /// (canonical_order.hpp): the builtin floating-point sum and product then give the same bits as
+  /// any other schedule that claims it, whatever its algorithm. The verifier checks the claim.
+  bool canonical_order = false;
   /// Leading steps that are a preparation phase rather than the algorithm's rounds, e.g.
   /// StragglAR's reduce-scatter among the non-stragglers while the straggler is late. Counted in
   /// num_rounds(); reported separately by tools and the simulator.
