@@ -261,9 +261,9 @@ double relay_cost(const topo::Topology& t, const sched::TreeSet& ts, std::size_t
 }  // namespace
 
 TEST_CASE("synthesis: relay trees on the profiled testbed are no worse than a pipelined chain") {
-  // The uniform 8-host testbed as cclx-topo profiled it (campaign of 2026-11-24 13:38): the two
-  // descents from par-trees ended in 4 bushy trees of 16 KiB chunks, 0.77 s to proceed without
-  // rank 7, where one chain of 64 KiB chunks takes 0.58 s (docs/algorithms/adaptive.md).
+  // The uniform 8-host testbed as cclx-topo profiled it (the topology file below): on it, descents
+  // from par-trees alone end in 4 bushy trees of 16 KiB chunks, 0.77 s to proceed without rank 7,
+  // where one chain of 64 KiB chunks takes 0.58 s (docs/algorithms/adaptive.md, "Search starts").
   topo::Topology t = topo::load_topology(
       CCLX_SOURCE_DIR "/benchmarks/results/adaptive-testbed/after-fixes/topo-uniform8.json");
   const std::size_t bytes = 4 << 20;
