@@ -431,6 +431,40 @@ struct Entry {
   std::vector<Stat> reps;
 };
 
+// Under the table: each algorithm's ratio to native over the sizes it ran, as a geometric mean
+// (ratios multiply: a mean of 2x faster and 2x slower is even), with its lowest and highest.
+struct RatioSummary {
+  std::string algo;
+  std::vector<std::pair<std::size_t, double>> by_size;  // bytes, native time / its time
+  [[nodiscard]] double geometric_mean() const {
+    double log_sum = 0;
+    for (const auto& [size, ratio] : by_size) log_sum += std::log(ratio);
+    return by_size.empty() ? 0 : std::exp(log_sum / static_cast<double>(by_size.size()));
+  }
+};
+
+std::string bytes_text(std::size_t b) {
+  if (b >= (std::size_t{1} << 20) && b % (std::size_t{1} << 20) == 0)
+    return std::to_string(b >> 20) + " MiB";
+  if (b >= 1024 && b % 1024 == 0) return std::to_string(b >> 10) + " KiB";
+  return std::to_string(b) + " B";
+}
+
+void print_summary(const std::vector<RatioSummary>& all) {
+  std::printf(
+      "# Summary: time of native / time of the algorithm (above 1: faster than native), "
+      "geometric mean over the sizes it ran, with its lowest and highest\n");
+  for (const auto& s : all) {
+    if (s.by_size.empty()) continue;
+    const auto [lo, hi] =
+        std::minmax_element(s.by_size.begin(), s.by_size.end(),
+                            [](const auto& a, const auto& b) { return a.second < b.second; });
+    std::printf("#   %-16s %6.3f  (%.3f at %s .. %.3f at %s, %zu sizes)\n", s.algo.c_str(),
+                s.geometric_mean(), lo->second, bytes_text(lo->first).c_str(), hi->second,
+                bytes_text(hi->first).c_str(), s.by_size.size());
+  }
+}
+
 struct Row {
   std::size_t size;
   std::string algo;
@@ -618,6 +652,8 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
 
   json rows_json = json::array();
   std::vector<std::string> notes;
+  std::vector<RatioSummary> summary;
+  for (std::size_t k = 1; k < entries.size(); ++k) summary.push_back({entries[k].label, {}});
   for (std::size_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= 2) {
     for (auto& e : entries) e.request = {};  // bound to the previous size's buffers
     setup(b, o, bytes, rank, n);
@@ -722,6 +758,8 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
       row.algbw = static_cast<double>(b.bytes) / row.med.max / 1e9;
       row.busbw = row.algbw * bus_factor(o.coll, n);
       row.ratio = native_max / row.med.max;
+      for (auto& sm : summary)
+        if (sm.algo == e.label) sm.by_size.emplace_back(b.bytes, row.ratio);
       row.spread =
           100.0 *
           (*std::max_element(mx.begin(), mx.end()) - *std::min_element(mx.begin(), mx.end())) /
@@ -749,6 +787,7 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
     if (bytes > std::numeric_limits<std::size_t>::max() / 2) break;
   }
 
+  if (root_out && !o.json) print_summary(summary);
   if (root_out && o.json) {
     json j = {{"benchmark", "cclx-bench"},
               {"collective", o.mode},
@@ -765,6 +804,12 @@ int run_collective(Comm& comm, const Options& o, std::string_view type_name) {
               {"latency_basis", "max across measured ranks, median over repetitions"},
               {"notes", notes},
               {"results", rows_json}};
+    j["summary"] = json::array();
+    for (const auto& sm : summary)
+      if (!sm.by_size.empty())
+        j["summary"].push_back({{"algorithm", sm.algo},
+                                {"geometric_mean_ratio_vs_native", sm.geometric_mean()},
+                                {"sizes", sm.by_size.size()}});
     j["straggler"] =
         o.straggler >= 0 ? json{{"rank", o.straggler}, {"delay_ms", o.delay_ms}} : json(nullptr);
     std::printf("%s\n", j.dump(2).c_str());

@@ -38,4 +38,4 @@ cmake --build --preset release
 
 [[ "${1:-}" == "--no-bench" ]] && exit 0
 # The main job: 2 ranks (one per core on this 2-core machine; never oversubscribe for timings).
-mpiexec -n 2 build/benchmarks/cclx-bench allreduce -m 8:64M --algos native,ring,rhd
+mpiexec -n 2 build/benchmarks/cclx-bench allreduce -m 8:64M --algos native,ring,rhd,auto
