@@ -24,6 +24,7 @@
 #include "cclx/algo/policies.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
+#include "cclx/schedule/canonical_order.hpp"
 
 namespace cclx::sched {
 
@@ -47,7 +48,8 @@ void reduce_plan(int lo, int hi, int target, int step0, Plan& plan) {
   const int size = hi - lo;
   if (size <= 1) return;
   const int k = ceil_log2(size);
-  const int mid = lo + (1 << (k - 1));
+  // lo + 2^(k-1): the canonical split, which makes this reduce the canonical order.
+  const int mid = canonical_split(lo, hi);
   const bool left = target < mid;
   reduce_plan(lo, mid, left ? target : lo, step0, plan);
   reduce_plan(mid, hi, left ? mid : target, step0, plan);
