@@ -443,25 +443,19 @@ struct RatioSummary {
   }
 };
 
-std::string bytes_text(std::size_t b) {
-  if (b >= (std::size_t{1} << 20) && b % (std::size_t{1} << 20) == 0)
-    return std::to_string(b >> 20) + " MiB";
-  if (b >= 1024 && b % 1024 == 0) return std::to_string(b >> 10) + " KiB";
-  return std::to_string(b) + " B";
-}
-
 void print_summary(const std::vector<RatioSummary>& all) {
   std::printf(
       "# Summary: time of native / time of the algorithm (above 1: faster than native), "
-      "geometric mean over the sizes it ran, with its lowest and highest\n");
+      "geometric mean over the sizes it ran, with its lowest and highest (sizes as -m writes "
+      "them)\n");
   for (const auto& s : all) {
     if (s.by_size.empty()) continue;
     const auto [lo, hi] =
         std::minmax_element(s.by_size.begin(), s.by_size.end(),
                             [](const auto& a, const auto& b) { return a.second < b.second; });
     std::printf("#   %-16s %6.3f  (%.3f at %s .. %.3f at %s, %zu sizes)\n", s.algo.c_str(),
-                s.geometric_mean(), lo->second, bytes_text(lo->first).c_str(), hi->second,
-                bytes_text(hi->first).c_str(), s.by_size.size());
+                s.geometric_mean(), lo->second, cclx::format_byte_size(lo->first).c_str(),
+                hi->second, cclx::format_byte_size(hi->first).c_str(), s.by_size.size());
   }
 }
 

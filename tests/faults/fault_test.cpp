@@ -50,8 +50,12 @@ using Clock = std::chrono::steady_clock;
 // How much later than its deadline a rank may throw: the time-out fires in a polling loop that a
 // loaded machine may not schedule for a while (seconds with a load of 10 on 2 cores). Throwing
 // before the deadline is checked without slack: delays only ever make a rank later.
-constexpr double kLateSlack = 5.0;
-const std::string kLateSlackText = "5 s";
+constexpr int kLateSlackS = 5;
+// The failure when a rank threw (or returned) later than deadline + kLateSlackS, else "".
+std::string too_late(double elapsed, double deadline) {
+  if (elapsed <= deadline + kLateSlackS) return {};
+  return "later than deadline + " + std::to_string(kLateSlackS) + " s";
+}
 
 int app_handler_calls = 0;
 void app_handler(MPI_Comm*, int*, ...) {
@@ -128,7 +132,7 @@ std::string check_waiter(const Outcome& o, const std::string& algo, int rank, in
   const bool barrier = algo == "barrier" || algo == "dissemination";
   if (!contains(o.message, barrier ? "barrier" : "allreduce"))
     return "message does not name the collective";
-  if (o.elapsed > deadline + kLateSlack) return "later than deadline + " + kLateSlackText;
+  if (std::string late = too_late(o.elapsed, deadline); !late.empty()) return late;
   const bool timeout = contains(o.message, "after") || contains(o.message, "within");
   if (!timeout && !may_be_mpi_error) return "not a timeout";
   if (timeout && o.elapsed < deadline * 0.9) return "timed out before the deadline";
@@ -281,12 +285,8 @@ int main(int argc, char** argv) {
     } else if (scenario == "mismatch") {
       if (rank == 0) buf.resize(buf.size() + 3 * static_cast<std::size_t>(n) * 100);
       const Outcome o = call(comm, algo, buf);
-      std::string failure;
-      if (!o.threw)
-        failure = "no error";
-      else if (o.elapsed > deadline + kLateSlack)
-        failure = "later than deadline + " + kLateSlackText;
-      else if (!contains(o.message, "allreduce (ring) step "))
+      std::string failure = o.threw ? too_late(o.elapsed, deadline) : "no error";
+      if (failure.empty() && !contains(o.message, "allreduce (ring) step "))
         failure = "message does not name collective, algorithm and step";
       failed = report(rank, failure, o);
       // Some rank must have seen MPI's own error (a truncated message), with its context.
@@ -314,8 +314,8 @@ int main(int argc, char** argv) {
         failure = "the destructor threw";
       else if (rank != victim && o.elapsed < deadline * 0.9)
         failure = "the destructor returned before the deadline";
-      else if (o.elapsed > deadline + kLateSlack)
-        failure = "later than deadline + " + kLateSlackText;
+      else
+        failure = too_late(o.elapsed, deadline);
       failed = report(rank, failure, o);
       // The victim never started its request: it stays inactive and is destroyed as such.
     } else {
