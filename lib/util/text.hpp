@@ -1,4 +1,4 @@
-// Internal to the library: text helpers its parsers share (byte sizes, CCLX_ALGO, candidates).
+// Internal to the library: text functions its parsers share (byte sizes, CCLX_ALGO, candidates).
 #pragma once
 
 #include <cctype>

@@ -1,4 +1,4 @@
-// Small helpers the unit tests share: substring checks, the message of a cclx::Error, a verifier
+// What the unit tests share: substring checks, the message of a cclx::Error, a verifier
 // report's errors, and the integer logarithms that step counts are stated in.
 #pragma once
 
