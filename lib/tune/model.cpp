@@ -82,6 +82,8 @@ std::vector<Candidate> model_candidates(const Workload& w) {
   std::vector<Candidate> out{Candidate{}};
   for (const auto& g : algo::generators()) {
     if (g.name == "stragglar") continue;  // needs the straggler's rank
+    // Serves reproducible calls; elsewhere unmeasured against ring and RHD, so not a candidate.
+    if (g.name == "canonical_halving") continue;
     Candidate c{g.name, {}};
     if (can_serve(c, w)) out.push_back(std::move(c));
   }

@@ -49,6 +49,7 @@ void for_each_algorithm(F&& f) {
   f("pipelined_tree/seg64KiB", algo::PipelinedTree{.segment_bytes = 1 << 16});
   f("pipelined_tree/chain,seg256", algo::PipelinedTree{.segment_bytes = 256, .fanout = 1});
   f("dissemination", algo::Dissemination{});
+  f("canonical_halving", algo::CanonicalHalving{});
 }
 
 template <class A>

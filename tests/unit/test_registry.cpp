@@ -33,6 +33,7 @@ void for_each_policy(F&& f) {
   f("StragglAR", algo::StragglAR{});
   f("StragglerAware", algo::StragglerAware<>{});
   f("Dissemination", algo::Dissemination{});
+  f("CanonicalHalving", algo::CanonicalHalving{});
   f("Auto", algo::Auto{});
   f("Adaptive", algo::Adaptive{});
 }

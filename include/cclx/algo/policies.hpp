@@ -4,6 +4,7 @@
 
 #include "cclx/algo/auto.hpp"
 #include "cclx/algo/binomial_tree.hpp"
+#include "cclx/algo/canonical_halving.hpp"
 #include "cclx/algo/dissemination.hpp"
 #include "cclx/algo/pipelined_tree.hpp"
 #include "cclx/algo/recursive_doubling.hpp"

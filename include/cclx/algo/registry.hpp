@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cclx/algo/binomial_tree.hpp"
+#include "cclx/algo/canonical_halving.hpp"
 #include "cclx/algo/dissemination.hpp"
 #include "cclx/algo/pipelined_tree.hpp"
 #include "cclx/algo/recursive_doubling.hpp"
@@ -33,7 +34,8 @@ using registry = std::tuple<Ring,                      //
                             RecursiveDoubling,         //
                             BinomialTree,              //
                             PipelinedTree,             //
-                            Dissemination>;
+                            Dissemination,             //
+                            CanonicalHalving>;
 
 /// The registry by name, for tools, tuning tables and tests: one entry per policy above, built
 /// from the policy's own declarations (its name, collectives, rank order and params()).
