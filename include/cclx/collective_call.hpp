@@ -27,9 +27,18 @@ struct CollectiveCall {
   ReduceKernel kernel{};         ///< also carries elem_size
   int root = 0;  ///< the root rank of a rooted collective (bcast, reduce, ...); 0 for the others
   bool has_op = false;  ///< reductions only
+  /// The communicator is in reproducible mode (Communicator::set_reproducible, CCLX_REPRODUCIBLE):
+  /// an order-sensitive reduction must combine in the canonical order (needs_canonical_order()).
+  bool reproducible = false;
   /// v-collectives only (null otherwise): the caller's counts and displacements, valid during the
   /// call (whatever must outlive it copies them).
   const detail::BlockCounts* blocks = nullptr;
 };
+
+/// Whether `c` must combine every element in the canonical order (schedule/canonical_order.hpp):
+/// a reduction in reproducible mode whose op gives other bits in another order.
+[[nodiscard]] inline bool needs_canonical_order(const CollectiveCall& c) {
+  return c.reproducible && c.has_op && order_sensitive(c.kernel);
+}
 
 }  // namespace cclx

@@ -86,7 +86,7 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
  public:
   /// Collective over `comm` (it duplicates communicators, see MpiBackend).
   explicit Communicator(MPI_Comm comm = MPI_COMM_WORLD, Ownership own = Ownership::duplicate)
-      : b_(comm, own) {}
+      : b_(comm, own), reproducible_(detail::reproducible_setting(b_.rank())) {}
 
   /// This process's rank in the communicator.
   [[nodiscard]] int rank() const { return b_.rank(); }
@@ -104,6 +104,16 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
   void set_timeout(double seconds) { b_.set_timeout(seconds); }
   /// The deadline in seconds set by set_timeout() or CCLX_TIMEOUT; 0: none.
   [[nodiscard]] double timeout() const { return b_.timeout(); }
+
+  /// Reproducible mode for the calls started afterwards (default: CCLX_REPRODUCIBLE, off): every
+  /// floating-point sum or product and every user-defined op combines each element in the
+  /// canonical order, so the result has the same bits whatever the algorithm, its segments and
+  /// channels, or algo::Auto's choice. Auto then chooses among the algorithms that keep the order;
+  /// a policy that does not (Native, Ring, ...) is a cclx::Error. Set it alike on every rank.
+  /// See docs/reproducibility.md.
+  void set_reproducible(bool on) { reproducible_ = on; }
+  /// Whether reproducible mode is on (set_reproducible() or CCLX_REPRODUCIBLE).
+  [[nodiscard]] bool reproducible() const { return reproducible_; }
 
   // ---- point-to-point (on the user's communicator; tags are the application's) ----
   /// Blocking send of `data`'s elements to rank `dest`.
@@ -150,10 +160,8 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
   /// check at compile time is checked here at run time: `algorithm` must serve c.collective.
   template <algo::Algorithm A>
   void run_call(const CollectiveCall& c, const A& algorithm) {
-    if (!algo::serves<A>(c.collective))
-      throw Error(rank(), "algorithm '" + std::string(A::name) + "' does not serve " +
-                              std::string(sched::to_string(c.collective)));
-    run(c, algorithm);
+    check_runtime_policy<A>(c);
+    run(in_mode(c), algorithm);
   }
   /// run_call()'s nonblocking form (init_call() is its persistent one). `keepalive` lives as long
   /// as the request: whatever the call points to beyond the buffers (c.blocks, a user op's state)
@@ -164,7 +172,7 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
     if constexpr (algo::AdaptiveAlgorithm<A>)
       throw Error(rank(), "adaptive policies serve blocking calls only");
     else
-      return start(c, algorithm, std::move(keepalive));
+      return start(in_mode(c), algorithm, std::move(keepalive));
   }
   /// The persistent form of run_call(); `keepalive` as for start_call(). Adaptive policies are
   /// refused, and so is algo::Adaptive on a backend without relay collectives (device buffers).
@@ -177,9 +185,9 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
     else if constexpr (algo::RelayAlgorithm<A> && !RelayBackend<B, A>)
       throw Error(rank(), "algo::Adaptive (relay collectives) does not serve device buffers");
     else if constexpr (algo::RelayAlgorithm<A>)
-      return init_relay(c, algorithm, std::move(keepalive));
+      return init_relay(in_mode(c), algorithm, std::move(keepalive));
     else
-      return init_erased(c, algorithm, std::move(keepalive));
+      return init_erased(in_mode(c), algorithm, std::move(keepalive));
   }
 
   /// algo::Auto's decision for `c`, for a caller that runs the call itself (libcclx-mpi, shim/):
@@ -199,6 +207,13 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
                       bool commutative = true, const algo::Auto& policy = {});
 
  private:
+  // `c` in this communicator's mode (a type-erased call comes without it).
+  CollectiveCall in_mode(const CollectiveCall& c) const {
+    CollectiveCall m = c;
+    m.reproducible = reproducible_;
+    return m;
+  }
+
   template <algo::Algorithm A>
   void check_runtime_policy(const CollectiveCall& c) const {
     if (!algo::serves<A>(c.collective))
@@ -264,6 +279,7 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
     c.out_size = b.out_size;
     c.blocks = counts;
     c.count = count_of<D>(c);
+    c.reproducible = reproducible_;
     return c;
   }
 
@@ -312,9 +328,14 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
       if (!detail::plainly_valid(c))
         if (const std::string err = detail::check_call(c, rank(), size()); !err.empty())
           throw Error(rank(), err);
+      if (needs_canonical_order(c) && !sched::reduces_canonically<A>(c.collective))
+        throw Error(rank(), detail::order_refusal(A::name, c));
       return;
     }
     typename B::Agreement mine{A::name, {}, detail::check_call(c, rank(), size()), persistent};
+    if (mine.local_error.empty() && needs_canonical_order(c) &&
+        !sched::reduces_canonically<A>(c.collective))
+      mine.local_error = detail::order_refusal(A::name, c);
     if constexpr (algo::ScheduledAlgorithm<A>) {
       const sched::ScheduleRequest req = detail::schedule_request(c, rank(), size());
       mine.params = algo::wire_params(algorithm, req);
@@ -583,6 +604,7 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
   B b_;
   detail::PlanCache plans_;   // one-shot scheduled calls (detail/plan_cache.hpp)
   detail::AutoContext auto_;  // algo::Auto's state on this communicator
+  bool reproducible_;         // set_reproducible()
 };
 
 /// `cclx::Communicator comm(c);` makes an MpiBackend communicator.

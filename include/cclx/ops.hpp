@@ -125,6 +125,15 @@ void user_reduce(void* dst, const void* a, const void* b, std::size_t n, const v
 }
 }  // namespace detail
 
+/// Whether the kernel's result can depend on the order in which contributions are combined:
+/// floating-point sum and product (commutative bit for bit, not associative) and user-defined ops.
+/// Integer arithmetic, min, max and the bitwise ops give the same bits in any order.
+[[nodiscard]] constexpr bool order_sensitive(const ReduceKernel& k) {
+  const bool floating =
+      k.type == DataType::f32 || k.type == DataType::f64 || k.type == DataType::f80;
+  return k.op == OpId::user || (floating && (k.op == OpId::sum || k.op == OpId::prod));
+}
+
 /// The kernel of built-in op `Id` on elements of type T (only where op_supported).
 template <Element T, OpId Id>
 requires(op_supported<T, Id>&& Id != OpId::user) ReduceKernel make_kernel(ops::Builtin<Id>) {

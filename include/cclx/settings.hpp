@@ -47,6 +47,7 @@ enum class Id : std::uint8_t {
   tune_save,
   log,
   validate,
+  reproducible,
   wait,
   handshake_bytes,
   timeout,
@@ -57,7 +58,7 @@ enum class Id : std::uint8_t {
   cuda_depth,
   cuda_pinned_cache_bytes,
 };
-inline constexpr std::size_t count = 15;  ///< the number of settings: Id's values, table()'s rows
+inline constexpr std::size_t count = 16;  ///< the number of settings: Id's values, table()'s rows
 
 /// One row of the table.
 struct Spec {

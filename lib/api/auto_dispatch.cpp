@@ -25,6 +25,7 @@ tune::Workload auto_workload(const CollectiveCall& c, int nranks) {
       auto_workload(c.collective, c.count, c.kernel.elem_size, nranks, c.root,
                     !c.has_op || c.kernel.commutative);
   w.displs = c.blocks && (c.blocks->in_displs.size != 0 || c.blocks->out_displs.size != 0);
+  w.reproducible = needs_canonical_order(c);
   return w;
 }
 
@@ -65,6 +66,7 @@ std::string describe(const tune::Workload& w) {
     s += ", root " + std::to_string(w.root);
   if (!w.commutative) s += ", non-commutative op";
   if (w.displs) s += ", displacements";
+  if (w.reproducible) s += ", reproducible";
   return s;
 }
 

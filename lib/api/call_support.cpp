@@ -1,12 +1,36 @@
 #include "cclx/detail/call_support.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "cclx/algo/registry.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 
 namespace cclx::detail {
+
+std::string order_refusal(std::string_view algorithm, const CollectiveCall& c) {
+  std::string keep;
+  for (const auto& g : algo::generators())
+    if (std::find(g.canonical_order.begin(), g.canonical_order.end(), c.collective) !=
+        g.canonical_order.end())
+      keep += (keep.empty() ? "" : ", ") + g.name;
+  const std::string op = c.kernel.op == OpId::user ? std::string("a user-defined op")
+                                                   : std::string(to_string(c.kernel.op));
+  return std::string(sched::to_string(c.collective)) + " of " + std::string(to_string(c.type)) +
+         " " + op + " in reproducible mode (CCLX_REPRODUCIBLE): '" + std::string(algorithm) +
+         "' does not combine in the canonical order; use algo::Auto or one of: " + keep +
+         " (docs/reproducibility.md)";
+}
+
+bool reproducible_setting(int rank) {
+  try {
+    return settings::get<bool>(settings::Id::reproducible);
+  } catch (const Error& e) {
+    throw e.on_rank(rank);
+  }
+}
 
 std::string check_call(const CollectiveCall& c, int rank, int n) {
   // Strings are built only on failure: this runs on every call, including 8-byte native ones.

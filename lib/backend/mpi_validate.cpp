@@ -107,6 +107,7 @@ void MpiBackend::agree(const CollectiveCall& c, const Agreement& a) const {
   const std::pair<const char*, std::int64_t> settings[] = {
       {"handshake_bytes (CCLX_HANDSHAKE_BYTES)", static_cast<std::int64_t>(s_->handshake_bytes)},
       {"timeout_ms (CCLX_TIMEOUT)", static_cast<std::int64_t>(s_->timeout_s * 1000.0)},
+      {"reproducible (CCLX_REPRODUCIBLE)", c.reproducible ? 1 : 0},
   };
   static_assert(std::size(settings) <= max_settings, "CallRecord::settings is too small");
 

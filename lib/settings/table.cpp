@@ -57,6 +57,8 @@ const std::array<Spec, count> kTable = {{
      kLog},
     {Id::validate, "CCLX_VALIDATE", Type::boolean, "0", "1, 0, true, false, yes, no, on or off",
      "before every collective, all ranks check that they agree on the call, the algorithm and its parameters"},
+    {Id::reproducible, "CCLX_REPRODUCIBLE", Type::boolean, "0", "1, 0, true, false, yes, no, on or off",
+     "floating-point reductions combine in the canonical order: the same bits whatever the algorithm (docs/reproducibility.md)"},
     {Id::wait, "CCLX_WAIT", Type::enumeration, "spin", "spin, yield or backoff",
      "how the engine waits for transfers (backoff when ranks outnumber cores)", kWait},
     {Id::handshake_bytes, "CCLX_HANDSHAKE_BYTES", Type::byte_size, "0",

@@ -54,11 +54,12 @@ double estimate(const sched::Schedule& s, std::size_t bytes, std::size_t elem_si
 }
 
 bool can_serve(const Candidate& c, const Workload& w, std::string* why) {
-  if (c.native()) return true;
   const auto fail = [&](std::string reason) {
     if (why) *why = std::move(reason);
     return false;
   };
+  if (c.native())
+    return !w.reproducible || fail("native promises no reduction order (reproducible mode)");
   const sched::GeneratorInfo* g = nullptr;
   try {
     g = &algo::generator(c.algorithm);
@@ -68,6 +69,9 @@ bool can_serve(const Candidate& c, const Workload& w, std::string* why) {
   const auto& cs = g->collectives;
   if (std::find(cs.begin(), cs.end(), w.collective) == cs.end())
     return fail(c.algorithm + " does not serve " + std::string(sched::to_string(w.collective)));
+  if (w.reproducible && std::find(g->canonical_order.begin(), g->canonical_order.end(),
+                                  w.collective) == g->canonical_order.end())
+    return fail(c.algorithm + " does not combine in the canonical order (reproducible mode)");
   if (!w.commutative && !algo::keeps_rank_order(c.algorithm, w.collective))
     return fail(c.algorithm + " reorders contributions (the op is not commutative)");
   if (channels_unserved(c, w.collective))
@@ -83,7 +87,7 @@ std::vector<Candidate> model_candidates(const Workload& w) {
   for (const auto& g : algo::generators()) {
     if (g.name == "stragglar") continue;  // needs the straggler's rank
     // Serves reproducible calls; elsewhere unmeasured against ring and RHD, so not a candidate.
-    if (g.name == "canonical_halving") continue;
+    if (g.name == "canonical_halving" && !w.reproducible) continue;
     Candidate c{g.name, {}};
     if (can_serve(c, w)) out.push_back(std::move(c));
   }

@@ -56,6 +56,7 @@ std::size_t WorkloadHash::operator()(const Workload& w) const noexcept {
   const std::uint64_t a = static_cast<std::uint64_t>(w.collective) |
                           (std::uint64_t(w.in_place) << 8) | (std::uint64_t(w.commutative) << 9) |
                           (std::uint64_t(w.sized) << 10) | (std::uint64_t(w.displs) << 11) |
+                          (std::uint64_t(w.reproducible) << 12) |
                           (std::uint64_t(w.elem_size) << 16) |
                           (std::uint64_t(static_cast<std::uint32_t>(w.root)) << 32);
   std::uint64_t h = a * 0x9e3779b97f4a7c15ull;

@@ -45,6 +45,14 @@ sched::ScheduleRequest schedule_request(const CollectiveCall& c, int rank, int n
 // algorithm).
 void check_schedule(const CollectiveCall& c, const sched::Schedule& s, int rank);
 
+// Why `algorithm` cannot run `c`, a call that needs the canonical order (needs_canonical_order()):
+// the message names the call, the mode and the algorithms that keep the order (without the rank
+// prefix).
+std::string order_refusal(std::string_view algorithm, const CollectiveCall& c);
+
+// CCLX_REPRODUCIBLE, a bad value thrown as rank `rank`'s cclx::Error.
+bool reproducible_setting(int rank);
+
 // Buffer addresses for the engine, including the in-place aliasing of partition.hpp.
 engine::Buffers engine_buffers(const CollectiveCall& c, const sched::Schedule& s, int rank);
 

@@ -80,8 +80,9 @@ void Communicator<B>::run_auto(const CollectiveCall& c, const A& policy) {
 
 template <Backend B>
 template <class Run>
-void Communicator<B>::with_auto_choice(const CollectiveCall& c, const algo::Auto& policy,
+void Communicator<B>::with_auto_choice(const CollectiveCall& call, const algo::Auto& policy,
                                        bool blocking, Run&& run) {
+  const CollectiveCall c = in_mode(call);
   detail::AutoKey key;  // only a blocking call is remembered
   if (blocking) {
     key = detail::auto_key(c, policy.online);
@@ -170,6 +171,9 @@ template <Element T>
 std::string Communicator<B>::explain(sched::Collective coll, std::size_t count, int root,
                                      bool commutative, const algo::Auto& policy) {
   tune::Workload w = detail::auto_workload(coll, count, sizeof(T), size(), root, commutative);
+  // A float sum or product in reproducible mode needs the canonical order.
+  w.reproducible = reproducible_ && std::is_floating_point_v<T> &&
+                   coll::visit(coll, [](auto d) { return d.reduces; });
   std::string s = auto_.explain(w, policy.online, rank());
   if (!w.sized) {  // alltoallv: also what an alltoallv_init agreeing on `count` elements runs
     w.sized = true;
