@@ -168,7 +168,7 @@ Schedule binomial_tree(const ScheduleRequest& req) {
   const bool per_rank = shape == C::gather || shape == C::scatter;
   s.nblocks = per_rank ? static_cast<std::uint32_t>(n) : 1;
   s.preserves_order = keeps_rank_order<algo::BinomialTree>(req.collective) || n == 1;
-  s.canonical_order = reduces_canonically<algo::BinomialTree>(req.collective);
+  s.canonical_order = reduces_canonically<algo::BinomialTree>(req.collective, n);
   s.programs.resize(static_cast<std::size_t>(n));
 
   const int L = ceil_log2(n);

@@ -164,7 +164,7 @@ Schedule canonical_halving(const ScheduleRequest& req) {
   s.in_place = req.in_place;
   s.nblocks = static_cast<std::uint32_t>(n);
   s.preserves_order = keeps_rank_order<algo::CanonicalHalving>(req.collective);
-  s.canonical_order = reduces_canonically<algo::CanonicalHalving>(req.collective);
+  s.canonical_order = reduces_canonically<algo::CanonicalHalving>(req.collective, n);
   s.programs.resize(static_cast<std::size_t>(n));
   const auto nb = static_cast<std::uint32_t>(n);
   const bool wanted_all = req.only_rank < 0;

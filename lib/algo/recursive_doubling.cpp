@@ -101,6 +101,7 @@ Schedule recursive_doubling(const ScheduleRequest& req) {
   const auto [p, levels] = Pow2(n);
   if (req.in_place && n > 1 && (levels % 2 == 1 ? levels >= 3 : n != p)) s.scratch_copies = 2;
   s.preserves_order = keeps_rank_order<algo::RecursiveDoubling>(req.collective) || n == 1;
+  s.canonical_order = reduces_canonically<algo::RecursiveDoubling>(req.collective, n);
   s.programs.resize(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) {
     if (req.only_rank >= 0 && r != req.only_rank) continue;

@@ -26,6 +26,22 @@ Schedule generate_named(const ScheduleRequest& r, const ParamMap& p) {
   return from_params<A>(p).generate(r);
 }
 
+// The policy's canonical_at, or null when it combines canonically at every rank count.
+template <class A>
+bool (*canonical_at())(int) {
+  if constexpr (requires { A::canonical_at(1); })
+    return [](int n) { return A::canonical_at(n); };
+  else
+    return nullptr;
+}
+template <class A>
+std::string canonical_ranks() {
+  if constexpr (requires { A::canonical_ranks; })
+    return std::string(A::canonical_ranks);
+  else
+    return {};
+}
+
 // A registry entry from the policy's own declarations.
 template <class A>
 GeneratorInfo info() {
@@ -34,6 +50,8 @@ GeneratorInfo info() {
           {A::keeps_rank_order.begin(), A::keeps_rank_order.end()},
           {sched::canonical_order_collectives<A>().begin(),
            sched::canonical_order_collectives<A>().end()},
+          canonical_at<A>(),
+          canonical_ranks<A>(),
           param_infos<A>(),
           &generate_named<A>};
 }

@@ -10,17 +10,16 @@
 
 namespace cclx::detail {
 
-std::string order_refusal(std::string_view algorithm, const CollectiveCall& c) {
+std::string order_refusal(std::string_view algorithm, const CollectiveCall& c, int nranks) {
   std::string keep;
   for (const auto& g : algo::generators())
-    if (std::find(g.canonical_order.begin(), g.canonical_order.end(), c.collective) !=
-        g.canonical_order.end())
-      keep += (keep.empty() ? "" : ", ") + g.name;
+    if (g.reduces_canonically(c.collective, nranks)) keep += (keep.empty() ? "" : ", ") + g.name;
   const std::string op = c.kernel.op == OpId::user ? std::string("a user-defined op")
                                                    : std::string(to_string(c.kernel.op));
   return std::string(sched::to_string(c.collective)) + " of " + std::string(to_string(c.type)) +
          " " + op + " in reproducible mode (CCLX_REPRODUCIBLE): '" + std::string(algorithm) +
-         "' does not combine in the canonical order; use algo::Auto or one of: " + keep +
+         "' does not combine in the canonical order on " + std::to_string(nranks) +
+         " ranks; use algo::Auto or one of: " + keep +
          " (docs/reproducibility.md)";
 }
 

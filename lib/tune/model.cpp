@@ -69,9 +69,9 @@ bool can_serve(const Candidate& c, const Workload& w, std::string* why) {
   const auto& cs = g->collectives;
   if (std::find(cs.begin(), cs.end(), w.collective) == cs.end())
     return fail(c.algorithm + " does not serve " + std::string(sched::to_string(w.collective)));
-  if (w.reproducible && std::find(g->canonical_order.begin(), g->canonical_order.end(),
-                                  w.collective) == g->canonical_order.end())
-    return fail(c.algorithm + " does not combine in the canonical order (reproducible mode)");
+  if (w.reproducible && !g->reduces_canonically(w.collective, w.nranks))
+    return fail(c.algorithm + " does not combine in the canonical order on " +
+                std::to_string(w.nranks) + " ranks (reproducible mode)");
   if (!w.commutative && !algo::keeps_rank_order(c.algorithm, w.collective))
     return fail(c.algorithm + " reorders contributions (the op is not commutative)");
   if (channels_unserved(c, w.collective))

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <random>
 #include <span>
+#include <type_traits>
 
 #include "cclx/schedule/canonical_order.hpp"
 #include "cclx/settings.hpp"
@@ -78,7 +79,18 @@ void for_each_ordered_policy(F&& f) {
   f("canonical_halving", algo::CanonicalHalving{});
   f("canonical_halving/seg4KiB", algo::CanonicalHalving{.segment_bytes = 4096});
   f("canonical_halving/ch2", algo::CanonicalHalving{.channels = 2});
+  f("recursive_doubling", algo::RecursiveDoubling{});  // at powers of two
   f("auto", algo::Auto{});
+}
+
+// Whether policy A runs collective c in reproducible mode on n ranks: Auto always, a fixed policy
+// where it declares the canonical order.
+template <class A>
+bool ordered_on(Coll c, int n) {
+  if constexpr (std::is_same_v<A, cclx::algo::Auto>)
+    return true;
+  else
+    return serves<A>(c) && cclx::sched::reduces_canonically<A>(c, n);
 }
 
 enum class Form { blocking, nonblocking, persistent };
@@ -118,7 +130,9 @@ void check_policies(Comm& comm, bool product, Op op, std::size_t block,
         const std::string base = std::string(name) + " " + form_name(form) + " " + type + " " +
                                  opname + " block=" + std::to_string(block);
         progress(base);
+        using A = std::decay_t<decltype(a)>;
         // allreduce, out of place and in place
+        if (!ordered_on<A>(Coll::allreduce, n)) continue;
         std::vector<T> out(len), buf = mine;
         no_throw("allreduce " + base, [&] {
           in_form(
@@ -135,15 +149,17 @@ void check_policies(Comm& comm, bool product, Op op, std::size_t block,
         if (form != Form::persistent)
           same_bits("allreduce in place " + base, buf, want.data(), len);
         // reduce onto the last rank
-        const int root = n - 1;
-        std::vector<T> red(r == root ? len : 0);
-        no_throw("reduce " + base, [&] {
-          in_form(
-              form, [&] { comm.reduce(mine, red, op, root, a); },
-              [&] { return comm.ireduce(mine, red, op, root, a); },
-              [&] { return comm.reduce_init(mine, red, op, root, a); });
-        });
-        if (r == root) same_bits("reduce " + base, red, want.data(), len);
+        if constexpr (serves<A>(Coll::reduce)) {
+          const int root = n - 1;
+          std::vector<T> red(r == root ? len : 0);
+          no_throw("reduce " + base, [&] {
+            in_form(
+                form, [&] { comm.reduce(mine, red, op, root, a); },
+                [&] { return comm.ireduce(mine, red, op, root, a); },
+                [&] { return comm.reduce_init(mine, red, op, root, a); });
+          });
+          if (r == root) same_bits("reduce " + base, red, want.data(), len);
+        }
         // reduce_scatter and reduce_scatterv (uneven blocks: rank b gets b + block elements)
         // Only allreduce, reduce and bcast split into channels (schedule/channels.hpp).
         bool split = false;
@@ -219,6 +235,14 @@ TEST_CASE("reproducible: policies that keep no order are refused, order-free ops
                    comm.reduce_scatter(f, part, cclx::sum, cclx::algo::RecursiveHalvingDoubling{});
                  },
                  {"reduce_scatter of float sum", "'rhd'"});
+    std::vector<float> rd(f.size());
+    if ((n & (n - 1)) == 0)
+      no_throw("recursive_doubling at 2^k" + v,
+               [&] { comm.allreduce(f, rd, cclx::sum, cclx::algo::RecursiveDoubling{}); });
+    else
+      expect_error("recursive_doubling" + v, r,
+                   [&] { comm.allreduce(f, rd, cclx::sum, cclx::algo::RecursiveDoubling{}); },
+                   {"'recursive_doubling' does not combine in the canonical order on"});
     expect_error("nonblocking ring" + v, r,
                  [&] { comm.iallreduce(f, fout, cclx::prod, cclx::algo::Ring{}).wait(); },
                  {"'ring'"});

@@ -26,6 +26,14 @@ struct RecursiveDoubling {
   static constexpr std::array collectives = {sched::Collective::allreduce};
   /// Those of them on which it keeps rank order, so that non-commutative ops are honored.
   static constexpr std::array keeps_rank_order = {sched::Collective::allreduce};
+  /// Where it combines in the canonical order (schedule/canonical_order.hpp): at powers of two its
+  /// exchanges at distance 1, 2, 4, ... build the canonical tree; other sizes fold ranks first.
+  static constexpr std::array canonical_order = {sched::Collective::allreduce};
+  /// The rank counts of that claim.
+  static constexpr bool canonical_at(int nranks) {
+    return nranks > 0 && (nranks & (nranks - 1)) == 0;
+  }
+  static constexpr std::string_view canonical_ranks = "powers of two";  ///< canonical_at, in words
   std::size_t segment_bytes = 0;  ///< as in Ring
 
   /// Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other

@@ -46,9 +46,9 @@ sched::ScheduleRequest schedule_request(const CollectiveCall& c, int rank, int n
 void check_schedule(const CollectiveCall& c, const sched::Schedule& s, int rank);
 
 // Why `algorithm` cannot run `c`, a call that needs the canonical order (needs_canonical_order()):
-// the message names the call, the mode and the algorithms that keep the order (without the rank
-// prefix).
-std::string order_refusal(std::string_view algorithm, const CollectiveCall& c);
+// the message names the call, the mode and the algorithms that keep the order on `nranks` ranks
+// (without the rank prefix).
+std::string order_refusal(std::string_view algorithm, const CollectiveCall& c, int nranks);
 
 // CCLX_REPRODUCIBLE, a bad value thrown as rank `rank`'s cclx::Error.
 bool reproducible_setting(int rank);

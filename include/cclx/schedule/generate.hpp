@@ -61,6 +61,10 @@ struct GeneratorInfo {
   /// Of those, the collectives whose every element it combines in the canonical order
   /// (canonical_order.hpp): the same bits as any other algorithm that does.
   std::vector<Collective> canonical_order;
+  /// Narrows canonical_order to the rank counts it accepts (the policy's canonical_at); null: every
+  /// count. canonical_ranks says which, for people ("powers of two"; empty: every count).
+  bool (*canonical_at)(int nranks) = nullptr;
+  std::string canonical_ranks;
   /// Accepted ParamMap keys: the policy's run-time fields (algo::from_params sets them), whether
   /// they shape the schedule (fanout) or only the engine's execution (Ring's segment_bytes).
   std::vector<ParamInfo> params;
@@ -68,6 +72,11 @@ struct GeneratorInfo {
   /// generator. Throws cclx::Error on a parameter it does not take, a value out of range or a
   /// request it cannot serve.
   Schedule (*generate)(const ScheduleRequest&, const ParamMap&);
+  /// Whether it combines every element of `c` in the canonical order on `nranks` ranks.
+  [[nodiscard]] bool reduces_canonically(Collective c, int nranks) const {
+    return std::find(canonical_order.begin(), canonical_order.end(), c) != canonical_order.end() &&
+           (!canonical_at || canonical_at(nranks));
+  }
   /// Whether `param` is one of the accepted ParamMap keys (`params`).
   [[nodiscard]] bool takes(std::string_view param) const {
     for (const ParamInfo& p : params)
@@ -94,11 +103,16 @@ template <class Policy>
   else
     return {};
 }
-/// Whether Policy combines every element of `c` in the canonical order.
+/// Whether Policy combines every element of `c` in the canonical order on `nranks` ranks: its
+/// `canonical_order` declaration, narrowed by its `canonical_at(nranks)` where it declares one.
 template <class Policy>
-[[nodiscard]] constexpr bool reduces_canonically(Collective c) {
+[[nodiscard]] constexpr bool reduces_canonically(Collective c, int nranks) {
   const auto list = canonical_order_collectives<Policy>();
-  return std::find(list.begin(), list.end(), c) != list.end();
+  if (std::find(list.begin(), list.end(), c) == list.end()) return false;
+  if constexpr (requires { Policy::canonical_at(nranks); })
+    return Policy::canonical_at(nranks);
+  else
+    return true;
 }
 /// Whether Policy keeps rank order on `c` (its keeps_rank_order declaration).
 template <class Policy>
