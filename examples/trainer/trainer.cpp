@@ -47,6 +47,7 @@ struct Options {
   double straggler_ms = 0, jitter_ms = 0;
   int check_every = 0, print_every = 0;
   int diverge_rank = -1;
+  bool reproducible = false;
   std::string csv;
 };
 
@@ -93,6 +94,10 @@ std::optional<int> parse(int argc, char** argv, Options& o, bool print) {
   app.add_option("--print-every", o.print_every,
                  "print the loss every K iterations [0: only the summary]");
   app.add_option("--csv", o.csv, "per iteration: iter,loss,time_ms,wait_ms (rank 0 writes it)");
+  app.add_flag("--reproducible", o.reproducible,
+               "reproducible mode (docs/reproducibility.md): every float reduction in the "
+               "canonical order, so losses and parameters have the same bits whatever the "
+               "algorithm; --algo must keep that order (auto, canonical_halving, binomial_tree)");
   app.add_option("--diverge-rank", o.diverge_rank,
                  "test of the check: rank R moves one parameter by one ulp after step 1");
   return cclx::kit::parse(app, argc, argv, print);
@@ -212,7 +217,12 @@ int train(const Options& o, cclx::Communicator<>& comm) {
   const std::uint64_t hash = check_identical(comm, params, o.iters);
 
   // The global loss (mean over ranks of the local means) and the slowest rank's times.
-  comm.allreduce(loss, cclx::sum);
+  // In reproducible mode algo::Auto chooses an algorithm that keeps the canonical order (native
+  // keeps none); otherwise the MPI library's own.
+  if (o.reproducible)
+    comm.allreduce(loss, cclx::sum, cclx::algo::Auto{});
+  else
+    comm.allreduce(loss, cclx::sum);
   for (double& l : loss) l /= n;
   comm.allreduce(time_ms, cclx::max);
   comm.allreduce(wait_ms, cclx::max);
@@ -270,6 +280,7 @@ int main(int argc, char** argv) {
   int rc = 0;
   try {
     cclx::Communicator comm(MPI_COMM_WORLD);
+    if (o.reproducible) comm.set_reproducible(true);
     rc = train(o, comm);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cclx-trainer: rank %d: %s\n", rank, e.what());

@@ -36,9 +36,10 @@ struct CollectiveCall {
 };
 
 /// Whether `c` must combine every element in the canonical order (schedule/canonical_order.hpp):
-/// a reduction in reproducible mode whose op gives other bits in another order.
-[[nodiscard]] inline bool needs_canonical_order(const CollectiveCall& c) {
-  return c.reproducible && c.has_op && order_sensitive(c.kernel);
+/// a reduction in reproducible mode whose op gives other bits in another order, on more than two
+/// ranks (one or two contributions combine the same way in every algorithm).
+[[nodiscard]] inline bool needs_canonical_order(const CollectiveCall& c, int nranks) {
+  return nranks > 2 && c.reproducible && c.has_op && order_sensitive(c.kernel);
 }
 
 }  // namespace cclx

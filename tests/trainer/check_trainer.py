@@ -5,7 +5,9 @@ trainer checks it and prints the hash), the loss must decrease, ring must give b
 losses and parameters in both modes (same algorithm, same reduction order), and native and ring
 must agree to reduction-order tolerance. Also: a rank made to diverge is caught by the hash
 check; straggler_aware asked for persistent runs blocking
-and says so; adaptive (relay collectives) with a late rank agrees with native and runs persistent; a bad option fails with exit code 2.
+and says so; adaptive (relay collectives) with a late rank agrees with native and runs persistent;
+--reproducible gives bitwise identical losses and parameters across algorithms and modes, and
+refuses ring from 3 ranks on; a bad option fails with exit code 2.
 
 usage: check_trainer.py MPIEXEC N TRAINER [MPIEXEC_FLAGS...]"""
 import csv
@@ -75,6 +77,24 @@ with tempfile.TemporaryDirectory() as tmp:
             if abs(x - y) > TOLERANCE * abs(x):
                 failures.append(f"native and adaptive losses differ at iteration {i + 1}: {x} vs {y}")
                 break
+
+    # --reproducible: losses and parameters bitwise identical whatever the algorithm and mode;
+    # an algorithm that keeps no order is refused by name.
+    same = {}
+    for algo, mode in (("canonical_halving", "persistent"), ("canonical_halving", "blocking"),
+                       ("binomial_tree", "nonblocking"), ("auto", "persistent"),
+                       ("canonical_halving(segment_bytes=1K)", "nonblocking")):
+        same[algo, mode] = train(algo, mode, tmp, "--reproducible")
+    if len(set((tuple(l), h) for l, h in same.values())) != 1:
+        failures.append("--reproducible runs differ: " +
+                        ", ".join(f"{a} {m}: {h}" for (a, m), (_, h) in same.items()))
+    if int(N) > 2:
+        p = run("--algo", "ring", "--reproducible", "--iters", "2", expect_rc=1)
+        if "'ring' does not combine in the canonical order" not in p.stderr:
+            failures.append("ring under --reproducible was not refused:\n" + p.stderr)
+    else:  # one or two contributions combine alike in every algorithm: ring serves, same bits
+        if train("ring", "persistent", tmp, "--reproducible") != next(iter(same.values())):
+            failures.append(f"ring under --reproducible on {N} ranks differs from the others")
 
     p = run("--algo", "straggler_aware", "--mode", "persistent", "--iters", "3")
     if "mode blocking (asked for persistent" not in p.stdout:

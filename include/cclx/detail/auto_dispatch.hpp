@@ -56,7 +56,7 @@ struct AutoKey {
   std::size_t count = 0;
   std::size_t elem_size = 0;
   // collective, then one bit each: commutative, Auto::online, native only (displacements),
-  // reproducible (needs_canonical_order); root in the high half.
+  // reproducible mode; root in the high half.
   std::uint64_t shape = 0;
   friend bool operator==(const AutoKey&, const AutoKey&) = default;
 };
@@ -67,7 +67,7 @@ inline AutoKey auto_key(const CollectiveCall& c, bool online) {
   return {c.count, c.kernel.elem_size,
           static_cast<std::uint64_t>(c.collective) | std::uint64_t{commutative} << 8 |
               std::uint64_t{online} << 9 | std::uint64_t{displs} << 10 |
-              std::uint64_t{needs_canonical_order(c)} << 11 |
+              std::uint64_t{c.reproducible} << 11 |
               std::uint64_t{static_cast<std::uint32_t>(c.root)} << 32};
 }
 

@@ -172,7 +172,7 @@ std::string Communicator<B>::explain(sched::Collective coll, std::size_t count, 
                                      bool commutative, const algo::Auto& policy) {
   tune::Workload w = detail::auto_workload(coll, count, sizeof(T), size(), root, commutative);
   // A float sum or product in reproducible mode needs the canonical order.
-  w.reproducible = reproducible_ && std::is_floating_point_v<T> &&
+  w.reproducible = reproducible_ && size() > 2 && std::is_floating_point_v<T> &&
                    coll::visit(coll, [](auto d) { return d.reduces; });
   std::string s = auto_.explain(w, policy.online, rank());
   if (!w.sized) {  // alltoallv: also what an alltoallv_init agreeing on `count` elements runs

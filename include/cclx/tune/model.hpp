@@ -45,8 +45,9 @@ struct Workload {
   /// The call places blocks at displacements (cclx::Displs), which native alone serves. Given on
   /// every rank or on none, as the v-collective's form (detail/auto_dispatch.hpp).
   bool displs = false;
-  /// The call must combine in the canonical order (reproducible mode and an order-sensitive op,
-  /// cclx::needs_canonical_order()): only algorithms that declare it for the collective serve it.
+  /// The call must combine in the canonical order (reproducible mode, an order-sensitive op and
+  /// more than two ranks: cclx::needs_canonical_order()): only algorithms that declare it for the
+  /// collective and rank count serve it.
   bool reproducible = false;
 
   /// The schedule request of every rank (only_rank -1) for this workload: collective, nranks,
