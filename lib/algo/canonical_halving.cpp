@@ -1,24 +1,28 @@
 // Canonical halving: the canonical tree over the ranks (schedule/canonical_order.hpp) drives a
 // recursive-halving reduce-scatter. For every block b each node [lo, hi) of the tree has a holder,
-// the rank that combines the node's two children's values of b:
-//   a leaf (one rank) holds its own input;
-//   a node holds b at lo + key(b) mod (hi - lo) when that rank holds one of its children's values
-//   (it then receives only the other), else at its left child's holder; the root holds b at
-//   key(b) even when that rank holds neither child (it then receives both).
-// A node of height h = ceil(log2(hi - lo)) combines in step h - 1, after its children, so the
-// reduce-scatter takes ceil(log2 n) steps, and every combination joins two neighbouring rank
-// intervals, the lower one as the left operand: the canonical tree in rank order, per element.
+// the rank that combines the node's two children's values of b, chosen top down:
+//   the root holds b at key(b), the rank that ends with the block;
+//   the child that contains its parent's holder has the same holder (it keeps its value), the
+//   other child holds b at lo + key(b) mod (hi - lo) and sends its value up when the parent
+//   combines;
+//   a leaf (one rank) holds its own input.
+// So every combination receives exactly one message. A node of height h = ceil(log2(hi - lo))
+// combines in step h - 1, after its children, so the reduce-scatter takes ceil(log2 n) steps, and
+// every combination joins two neighbouring rank intervals, the lower one as the left operand: the
+// canonical tree in rank order, per element.
 //
-// At a power of two every node's holder holds one child, so each rank sends half of what it holds
-// per step: (n-1)/n of the data in log2 n steps, recursive halving's cost with the distance
-// doubling (1, 2, 4, ...) instead of halving. key is the bit reversal of b there for allreduce and
-// reduce, which makes the blocks a rank sends in a step contiguous (one message); reduce_scatter
-// needs block r on rank r, so key(b) = b (then a step sends every other block: one message per
-// run of consecutive blocks). Other sizes use key(b) = b; a few holders then receive twice.
+// At a power of two the holders are those of recursive halving with the distance doubling (1, 2,
+// 4, ...) instead of halving: each step a rank sends half of what it holds to one partner, (n-1)/n
+// of the data in log2 n steps. key is the bit reversal of b there for allreduce and reduce, which
+// makes the blocks a rank sends in a step contiguous (one message); reduce_scatter needs block r
+// on rank r, so key(b) = b (then a step sends every other block: one message per run of
+// consecutive blocks). Other sizes use key(b) = b.
 //
-//   allreduce:       the reduce-scatter, then the allgather along the same tree backwards (each
-//                    holder sends the finished block to its children's holders): 2 ceil(log2 n)
-//                    steps, 2(n-1)/n of the data per rank at a power of two. Scratch: one copy.
+//   allreduce:       the reduce-scatter, then at a power of two the allgather along the same tree
+//                    backwards (each holder sends the finished block to the other child's
+//                    holder: 2 log2 n steps, 2(n-1)/n of the data per rank), elsewhere a ring
+//                    allgather (rank r has block r; the tree backwards would load its small
+//                    subtrees). Scratch: one copy.
 //   reduce:          the reduce-scatter, then every rank sends its finished blocks to the root in
 //                    one step. Scratch: two copies (non-root ranks keep partial results there).
 //   reduce_scatter:  the reduce-scatter; in place, the last step finishes into scratch and one more
@@ -187,19 +191,24 @@ Schedule canonical_halving(const ScheduleRequest& req) {
     return pow2 && shape != C::reduce_scatter ? bit_reverse(blk, levels) : blk;
   };
 
-  // holder[node][b]: the rank that holds node's value of block b.
+  // holder[node][b]: the rank that holds node's value of block b, top down (parents come after
+  // their children in `nodes`): the root's is key(b); the child that contains its parent's holder
+  // has the same one, the other lo + key(b) mod its size.
   std::vector<std::vector<int>> holder(nodes.size(), std::vector<int>(nb));
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
+  for (std::uint32_t blk = 0; blk < nb; ++blk)
+    holder[static_cast<std::size_t>(root)][blk] = static_cast<int>(key(blk));
+  for (std::size_t i = nodes.size(); i-- > 0;) {
     const TreeNode& t = nodes[i];
+    if (t.left < 0) continue;
     for (std::uint32_t blk = 0; blk < nb; ++blk) {
-      if (t.left < 0) {
-        holder[i][blk] = t.lo;
-        continue;
+      const int h = holder[i][blk];
+      for (const int child : {t.left, t.right}) {
+        const TreeNode& c = nodes[static_cast<std::size_t>(child)];
+        holder[static_cast<std::size_t>(child)][blk] =
+            h >= c.lo && h < c.hi
+                ? h
+                : c.lo + static_cast<int>(key(blk) % static_cast<std::uint32_t>(c.hi - c.lo));
       }
-      const int hl = holder[static_cast<std::size_t>(t.left)][blk];
-      const int hr = holder[static_cast<std::size_t>(t.right)][blk];
-      const int h = t.lo + static_cast<int>(key(blk) % static_cast<std::uint32_t>(t.hi - t.lo));
-      holder[i][blk] = static_cast<int>(i) == root || h == hl || h == hr ? h : hl;
     }
   }
 
@@ -244,17 +253,13 @@ Schedule canonical_halving(const ScheduleRequest& req) {
       // reduce_scatter's result goes straight to Out, except in place (Out is In's first block,
       // which this step may still send): then to scratch, copied out after the last step.
       a.dst = final_node && shape == C::reduce_scatter && !req.in_place ? out(blk) : store(h, blk);
-      if (h == child[0] || h == child[1]) {
-        const std::size_t own = h == child[0] ? 0 : 1, other = 1 - own;
-        a.land[own] = mine;
-        a.from[other] = child[other];
-        a.src[other] = loc[static_cast<std::size_t>(child[other])][blk];
-        a.land[other] = aliases(mine, store(h, blk)) ? spare(h, blk) : store(h, blk);
-      } else {  // the root's holder of this block holds neither child: both arrive
-        a.from = child;
-        for (std::size_t k = 0; k < 2; ++k) a.src[k] = loc[static_cast<std::size_t>(child[k])][blk];
-        a.land = {store(h, blk), spare(h, blk)};
-      }
+      // The holder holds one child's value (top down, it is that child's holder too) and
+      // receives the other's.
+      const std::size_t own = h == child[0] ? 0 : 1, other = 1 - own;
+      a.land[own] = mine;
+      a.from[other] = child[other];
+      a.src[other] = loc[static_cast<std::size_t>(child[other])][blk];
+      a.land[other] = aliases(mine, store(h, blk)) ? spare(h, blk) : store(h, blk);
       for (const Region& g : a.land)
         if (g.buf == Buf::scratch && g.first >= nb) s.scratch_copies = 2;
       mine = a.dst;
@@ -285,6 +290,19 @@ Schedule canonical_halving(const ScheduleRequest& req) {
   };
   switch (shape) {
     case C::allreduce: {
+      if (!pow2) {
+        // Rank r has finished block r (key(b) = b): a ring allgather, whose n - 1 steps move
+        // (n-1)/n of the data per rank, where the tree backwards would load its small subtrees.
+        for (int r = 0; r < n; ++r) {
+          if (!wanted(r)) continue;
+          ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
+          for (int k = 0; k < n - 1; ++k)
+            b.send((r + 1) % n, out(static_cast<std::uint32_t>((r - k + n) % n)))
+                .recv((r + n - 1) % n, out(static_cast<std::uint32_t>((r - k - 1 + 2 * n) % n)))
+                .end_step();
+        }
+        break;
+      }
       // Back down the tree: each holder sends the finished block to its children's holders.
       std::vector<Step> down(static_cast<std::size_t>(levels));
       for (std::size_t i = 0; i < nodes.size(); ++i) {
