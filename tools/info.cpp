@@ -93,8 +93,9 @@ std::vector<Algorithm> algorithms() {
     for (auto c : g.collectives) a.collectives.emplace_back(sched::to_string(c));
     for (auto c : g.keeps_rank_order) a.keeps_rank_order.emplace_back(sched::to_string(c));
     for (auto c : g.canonical_order)
-      a.canonical_order.emplace_back(std::string(sched::to_string(c)) +
-                                     (g.canonical_ranks.empty() ? "" : " (" + g.canonical_ranks + ")"));
+      a.canonical_order.emplace_back(
+          std::string(sched::to_string(c)) +
+          (g.canonical_ranks.empty() ? "" : " (" + g.canonical_ranks + ")"));
     for (const auto& p : g.params) a.params.emplace_back(p.name, default_and_range(p));
     all.push_back(std::move(a));
   }

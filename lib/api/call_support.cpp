@@ -19,8 +19,7 @@ std::string order_refusal(std::string_view algorithm, const CollectiveCall& c, i
   return std::string(sched::to_string(c.collective)) + " of " + std::string(to_string(c.type)) +
          " " + op + " in reproducible mode (CCLX_REPRODUCIBLE): '" + std::string(algorithm) +
          "' does not combine in the canonical order on " + std::to_string(nranks) +
-         " ranks; use algo::Auto or one of: " + keep +
-         " (docs/reproducibility.md)";
+         " ranks; use algo::Auto or one of: " + keep + " (docs/reproducibility.md)";
 }
 
 bool reproducible_setting(int rank) {

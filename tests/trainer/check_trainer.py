@@ -23,18 +23,19 @@ TOLERANCE = 1e-4  # relative; float reduction order changes the last bits of the
 failures = []
 
 
-def run(*args, expect_rc=0):
+def run(*args, expect_rc=0, env=None):
     cmd = [MPIEXEC, *FLAGS, "-n", N, TRAINER, *COMMON, *args]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=90,
+                       env=None if env is None else {**os.environ, **env})
     if p.returncode != expect_rc:
         sys.exit(f"FAIL: {' '.join(cmd)}: exit code {p.returncode}, expected {expect_rc}\n"
                  f"{p.stdout}{p.stderr}")
     return p
 
 
-def train(algo, mode, tmp, *extra):
+def train(algo, mode, tmp, *extra, env=None):
     path = os.path.join(tmp, f"{algo}-{mode}.csv")
-    p = run("--algo", algo, "--mode", mode, "--csv", path, "--check-every", "5", *extra)
+    p = run("--algo", algo, "--mode", mode, "--csv", path, "--check-every", "5", *extra, env=env)
     m = re.search(r"parameters identical on all (\d+) ranks: hash ([0-9a-f]{16})", p.stdout)
     if not m or m.group(1) != N:
         sys.exit(f"FAIL: {algo} {mode}: no parameter-hash line for {N} ranks\n{p.stdout}")
@@ -85,6 +86,9 @@ with tempfile.TemporaryDirectory() as tmp:
                        ("binomial_tree", "nonblocking"), ("auto", "persistent"),
                        ("canonical_halving(segment_bytes=1K)", "nonblocking")):
         same[algo, mode] = train(algo, mode, tmp, "--reproducible")
+    # Auto tuning online (blocking calls are timed): whatever it tries, the same bits.
+    same["auto online", "blocking"] = train("auto", "blocking", tmp, "--reproducible",
+                                            env={"CCLX_TUNE": "online"})
     if len(set((tuple(l), h) for l, h in same.values())) != 1:
         failures.append("--reproducible runs differ: " +
                         ", ".join(f"{a} {m}: {h}" for (a, m), (_, h) in same.items()))

@@ -34,7 +34,7 @@ struct RecursiveDoubling {
     return nranks > 0 && (nranks & (nranks - 1)) == 0;
   }
   static constexpr std::string_view canonical_ranks = "powers of two";  ///< canonical_at, in words
-  std::size_t segment_bytes = 0;  ///< as in Ring
+  std::size_t segment_bytes = 0;                                        ///< as in Ring
 
   /// Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
   /// field, so the policy has no padding and the plan cache keys it by its bytes.

@@ -62,8 +62,9 @@ struct GeneratorInfo {
   /// (canonical_order.hpp): the same bits as any other algorithm that does.
   std::vector<Collective> canonical_order;
   /// Narrows canonical_order to the rank counts it accepts (the policy's canonical_at); null: every
-  /// count. canonical_ranks says which, for people ("powers of two"; empty: every count).
+  /// count.
   bool (*canonical_at)(int nranks) = nullptr;
+  /// Those rank counts in words, for people ("powers of two"); empty: every count.
   std::string canonical_ranks;
   /// Accepted ParamMap keys: the policy's run-time fields (algo::from_params sets them), whether
   /// they shape the schedule (fanout) or only the engine's execution (Ring's segment_bytes).
