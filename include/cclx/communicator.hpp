@@ -328,12 +328,14 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
       if (!detail::plainly_valid(c))
         if (const std::string err = detail::check_call(c, rank(), size()); !err.empty())
           throw Error(rank(), err);
-      if (needs_canonical_order(c, size()) && !sched::reduces_canonically<A>(c.collective, size()))
+      // The flag first: a call outside reproducible mode reads one byte here.
+      if (c.reproducible && needs_canonical_order(c, size()) &&
+          !sched::reduces_canonically<A>(c.collective, size()))
         throw Error(rank(), detail::order_refusal(A::name, c, size()));
       return;
     }
     typename B::Agreement mine{A::name, {}, detail::check_call(c, rank(), size()), persistent};
-    if (mine.local_error.empty() && needs_canonical_order(c, size()) &&
+    if (mine.local_error.empty() && c.reproducible && needs_canonical_order(c, size()) &&
         !sched::reduces_canonically<A>(c.collective, size()))
       mine.local_error = detail::order_refusal(A::name, c, size());
     if constexpr (algo::ScheduledAlgorithm<A>) {
