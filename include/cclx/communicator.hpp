@@ -314,6 +314,14 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
       return init<D>(make(o, bc), algorithm, std::move(keep));
   }
 
+  // Whether `c` needs the canonical order (reproducible mode) and A does not keep it on this
+  // communicator's size. The flag first: a call outside the mode reads one byte here.
+  template <algo::Algorithm A>
+  bool refuses_order(const CollectiveCall& c) const {
+    return c.reproducible && needs_canonical_order(c, size()) &&
+           !sched::reduces_canonically<A>(c.collective, size());
+  }
+
   // Argument checks, then (with validation) agreement across ranks; throws on bad input. With
   // validation on, a scheduled policy's schedule is made (or fetched from the cache) here, before
   // the agreement, so that a rank whose generator refuses the call (e.g. StragglAR with an
@@ -328,15 +336,11 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
       if (!detail::plainly_valid(c))
         if (const std::string err = detail::check_call(c, rank(), size()); !err.empty())
           throw Error(rank(), err);
-      // The flag first: a call outside reproducible mode reads one byte here.
-      if (c.reproducible && needs_canonical_order(c, size()) &&
-          !sched::reduces_canonically<A>(c.collective, size()))
-        throw Error(rank(), detail::order_refusal(A::name, c, size()));
+      if (refuses_order<A>(c)) throw Error(rank(), detail::order_refusal(A::name, c, size()));
       return;
     }
     typename B::Agreement mine{A::name, {}, detail::check_call(c, rank(), size()), persistent};
-    if (mine.local_error.empty() && c.reproducible && needs_canonical_order(c, size()) &&
-        !sched::reduces_canonically<A>(c.collective, size()))
+    if (mine.local_error.empty() && refuses_order<A>(c))
       mine.local_error = detail::order_refusal(A::name, c, size());
     if constexpr (algo::ScheduledAlgorithm<A>) {
       const sched::ScheduleRequest req = detail::schedule_request(c, rank(), size());

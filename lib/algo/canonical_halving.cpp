@@ -37,6 +37,7 @@
 #include "cclx/algo/policies.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/schedule/canonical_order.hpp"
+#include "ring_phases.hpp"
 
 namespace cclx::sched {
 
@@ -71,9 +72,9 @@ std::uint32_t bit_reverse(std::uint32_t b, int bits) {
   return r;
 }
 
-// What one rank receives of one block in one step: one or two operands, each from a peer (read
-// there at `src`, landing at `land`) or its own value (from -1, found at `land`), combined into
-// `dst` where `combine` is set (the reduce-scatter); or a finished block (operand 0 only).
+// What one rank receives of one block in one step. In the reduce-scatter (`combine`): two
+// operands, its own value (from -1, found at `land`) and a peer's (read there at `src`, landing at
+// `land`), combined into `dst` in rank order; afterwards a finished block (operand 0 only).
 struct Arrival {
   int to = 0;
   std::uint32_t block = 0;
@@ -296,10 +297,7 @@ Schedule canonical_halving(const ScheduleRequest& req) {
         for (int r = 0; r < n; ++r) {
           if (!wanted(r)) continue;
           ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
-          for (int k = 0; k < n - 1; ++k)
-            b.send((r + 1) % n, out(static_cast<std::uint32_t>((r - k + n) % n)))
-                .recv((r + n - 1) % n, out(static_cast<std::uint32_t>((r - k - 1 + 2 * n) % n)))
-                .end_step();
+          detail::ring_allgather(b, n, r, r, out(static_cast<std::uint32_t>(r)), false);
         }
         break;
       }

@@ -23,20 +23,6 @@ void ring_reduce_scatter(ProgramBuilder& b, int n, int r, int shift, Buf partial
       b, n, r, shift, partial, final_buf, [](int p) { return p; }, land_in_acc);
 }
 
-// Allgather phase: rank r starts with block `have` (in `first_src`) and circulates it. With
-// `copy_own`, step 0 also copies In[have] to Out[have]; no transfer of step 0 touches Out[have].
-void ring_allgather(ProgramBuilder& b, int n, int r, int have, Region first_src, bool copy_own) {
-  const int right = (r + 1) % n, left = (r + n - 1) % n;
-  for (int k = 0; k < n - 1; ++k) {
-    const std::uint32_t s = mod(have - k, n);
-    const std::uint32_t v = mod(have - k - 1, n);
-    b.send(right, k == 0 ? first_src : out(s));
-    b.recv(left, out(v));
-    if (k == 0 && copy_own) b.copy(out(s), in(s));
-    b.end_step();
-  }
-}
-
 }  // namespace
 
 Schedule ring(const ScheduleRequest& req) {
@@ -71,7 +57,7 @@ Schedule ring(const ScheduleRequest& req) {
         // Rank r completes block r + 1, then circulates it. Out of place, partial sums land in
         // the Out block they are added into.
         ring_reduce_scatter(b, n, r, 0, Buf::out, Buf::out, !req.in_place);
-        ring_allgather(b, n, r, static_cast<int>(mod(r + 1, n)), out(mod(r + 1, n)), false);
+        detail::ring_allgather(b, n, r, static_cast<int>(mod(r + 1, n)), out(mod(r + 1, n)), false);
         break;
       case C::reduce_scatter:
         if (n == 1) {
@@ -94,7 +80,7 @@ Schedule ring(const ScheduleRequest& req) {
           if (!req.in_place) b.copy(out(self), in(self)).end_step();
           break;
         }
-        ring_allgather(b, n, r, r, in(self), !req.in_place);
+        detail::ring_allgather(b, n, r, r, in(self), !req.in_place);
         break;
       case C::alltoall: {
         // In place, In[r+k] must still be sent when Out[r-k] arrives, so land in scratch and copy

@@ -1,5 +1,6 @@
 // Ring phases shared by generators: the ring's reduce-scatter, runnable on a subset of the ranks
-// (StragglAR runs it among the non-stragglers) through a position -> rank mapping.
+// (StragglAR runs it among the non-stragglers) through a position -> rank mapping, and its
+// allgather (ring, canonical_halving).
 #pragma once
 
 #include "cclx/schedule/schedule.hpp"
@@ -35,6 +36,22 @@ void ring_reduce_scatter(ProgramBuilder& b, int n, int p, int shift, Buf partial
     b.send(right, src);
     b.recv(left, land);
     b.reduce(acc, land, in(v));
+    b.end_step();
+  }
+}
+
+// Allgather phase on a ring of all n ranks: rank r starts with block `have` (in `first_src`) and
+// circulates it, n - 1 steps. With `copy_own`, step 0 also copies In[have] to Out[have]; no
+// transfer of step 0 touches Out[have].
+inline void ring_allgather(ProgramBuilder& b, int n, int r, int have, Region first_src,
+                           bool copy_own) {
+  const int right = (r + 1) % n, left = (r + n - 1) % n;
+  for (int k = 0; k < n - 1; ++k) {
+    const std::uint32_t s = ring_mod(have - k, n);
+    const std::uint32_t v = ring_mod(have - k - 1, n);
+    b.send(right, k == 0 ? first_src : out(s));
+    b.recv(left, out(v));
+    if (k == 0 && copy_own) b.copy(out(s), in(s));
     b.end_step();
   }
 }

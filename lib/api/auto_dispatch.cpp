@@ -25,7 +25,7 @@ tune::Workload auto_workload(const CollectiveCall& c, int nranks) {
       auto_workload(c.collective, c.count, c.kernel.elem_size, nranks, c.root,
                     !c.has_op || c.kernel.commutative);
   w.displs = c.blocks && (c.blocks->in_displs.size != 0 || c.blocks->out_displs.size != 0);
-  w.reproducible = c.reproducible && needs_canonical_order(c, nranks);
+  w.reproducible = needs_canonical_order(c, nranks);
   return w;
 }
 

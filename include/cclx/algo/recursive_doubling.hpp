@@ -7,6 +7,8 @@
 // computes the result on every rank would only add traffic to a binomial tree's.
 #pragma once
 
+#include <bit>
+
 #include "cclx/algo/algorithm.hpp"
 
 namespace cclx::sched {
@@ -31,7 +33,7 @@ struct RecursiveDoubling {
   static constexpr std::array canonical_order = {sched::Collective::allreduce};
   /// The rank counts of that claim.
   static constexpr bool canonical_at(int nranks) {
-    return nranks > 0 && (nranks & (nranks - 1)) == 0;
+    return nranks > 0 && std::has_single_bit(static_cast<unsigned>(nranks));
   }
   static constexpr std::string_view canonical_ranks = "powers of two";  ///< canonical_at, in words
   std::size_t segment_bytes = 0;                                        ///< as in Ring
