@@ -341,7 +341,8 @@ void Call::run(const P& policy) {
     if constexpr (!algo::AdaptiveAlgorithm<P> && !std::is_same_v<P, algo::Native>) {
       if (requests_running()) {
         Request r = comm.start_call(c_, policy, nullptr);
-        complete_progressing(r, label(collective_, Form::blocking));
+        complete_progressing(r, label(collective_, Form::blocking),
+                             [&comm] { return comm.roll_call(); });
         started = true;
       }
     }
@@ -351,7 +352,9 @@ void Call::run(const P& policy) {
   }
   CallKept& k = *k_;
   k.comm = held;
-  ErrorTarget target{comm_, comm.native_handle(), v_.entry->freed};
+  // The request keeps the Communicator alive (k.comm), so the roll call may point to it.
+  ErrorTarget target{comm_, comm.native_handle(), v_.entry->freed,
+                     [c = held.get()] { return c->roll_call(); }};
   if (form_ == Form::nonblocking) {
     if (k.before) k.before();
     Request r = comm.start_call(c_, policy, shared_);

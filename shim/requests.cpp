@@ -217,6 +217,7 @@ void abandon(R& r) noexcept {
 void time_out(RequestEntry& e, std::string_view call, double waited) {
   if (!e.active || e.done) return;
   e.error = timeout_message(call, e.name, waited);
+  if (e.target.roll_call) e.error += e.target.roll_call();
   e.done = true;
   if (e.persistent)
     abandon(*e.persistent);
@@ -433,7 +434,8 @@ bool requests_running() {
   return any_running();
 }
 
-void complete_progressing(Request& r, std::string_view name) {
+void complete_progressing(Request& r, std::string_view name,
+                          const std::function<std::string()>& roll_call) {
   Deadline deadline;
   for (Backoff b;; b.pause()) {
     {
@@ -445,7 +447,8 @@ void complete_progressing(Request& r, std::string_view name) {
       const double waited = deadline.waited();
       abandon(r);
       throw Error(
-          timeout_message("a blocking collective started while requests run", name, waited));
+          timeout_message("a blocking collective started while requests run", name, waited) +
+          roll_call());
     }
   }
 }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "cclx/persistent.hpp"
@@ -33,11 +34,13 @@ enum class Form : std::uint8_t { blocking, nonblocking, persistent };
 
 // Where a request's errors are raised: the application's communicator or, once the application
 // has freed it (MPI allows that while a collective on it is pending), the library's duplicate of
-// it, which carries the same error handler.
+// it, which carries the same error handler. `roll_call` is the Communicator's (who is missing
+// when a wait times out; docs/faults.md).
 struct ErrorTarget {
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Comm duplicate = MPI_COMM_NULL;
   std::shared_ptr<const std::atomic<bool>> freed;
+  std::function<std::string()> roll_call;
   [[nodiscard]] MPI_Comm get() const { return freed && freed->load() ? duplicate : comm; }
 };
 
@@ -56,7 +59,8 @@ struct ErrorTarget {
 [[nodiscard]] bool requests_running();
 // Completes `r` (a blocking call `name` started as a nonblocking one) while testing every running
 // request. Throws what r.test() throws, or a cclx::Error once CCLX_TIMEOUT has passed.
-void complete_progressing(Request& r, std::string_view name);
+void complete_progressing(Request& r, std::string_view name,
+                          const std::function<std::string()>& roll_call);
 
 // Tests every running request of the library once (a call that waits for something else keeps
 // them moving: blocking.cpp).

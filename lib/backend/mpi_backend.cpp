@@ -50,7 +50,8 @@ MpiBackend::MpiBackend(MPI_Comm comm, Ownership own) : s_(std::make_shared<State
             "MPI_Comm_set_errhandler");
   MPI_Comm_rank(s_->user, &s_->rank);
   MPI_Comm_size(s_->user, &s_->size);
-  s_->transport = std::make_unique<MpiTransport>(s_->internal);
+  s_->roll = std::make_unique<detail::RollCall>(s_->internal, s_->rank, s_->size);
+  s_->transport = std::make_unique<MpiTransport>(s_->internal, s_->roll.get());
   s_->wait = engine::WaitPolicy::from_env();
   s_->handshake_bytes = engine::handshake_bytes_from_env();
   validate_ = settings::get<bool>(settings::Id::validate);
@@ -93,6 +94,15 @@ void MpiBackend::set_timeout(double seconds) {
                               "): the timeout must be a finite number of seconds >= 0 (0: none)");
   s_->timeout_s = seconds;
 }
+void MpiBackend::begin_call(const CollectiveCall& call) {
+  s_->roll->entered(call.collective);
+}
+MPI_Comm MpiBackend::survivors() {
+  return s_->roll->survivors(detail::RollCall::round(s_->timeout_s));
+}
+std::string MpiBackend::roll_call() const {
+  return s_->roll->verdict(detail::RollCall::window(s_->timeout_s));
+}
 std::shared_ptr<void> MpiBackend::keepalive() const {
   return s_;
 }
@@ -104,7 +114,13 @@ struct ExecutionPending final : detail::PendingOp {
   std::shared_ptr<void> backend;
   std::unique_ptr<engine::Execution> exec;
   std::shared_ptr<void> keepalive;
-  bool test() override { return exec->test(); }
+  detail::RollCall* roll = nullptr;  // the backend's (kept alive by `backend`)
+  unsigned tests = 0;
+  bool test() override {
+    // A caller polling test() answers other ranks' roll calls now and then, as wait() does.
+    if ((++tests & 127u) == 0) roll->serve();
+    return exec->test();
+  }
   void wait() override { exec->wait(); }
 };
 }  // namespace
@@ -113,6 +129,7 @@ Request MpiBackend::execution_request(std::unique_ptr<engine::Execution> exec,
                                       std::shared_ptr<void> keepalive) {
   auto p = std::make_unique<ExecutionPending>();
   p->backend = s_;
+  p->roll = s_->roll.get();
   p->exec = std::move(exec);
   p->keepalive = std::move(keepalive);
   return Request(std::move(p));

@@ -298,9 +298,11 @@ void MpiBackend::native(const CollectiveCall& c) const {
   if (!timed) return;
   bool done = false;
   try {
-    done = wait_until_deadline(req, s_->timeout_s, s_->wait, r, "MPI_Test");
-  } catch (const Error& e) {
-    throw Error(r, what() + ": " + e.detail());
+    done = wait_until_deadline(req, s_->timeout_s, s_->wait, r, "MPI_Test", s_->roll.get());
+  } catch (const Error& e) {  // MPI reported an error (a peer died): who else is missing
+    s_->abandoned_collective = true;
+    throw Error(
+        r, what() + ": " + e.detail() + s_->roll->verdict(detail::RollCall::window(s_->timeout_s)));
   }
   if (!done) {
     // A nonblocking collective can be neither cancelled nor freed: it stays with MPI, and the
@@ -308,7 +310,7 @@ void MpiBackend::native(const CollectiveCall& c) const {
     detail::leak(std::move(staged), std::move(v_arrays));
     s_->abandoned_collective = true;
     throw Error(r, what() + " did not complete within " + engine::format_seconds(s_->timeout_s) +
-                       " (MPI does not say which rank is missing)");
+                       s_->roll->verdict(detail::RollCall::window(s_->timeout_s)));
   }
 }
 
@@ -373,6 +375,7 @@ class NativePersistent final : public detail::PersistentOp {
   }
 
   void start() override {
+    s_->roll->entered(call_.collective);
     // The staged copy is the root's input as it is now (the buffer is bound, its contents not).
     if (staged_bytes_) std::memcpy(staged_.data(), call_.out, staged_bytes_);
     if (mpi4_) {
@@ -385,6 +388,7 @@ class NativePersistent final : public detail::PersistentOp {
     if (rc != MPI_SUCCESS) mpi_check(rc, s_->rank, (name() + ": " + fn + " (nonblocking)").c_str());
   }
   bool test() override {
+    if ((++tests_ & 127u) == 0) s_->roll->serve();  // as wait() does: others' roll calls
     int flag = 0;
     const detail::CompletionScope scope;
     if (const int rc = MPI_Test(&req_, &flag, MPI_STATUS_IGNORE); rc != MPI_SUCCESS)
@@ -400,14 +404,15 @@ class NativePersistent final : public detail::PersistentOp {
     }
     bool done = false;
     try {
-      done = wait_until_deadline(req_, s_->timeout_s, s_->wait, s_->rank, "MPI_Test");
+      done =
+          wait_until_deadline(req_, s_->timeout_s, s_->wait, s_->rank, "MPI_Test", s_->roll.get());
     } catch (const Error& e) {
       throw Error(s_->rank, "persistent " + name() + ": " + e.detail());
     }
     if (!done)
       throw Error(s_->rank, "persistent " + name() + " did not complete within " +
                                 engine::format_seconds(s_->timeout_s) +
-                                " (MPI does not say which rank is missing)");
+                                s_->roll->verdict(detail::RollCall::window(s_->timeout_s)));
   }
   void abandon() noexcept override {
     abandoned_ = true;
@@ -431,6 +436,7 @@ class NativePersistent final : public detail::PersistentOp {
   MPI_Request req_ = MPI_REQUEST_NULL;
   const bool mpi4_ = trusted_persistent(call_.collective);  // else MPI_I* at each start
   bool abandoned_ = false;
+  unsigned tests_ = 0;  // test() calls, for answering roll calls now and then
 };
 
 }  // namespace

@@ -17,13 +17,16 @@
 #include "cclx/request.hpp"
 #include "mpi_check.hpp"
 #include "mpi_native_v.hpp"
+#include "mpi_roll_call.hpp"
 
 namespace cclx::detail {
 
 // Polls `req` until it completes (true) or `timeout_s` has passed (false; `req` is still
-// pending); timeout_s <= 0: no deadline. The clock is read only every 64 idle polls.
+// pending); timeout_s <= 0: no deadline. The clock is read, and other ranks' roll calls answered
+// (`roll`, if not null), only every 64 idle polls.
 inline bool wait_until_deadline(MPI_Request& req, double timeout_s,
-                                const engine::WaitPolicy& policy, int rank, const char* what) {
+                                const engine::WaitPolicy& policy, int rank, const char* what,
+                                RollCall* roll) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   engine::Backoff backoff(policy);
@@ -33,9 +36,9 @@ inline bool wait_until_deadline(MPI_Request& req, double timeout_s,
     mpi_check(MPI_Test(&req, &flag, MPI_STATUS_IGNORE), rank, what);
     if (flag) return true;
     backoff.idle();
-    if (timeout_s > 0 && (idle & 63u) == 0 &&
-        std::chrono::duration<double>(Clock::now() - start).count() >= timeout_s)
-      return false;
+    if (timeout_s <= 0 || (idle & 63u) != 0) continue;
+    if (roll) roll->serve();
+    if (std::chrono::duration<double>(Clock::now() - start).count() >= timeout_s) return false;
   }
 }
 
@@ -62,6 +65,7 @@ struct MpiPending final : PendingOp {
   sched::Collective collective{};
   double timeout_s = 0;  // 0: none
   engine::WaitPolicy policy{};
+  RollCall* roll = nullptr;  // the backend's (kept alive by `backend`)
 
   ~MpiPending() override {
     // Only reached pending after wait() timed out (or threw). A point-to-point request can be
@@ -78,7 +82,10 @@ struct MpiPending final : PendingOp {
     MPI_Cancel(&req);
     MPI_Request_free(&req);
   }
+  unsigned tests = 0;
   bool test() override {
+    // A caller polling test() answers other ranks' roll calls now and then, as wait() does.
+    if (roll && peer < 0 && (++tests & 127u) == 0) roll->serve();
     int flag = 0;
     const CompletionScope scope;
     mpi_check(MPI_Test(&req, &flag, MPI_STATUS_IGNORE), rank, "MPI_Test");
@@ -90,11 +97,11 @@ struct MpiPending final : PendingOp {
       mpi_check(MPI_Wait(&req, MPI_STATUS_IGNORE), rank, "MPI_Wait");
       return;
     }
-    if (wait_until_deadline(req, timeout_s, policy, rank, "MPI_Test")) return;
+    if (wait_until_deadline(req, timeout_s, policy, rank, "MPI_Test", roll)) return;
     const std::string after = " did not complete within " + engine::format_seconds(timeout_s);
     if (peer >= 0) throw Error(rank, std::string(what) + " rank " + std::to_string(peer) + after);
     throw Error(rank, std::string(what) + std::string(sched::to_string(collective)) + after +
-                          " (MPI does not say which rank is missing)");
+                          (roll ? roll->verdict(RollCall::window(timeout_s)) : std::string()));
   }
 };
 

@@ -35,7 +35,7 @@ using detail::mpi_check;
 int reserve_tag(MpiBackend::State& s) {
   if (!s.persistent) {
     s.persistent_comm = s.dup_private();
-    s.persistent = std::make_unique<MpiTransport>(s.persistent_comm);
+    s.persistent = std::make_unique<MpiTransport>(s.persistent_comm, s.roll.get());
   }
   const auto tags = static_cast<std::uint64_t>(s.persistent->tag_ub()) + 1;
   for (std::uint64_t searched = 0; searched < tags; searched += 64) {
@@ -107,12 +107,16 @@ class ScheduledPersistent final : public detail::PersistentOp {
   }
 
   void start() override {
+    s_->roll->entered(exec_->plan().schedule->collective);
     engine::ExecOptions o;
     o.wait = s_->wait;
     o.timeout_s = s_->timeout_s;
     exec_->start(buffers_, kernel_, static_cast<unsigned>(tag_), o);
   }
-  bool test() override { return exec_->test(); }
+  bool test() override {
+    if ((++tests_ & 127u) == 0) s_->roll->serve();  // as wait() does: others' roll calls
+    return exec_->test();
+  }
   void wait() override { exec_->wait(); }
   void abandon() noexcept override { abandoned_ = true; }
   [[nodiscard]] std::string name() const override { return exec_->name(); }
@@ -131,6 +135,7 @@ class ScheduledPersistent final : public detail::PersistentOp {
   ReduceKernel kernel_;
   int tag_;
   std::unique_ptr<engine::Execution> exec_;
+  unsigned tests_ = 0;
   bool abandoned_ = false;
 };
 

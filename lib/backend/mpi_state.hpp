@@ -15,6 +15,7 @@
 #include "cclx/engine/wait_policy.hpp"
 #include "mpi_check.hpp"
 #include "mpi_pending.hpp"
+#include "mpi_roll_call.hpp"
 #include "mpi_user_op.hpp"
 
 namespace cclx {
@@ -28,6 +29,8 @@ struct MpiBackend::State {
   bool owns_user = false;
   MPI_Comm internal = MPI_COMM_NULL;
   int rank = 0, size = 1;
+  // Who is missing when a collective times out (declared before the transports that ask it).
+  std::unique_ptr<detail::RollCall> roll;
   std::unique_ptr<MpiTransport> transport;
   engine::ScratchPool scratch;
   unsigned channel = 0;
@@ -78,10 +81,11 @@ struct MpiBackend::State {
 
   // Completes `req` (started by the caller), polling with the wait policy, against the deadline
   // if one is set. On expiry a point-to-point request (`p2p`) is cancelled (a collective one
-  // cannot be) and the call throws cclx::Error with `message()` + " did not complete within T s".
+  // cannot be) and the call throws cclx::Error with `message()` + " did not complete within T s",
+  // and for a collective the roll call's verdict.
   template <class Message>
   void finish(MPI_Request& req, bool p2p, Message&& message) const {
-    if (detail::wait_until_deadline(req, timeout_s, wait, rank, "MPI_Test")) return;
+    if (detail::wait_until_deadline(req, timeout_s, wait, rank, "MPI_Test", roll.get())) return;
     if (p2p) {
       MPI_Cancel(&req);
       MPI_Request_free(&req);
@@ -89,7 +93,7 @@ struct MpiBackend::State {
       abandoned_collective = true;
     }
     throw Error(rank, message() + " did not complete within " + engine::format_seconds(timeout_s) +
-                          (p2p ? "" : " (MPI does not say which rank is missing)"));
+                          (p2p ? "" : roll->verdict(detail::RollCall::window(timeout_s))));
   }
 
   // A new duplicate of the private communicator (errors return), for persistent requests.
@@ -120,6 +124,7 @@ struct MpiBackend::State {
     p->what = what;
     p->timeout_s = s->timeout_s;
     p->policy = s->wait;
+    p->roll = s->roll.get();
     return p;
   }
 };

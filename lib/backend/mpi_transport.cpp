@@ -6,6 +6,7 @@
 #include "cclx/error.hpp"
 #include "mpi_check.hpp"
 #include "mpi_large_count.hpp"
+#include "mpi_roll_call.hpp"
 
 namespace cclx {
 
@@ -121,13 +122,21 @@ class MpiChannel final : public engine::Channel {
 
 }  // namespace
 
-MpiTransport::MpiTransport(MPI_Comm comm) : comm_(comm) {
+MpiTransport::MpiTransport(MPI_Comm comm, detail::RollCall* roll) : comm_(comm), roll_(roll) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   int* ub = nullptr;
   int flag = 0;
   MPI_Comm_get_attr(comm_, MPI_TAG_UB, &ub, &flag);
   tag_ub_ = flag && ub ? *ub : 32767;
+}
+
+void MpiTransport::idle() {
+  if (roll_) roll_->serve();
+}
+
+std::string MpiTransport::on_failure(double timeout_s) {
+  return roll_ ? roll_->verdict(detail::RollCall::window(timeout_s)) : std::string();
 }
 
 std::unique_ptr<engine::Channel> MpiTransport::open_channel(unsigned number) {

@@ -324,6 +324,7 @@ engine::ScratchPool& CudaBackend::scratch() {
 }
 
 void CudaBackend::begin_call(const CollectiveCall& c) {
+  host_.begin_call(c);
   if (c.has_op && c.kernel.op == OpId::user)
     throw Error(rank(),
                 "CudaBackend: user-defined ops cannot run on device buffers; use a "

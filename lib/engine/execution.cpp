@@ -62,8 +62,10 @@ void Execution::start(const Buffers& buffers, const ReduceKernel& kernel, unsign
   done_ = false;
   try {
     start_step();
-  } catch (const Error& e) {
-    throw Error(rank_, context() + ": " + e.detail());
+  } catch (const Error& e) {  // a transfer failed at once (a peer died): who else is missing
+    throw Error(rank_, context() + ": " + e.detail() +
+                           (options_.timeout_s > 0 ? transport_->on_failure(options_.timeout_s)
+                                                   : std::string()));
   }
 }
 
@@ -233,14 +235,21 @@ void Execution::wait() {
   while (!done_) {
     const std::size_t before = outstanding_;
     const std::size_t step = step_;
-    if (test()) return;
+    try {
+      if (test()) return;
+    } catch (const Error& e) {  // a transfer failed (a peer died): who else is missing
+      if (!timed) throw;
+      throw Error(rank_, e.detail() + transport_->on_failure(options_.timeout_s));
+    }
     if (outstanding_ != before || step_ != step) {
       backoff.reset();
     } else {
       backoff.idle();
       if (timed && (++idle & 127u) == 0) {
+        transport_->idle();
         const double waited = std::chrono::duration<double>(Clock::now() - start).count();
-        if (waited >= options_.timeout_s) throw Error(rank_, timeout_message(waited));
+        if (waited >= options_.timeout_s)
+          throw Error(rank_, timeout_message(waited) + transport_->on_failure(options_.timeout_s));
       }
     }
   }

@@ -33,9 +33,12 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -115,8 +118,10 @@ bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-int report(int rank, const std::string& failure, const Outcome& o) {
-  std::printf("cclx-fault-test: rank %d: %s after %.2f s: %s\n", rank,
+// One line per report (a single write, so that ranks' lines do not interleave); `round` names
+// the round of a multi-round scenario.
+int report(int rank, const std::string& failure, const Outcome& o, const std::string& round = "") {
+  std::printf("cclx-fault-test: %srank %d: %s after %.2f s: %s\n", round.c_str(), rank,
               failure.empty() ? "PASS" : ("FAIL (" + failure + ")").c_str(), o.elapsed,
               o.threw ? o.message.c_str() : "(no error)");
   std::fflush(stdout);
@@ -133,7 +138,9 @@ std::string check_waiter(const Outcome& o, const std::string& algo, int rank, in
   if (!contains(o.message, barrier ? "barrier" : "allreduce"))
     return "message does not name the collective";
   if (std::string late = too_late(o.elapsed, deadline); !late.empty()) return late;
-  const bool timeout = contains(o.message, "after") || contains(o.message, "within");
+  const bool timeout = contains(o.message, "(timeout ") ||
+                       contains(o.message, "did not complete within") ||
+                       contains(o.message, "did not start within");
   if (!timeout && !may_be_mpi_error) return "not a timeout";
   if (timeout && o.elapsed < deadline * 0.9) return "timed out before the deadline";
   const bool scheduled =
@@ -155,10 +162,216 @@ std::string check_waiter(const Outcome& o, const std::string& algo, int rank, in
     if (timeout && !contains(o.message, "no data from rank") &&
         !contains(o.message, "did not take"))
       return "timeout message names no peer";
-  } else if (timeout && !contains(o.message, "MPI does not say which rank")) {
-    return "native timeout message does not say the rank is unknown";
   }
+  // Every waiter, whatever peer it waited for, names the victim and only it (the roll call).
+  if (algo != "padaptive" && !contains(o.message, "missing: rank " + std::to_string(victim) + " ("))
+    return "message does not name exactly rank " + std::to_string(victim) + " as missing";
   return {};
+}
+
+// Calls f(policy) with the allreduce policy `name` names (the shrink scenario's algorithms).
+template <class F>
+void with_algorithm(const std::string& name, F&& f) {
+  namespace algo = cclx::algo;
+  if (name == "native") return f(algo::Native{});
+  if (name == "ring") return f(algo::Ring{});
+  if (name == "rhd") return f(algo::RecursiveHalvingDoubling{});
+  if (name == "recursive_doubling") return f(algo::RecursiveDoubling{});
+  if (name == "binomial_tree") return f(algo::BinomialTree{});
+  if (name == "pipelined_tree") return f(algo::PipelinedTree{});
+  if (name == "stragglar") return f(algo::StragglAR{});
+  if (name == "canonical_halving") return f(algo::CanonicalHalving{});
+  std::fprintf(stderr, "cclx-fault-test: unknown algorithm '%s'\n", name.c_str());
+  std::exit(2);
+}
+
+// rollcall: every rank in turn stalls (skips the collective until all others have given up) on a
+// communicator of its own, the collective cycling through `kinds`; every other rank must name
+// exactly it. Returns this rank's number of failed rounds.
+int roll_call_rounds(int rank, int n, MPI_Comm notices) {
+  const std::vector<std::string> kinds = {"ring",  "native",  "iring",         "inative",
+                                          "pring", "pnative", "dissemination", "barrier"};
+  int failed = 0;
+  for (int victim = 0; victim < n; ++victim) {
+    const std::string& algo = kinds[static_cast<std::size_t>(victim) % kinds.size()];
+    cclx::Communicator comm(MPI_COMM_WORLD);
+    const double deadline = comm.timeout();
+    auto& buf = *new std::vector<float>(3000, 1.0f);  // leaked: see the main scenarios
+    if (algo == "pring") persistent = comm.allreduce_init(buf, cclx::sum, cclx::algo::Ring{});
+    if (algo == "pnative") persistent = comm.allreduce_init(buf, cclx::sum);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == victim) {
+      for (int i = 0; i + 1 < n; ++i) {
+        int gave_up = 0;
+        MPI_Recv(&gave_up, 1, MPI_INT, MPI_ANY_SOURCE, victim, notices, MPI_STATUS_IGNORE);
+      }
+    } else {
+      const Outcome o = call(comm, algo, buf);
+      const int gave_up = 1;
+      MPI_Send(&gave_up, 1, MPI_INT, victim, victim, notices);
+      failed += report(rank, check_waiter(o, algo, rank, n, victim, deadline, false), o,
+                       "round " + std::to_string(victim) + " (" + algo + "): ");
+    }
+    persistent = cclx::PersistentRequest();
+  }
+  return failed;
+}
+
+// shrink: in each round a rank of the current communicator dies in the middle of an allreduce
+// (it starts the nonblocking form, tests it once and _exits); the others must throw naming it,
+// shrink, and run a correct integer allreduce and a barrier on the shrunken communicator. One
+// round per algorithm of `algos`. Returns on the survivors of the last round with their verdict.
+int shrink_rounds(int world_rank, int n, const std::vector<std::string>& algos) {
+  auto comm = std::make_unique<cclx::Communicator<>>(MPI_COMM_WORLD);
+  const double deadline = comm->timeout();
+  std::vector<int> alive(static_cast<std::size_t>(n));  // world ranks of comm's ranks, in order
+  for (int i = 0; i < n; ++i) alive[static_cast<std::size_t>(i)] = i;
+  int failed = 0;
+  for (std::size_t round = 0; round < algos.size(); ++round) {
+    const std::string& name = algos[round];
+    const int m = comm->size();
+    const int victim = static_cast<int>(round * 5) % m;
+    comm->barrier();
+    auto& buf = *new std::vector<float>(30000, 1.0f);  // leaked: a native call may still write it
+    if (comm->rank() == victim) {
+      with_algorithm(name, [&](const auto& policy) {
+        auto rq = comm->iallreduce(buf, cclx::sum, policy);
+        (void)rq.test();
+        std::printf("cclx-fault-test: rank %d (world %d): exiting in %s\n", victim, world_rank,
+                    name.c_str());
+        std::fflush(stdout);
+        std::_Exit(0);
+      });
+    }
+    Outcome o;
+    const auto t0 = Clock::now();
+    try {
+      with_algorithm(name, [&](const auto& policy) { comm->allreduce(buf, cclx::sum, policy); });
+    } catch (const cclx::Error& e) {
+      o.threw = true;
+      o.message = e.what();
+    }
+    const int old_rank = comm->rank();
+    std::string failure;
+    if (o.threw) {
+      o.elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+      failure = check_waiter(o, name, old_rank, m, victim, deadline, true);
+    } else {
+      // The victim's data reached this rank before it died (it may in a tree): the next
+      // collective finds the failure, and the others, already shrinking, are not blamed.
+      try {
+        comm->barrier();
+        failure = "the barrier after the victim died did not throw";
+      } catch (const cclx::Error& e) {
+        o.threw = true;
+        o.message = std::string("(allreduce completed) ") + e.what();
+        if (!contains(o.message, "missing: rank " + std::to_string(victim) + " ("))
+          failure = "barrier message does not name exactly rank " + std::to_string(victim);
+      }
+      o.elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+    alive.erase(alive.begin() + victim);
+    std::string recovered;
+    if (failure.empty()) {
+      try {
+        comm = std::make_unique<cclx::Communicator<>>(comm->shrink());
+        const auto me = std::find(alive.begin(), alive.end(), world_rank) - alive.begin();
+        if (comm->size() != m - 1 || comm->rank() != me) {
+          failure = "shrunken communicator: rank " + std::to_string(comm->rank()) + " of " +
+                    std::to_string(comm->size()) + ", expected " + std::to_string(me) + " of " +
+                    std::to_string(m - 1);
+        } else {
+          std::vector<std::int64_t> v(1000, world_rank + 1);
+          with_algorithm(name, [&](const auto& policy) { comm->allreduce(v, cclx::sum, policy); });
+          std::int64_t expected = 0;
+          for (int w : alive) expected += w + 1;
+          for (std::int64_t x : v)
+            if (x != expected) failure = "wrong allreduce result on the shrunken communicator";
+          comm->barrier();
+          const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+          recovered = "; first collective on the shrunken communicator done " + std::to_string(s) +
+                      " s after the fault";
+          // The roll call's window (at most 2 s) comes on top of the deadline.
+          if (std::string late = too_late(s, deadline + 2.0); !late.empty())
+            failure = "recovered " + late;
+        }
+      } catch (const cclx::Error& e) {
+        failure = std::string("shrink: ") + e.what();
+      }
+    }
+    o.message += recovered;
+    failed += report(
+        old_rank, failure, o,
+        "round " + std::to_string(round) + " (" + name + ", " + std::to_string(m) + " ranks): ");
+    if (!failure.empty()) break;
+  }
+  return failed;
+}
+
+// shrinklate: rank 0 dies; the last rank calls shrink() only after the others' agreement gave up
+// waiting for it. The others must shrink without it (and run a correct allreduce); it must get
+// an error saying that it was left out, never a communicator of its own or a hang.
+int shrink_late(int rank, int n) {
+  cclx::Communicator comm(MPI_COMM_WORLD);
+  const double deadline = comm.timeout();
+  auto& buf = *new std::vector<float>(1000, 1.0f);  // leaked: a native call may still write it
+  comm.barrier();
+  if (rank == 0) std::_Exit(0);
+  Outcome o;
+  const auto t0 = Clock::now();
+  std::string failure;
+  try {
+    comm.allreduce(buf, cclx::sum, cclx::algo::Ring{});
+    failure = "no error";
+  } catch (const cclx::Error& e) {
+    o.threw = true;
+    o.message = e.what();
+  }
+  if (rank == n - 1) {
+    // Later than a round of the agreement (twice the deadline and the roll call's window), which
+    // the others start up to a deadline and a window after this rank threw.
+    const double window = std::clamp(deadline / 2, 0.2, 2.0);
+    std::this_thread::sleep_for(std::chrono::duration<double>(3 * (deadline + window) + 2.0));
+    try {
+      cclx::Communicator alone = comm.shrink();
+      failure = "the late rank got a communicator of " + std::to_string(alone.size());
+    } catch (const cclx::Error& e) {
+      o.message += std::string("; then ") + e.what();
+      if (!contains(e.what(), "count this rank as failed"))
+        failure = "the late rank's error does not say it was left out";
+    }
+  } else if (failure.empty()) {
+    try {
+      cclx::Communicator next = comm.shrink();
+      std::vector<std::int64_t> v(100, rank);
+      next.allreduce(v, cclx::sum, cclx::algo::Ring{});
+      std::int64_t expected = 0;  // world ranks 1 .. n - 2 survive
+      for (int r = 1; r + 1 < n; ++r) expected += r;
+      if (next.size() != n - 2 || next.rank() != rank - 1)
+        failure = "shrunken communicator: rank " + std::to_string(next.rank()) + " of " +
+                  std::to_string(next.size());
+      else if (v.front() != expected || v.back() != expected)
+        failure = "wrong allreduce result on the shrunken communicator";
+    } catch (const cclx::Error& e) {
+      failure = std::string("shrink: ") + e.what();
+    }
+  }
+  o.elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+  int failed = report(rank, failure, o, "shrinklate: ");
+  // One verdict for the whole job, on the late rank (the survivors still reach it point to point).
+  if (rank != n - 1) {
+    MPI_Send(&failed, 1, MPI_INT, n - 1, 99, MPI_COMM_WORLD);
+    return failed;
+  }
+  for (int r = 1; r + 1 < n; ++r) {
+    int theirs = 1;
+    MPI_Recv(&theirs, 1, MPI_INT, r, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    failed += theirs;
+  }
+  std::printf("cclx-fault-test: shrinklate: %s\n",
+              failed ? "FAILED" : ("all " + std::to_string(n - 1) + " survivors passed").c_str());
+  std::fflush(stdout);
+  return failed;
 }
 
 }  // namespace
@@ -220,8 +433,24 @@ int main(int argc, char** argv) {
     return failed;
   }
 
+  if (scenario == "shrinklate") std::_Exit(shrink_late(rank, n));
+  if (scenario == "shrink") {  // survivors leave with _exit: MPI_Finalize may wait for the dead
+    std::vector<std::string> algos;
+    for (std::size_t at = 0; at <= algo.size();) {
+      const std::size_t end = std::min(algo.find(',', at), algo.size());
+      algos.push_back(algo.substr(at, end - at));
+      at = end + 1;
+    }
+    std::_Exit(shrink_rounds(rank, n, algos));
+  }
+
   int failed = 0;
-  {
+  if (scenario == "rollcall") {
+    MPI_Comm notices = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &notices);
+    failed = roll_call_rounds(rank, n, notices);
+    MPI_Comm_free(&notices);
+  } else {
     cclx::Communicator comm(MPI_COMM_WORLD);
     const double deadline = comm.timeout();
     if (deadline <= 0) {

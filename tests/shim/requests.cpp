@@ -290,7 +290,7 @@ void free_active() {
 
 // --timeout (CCLX_TIMEOUT=1, a scheduled allreduce): the last rank never starts a collective the
 // others wait for; their MPI_Wait returns an error naming CCLX_TIMEOUT after about a second
-// instead of hanging, through the communicator's handler.
+// instead of hanging, through the communicator's handler, and naming the missing rank.
 void timeout_case() {
   MPI_Comm d;
   MPI_Comm_dup(MPI_COMM_WORLD, &d);
@@ -309,6 +309,9 @@ void timeout_case() {
     MPI_Error_string(rc, text, &len);
     expect(rc != MPI_SUCCESS && std::string(text).find("CCLX_TIMEOUT") != std::string::npos,
            std::string("timeout: MPI_Wait returned '") + text + "'");
+    const std::string missing = "missing: rank " + std::to_string(size - 1) + " (";
+    expect(std::string(text).find(missing) != std::string::npos,
+           std::string("timeout: the error does not say '") + missing + "': " + text);
     expect(r == MPI_REQUEST_NULL, "timeout: the request is not freed");
     expect(waited > 0.9 && waited < 30, "timeout: waited " + std::to_string(waited) + " s");
   }

@@ -100,9 +100,20 @@ class MpiBackend {
   /// test() and wait(); the request keeps the backend's state and `keepalive` (the op) alive.
   Request execution_request(std::unique_ptr<engine::Execution> exec,
                             std::shared_ptr<void> keepalive);
-  /// Hooks around each call (cclx::Backend): host memory needs nothing before or after one.
-  void begin_call(const CollectiveCall& /*call*/) {}
+  /// The hook before each call (cclx::Backend): counts the collectives this rank entered, for
+  /// the roll call that names the missing ranks when one times out (docs/faults.md).
+  void begin_call(const CollectiveCall& call);
   void end_call() const {}  ///< the hook after a call: nothing to do on host memory
+  /// After a collective failed because ranks died or stalled: agrees with the other survivors on
+  /// who they are and returns their new communicator (MPI_Comm_create_group; the caller frees
+  /// it). Collective over the survivors only; a round of the agreement waits for a silent rank at
+  /// most twice the timeout and the roll call's window (10 s without a timeout). Throws cclx::Error
+  /// if the others count this rank as failed. Once per backend. See docs/faults.md.
+  MPI_Comm survivors();
+  /// The roll call after a wait of one's own gave up (the preload library's): asks every rank
+  /// where it is, for at most the roll call's window, and returns what cclx appends to its own
+  /// timeout errors ("; missing: rank 2 (...)"). See docs/faults.md.
+  [[nodiscard]] std::string roll_call() const;
   /// Keeps the backend's communicators, transport and scratch alive while a Request holds it, so
   /// that a request may outlive its Communicator (it still completes normally).
   [[nodiscard]] std::shared_ptr<void> keepalive() const;

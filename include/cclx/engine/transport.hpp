@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cclx/engine/local_ops.hpp"
@@ -50,6 +51,13 @@ class Transport {
   /// Where the buffers live when not in host memory: the copies and reductions of the schedule's
   /// local ops on them (a device transport's). Null: host memory, the engine's own loops.
   virtual LocalOps* local_ops() { return nullptr; }
+  /// Called by a wait with a deadline every few milliseconds while nothing completes: lets the
+  /// transport answer requests of its own (MPI: other ranks' roll calls).
+  virtual void idle() {}
+  /// Appended to the message of a wait with the deadline `timeout_s` that failed (the deadline
+  /// passed, or a transfer failed): what the transport can find out about the missing ranks (MPI:
+  /// the roll call, which takes up to a second or two).
+  virtual std::string on_failure(double /*timeout_s*/) { return {}; }
 };
 
 }  // namespace cclx::engine

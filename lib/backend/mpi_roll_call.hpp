@@ -1,0 +1,82 @@
+// The roll call: when a collective times out, which ranks never joined it, asked of every rank
+// on a communicator of its own, so that every waiting rank names the same culprits (not only
+// the peer it happened to wait for). Also the survivors' agreement of MpiBackend::survivors().
+// docs/faults.md describes what each rank learns.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cclx/schedule/schedule.hpp"
+
+namespace cclx::detail {
+
+class RollCall {
+ public:
+  /// Collective over `parent`: duplicates it (errors return).
+  RollCall(MPI_Comm parent, int rank, int size);
+  ~RollCall();
+  RollCall(const RollCall&) = delete;
+  RollCall& operator=(const RollCall&) = delete;
+
+  /// Every rank counts the collectives it enters on the communicator, in the same order.
+  void entered(sched::Collective c) noexcept {
+    ++entered_;
+    last_ = static_cast<std::int32_t>(c);
+  }
+  /// Answers the roll calls of other ranks that arrived (one MPI_Iprobe when none did). Wait
+  /// loops call it every few milliseconds while nothing completes.
+  void serve() noexcept;
+  /// After this rank's collective timed out: asks every rank where it is and waits at most
+  /// `window_s` for the answers. Returns the text for the error message ("; missing: ...") and
+  /// remembers the ranks it names (suspects()).
+  std::string verdict(double window_s);
+  /// How long a rank whose deadline `timeout_s` passed waits for the others' answers: half the
+  /// deadline, between 0.2 and 2 s.
+  [[nodiscard]] static double window(double timeout_s);
+  /// How long a round of survivors() waits for a silent survivor, for the deadline `timeout_s`.
+  [[nodiscard]] static double round(double timeout_s);
+  /// The ranks the last verdict named: those that did not answer.
+  [[nodiscard]] const std::vector<int>& suspects() const { return suspects_; }
+
+  /// The survivors' agreement (collective over the survivors): every survivor proposes the ranks
+  /// it suspects; rounds until all proposals are equal, a rank silent for `round_s` joining the
+  /// suspects. Returns the communicator of the others (MPI_Comm_create_group, ranks in order).
+  /// Throws cclx::Error if this rank is among the suspects of the others.
+  MPI_Comm survivors(double round_s);
+
+  /// The roll call's own communicator.
+  [[nodiscard]] MPI_Comm comm() const { return comm_; }
+
+  /// What one rank says of itself (sent as bytes).
+  struct Status {
+    std::uint64_t entered = 0;   ///< collectives entered on the communicator
+    std::int32_t last = -1;      ///< the last one's sched::Collective; -1: none yet
+    std::int32_t kind = 0;       ///< query or answer (the tags, mpi_roll_call.cpp)
+    std::int32_t shrinking = 0;  ///< 1: in survivors(), after a failure it saw
+    std::int32_t unused = 0;
+  };
+
+ private:
+  void send(int peer, int tag, const void* data, int bytes);
+  void reap() noexcept;  // frees the buffers of sends that completed
+  void take(const Status& s, int from) noexcept;
+
+  struct Outgoing;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  std::uint64_t entered_ = 0;
+  std::int32_t last_ = -1;
+  bool used_ = false;          // a roll call ran: peers may still send; the communicator is kept
+  bool shrunk_ = false;        // survivors() was called
+  std::vector<Status> known_;  // per rank: the newest status heard (kind 0: none)
+  std::vector<std::uint64_t> heard_in_;  // per rank: entered_ when that status arrived
+  std::vector<std::unique_ptr<Outgoing>> outgoing_;
+  std::vector<int> suspects_;
+};
+
+}  // namespace cclx::detail
