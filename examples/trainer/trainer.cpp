@@ -48,6 +48,8 @@ struct Options {
   int check_every = 0, print_every = 0;
   int diverge_rank = -1;
   bool reproducible = false;
+  bool survive = false;
+  int exit_rank = -1, exit_iter = 0;
   std::string csv;
 };
 
@@ -100,6 +102,13 @@ std::optional<int> parse(int argc, char** argv, Options& o, bool print) {
                "algorithm; --algo must keep that order (auto, canonical_halving, binomial_tree)");
   app.add_option("--diverge-rank", o.diverge_rank,
                  "test of the check: rank R moves one parameter by one ulp after step 1");
+  app.add_flag("--survive", o.survive,
+               "when ranks die (a collective fails; set CCLX_TIMEOUT), the others shrink the "
+               "communicator, re-split the data and redo the iteration (docs/faults.md)");
+  app.add_option("--exit-rank", o.exit_rank,
+                 "test of --survive: rank R (of MPI_COMM_WORLD) exits in the backward pass of "
+                 "iteration --exit-iter");
+  app.add_option("--exit-iter", o.exit_iter, "[1]")->check(CLI::PositiveNumber);
   return cclx::kit::parse(app, argc, argv, print);
 }
 
@@ -132,29 +141,32 @@ void sleep_ms(double ms) {
   if (ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
 }
 
-int train(const Options& o, cclx::Communicator<>& comm) {
-  const int rank = comm.rank(), n = comm.size();
-  for (const auto& [flag, r] : {std::pair{"--straggler-rank", o.straggler_rank},
-                                std::pair{"--diverge-rank", o.diverge_rank}})
-    if (r >= n)
-      throw cclx::Error(std::string(flag) + " " + std::to_string(r) + ": there are only " +
-                        std::to_string(n) + " ranks");
-  if (o.straggler_ms > 0 && o.straggler_rank < 0)
-    throw cclx::Error("--straggler-ms needs --straggler-rank");
-  std::vector<int> widths{o.inputs};
-  for (int l = 0; l < o.depth; ++l) widths.push_back(o.hidden);
-  widths.push_back(o.classes);
-  trainer::Mlp model(widths, o.activation, o.seed);
-  const trainer::Dataset data(o.inputs, o.classes, o.seed);
-  const auto buckets = trainer::make_buckets(model.layers(), o.bucket_bytes);
+// What one attempt at the iterations needs and leaves behind; an attempt ends when a collective
+// fails (ranks died) and starts again on the shrunken communicator (--survive).
+struct Run {
+  const Options& o;
+  trainer::Mlp& model;
+  const trainer::Dataset& data;
+  const std::vector<trainer::Bucket>& buckets;
+  std::vector<double> loss{}, time_ms{}, wait_ms{}, ranks{};
+  std::vector<std::chrono::steady_clock::time_point> began{};  // an iteration's first attempt
+  std::vector<float> snapshot[2]{};  // parameters at the start of iteration it - 1 and it
+  int it = 0;                        // the iteration this rank is in
+  std::string choices{};             // of the adaptive algorithms, for the summary
+};
 
+// Iterations run.it .. o.iters - 1 on `comm`, then the closing check. A cclx::Error (a rank died)
+// unwinds through the reducer, which abandons its requests without waiting.
+std::uint64_t iterate(Run& run, cclx::Communicator<>& comm) {
+  const Options& o = run.o;
+  const int rank = comm.rank(), n = comm.size();
   std::unique_ptr<trainer::Reducer> reducer =
       trainer::with_algorithm(o.algo, [&](const auto& policy) -> std::unique_ptr<trainer::Reducer> {
         using A = std::decay_t<decltype(policy)>;
-        return std::make_unique<trainer::BucketReducer<A>>(comm, model.grads(), buckets, o.mode,
-                                                           policy);
+        return std::make_unique<trainer::BucketReducer<A>>(comm, run.model.grads(), run.buckets,
+                                                           o.mode, policy);
       });
-  if (rank == 0) {
+  if (rank == 0 && run.it == 0) {
     std::printf("cclx-trainer: %d ranks, algo %s, mode %s", n, o.algo.c_str(),
                 to_string(reducer->mode()));
     if (reducer->mode() != o.mode)
@@ -166,10 +178,10 @@ int train(const Options& o, cclx::Communicator<>& comm) {
                         "bucket after the backward pass)",
                   to_string(o.mode));
     std::printf("\n  model");
-    for (int w : widths) std::printf(" %d", w);
-    std::printf(" (%zu parameters), %zu buckets of >= %zu bytes:", model.params().size(),
-                buckets.size(), o.bucket_bytes);
-    for (const auto& b : buckets) std::printf(" %zu", (b.end - b.begin) * sizeof(float));
+    for (const auto& l : run.model.layers()) std::printf(" %d", l.in);
+    std::printf(" %d (%zu parameters), %zu buckets of >= %zu bytes:", run.model.layers().back().out,
+                run.model.params().size(), run.buckets.size(), o.bucket_bytes);
+    for (const auto& b : run.buckets) std::printf(" %zu", (b.end - b.begin) * sizeof(float));
     std::printf("\n");
     if (o.straggler_rank >= 0)
       std::printf("  straggler: rank %d sleeps %g ms per iteration\n", o.straggler_rank,
@@ -177,84 +189,165 @@ int train(const Options& o, cclx::Communicator<>& comm) {
     if (o.jitter_ms > 0) std::printf("  jitter: every rank sleeps 0..%g ms\n", o.jitter_ms);
     std::fflush(stdout);
   }
-
-  std::vector<double> loss(static_cast<std::size_t>(o.iters)),
-      time_ms(static_cast<std::size_t>(o.iters)), wait_ms(static_cast<std::size_t>(o.iters));
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   trainer::Matrix x;
   std::vector<int> y;
-  const auto params = model.params();
-  const auto grads = model.grads();
+  const auto params = run.model.params();
+  const auto grads = run.model.grads();
   const auto nf = static_cast<float>(n);
   using clock = std::chrono::steady_clock;
   const auto ms_since = [](clock::time_point t) {
     return std::chrono::duration<double, std::milli>(clock::now() - t).count();
   };
-  for (int it = 0; it < o.iters; ++it) {
+  for (; run.it < o.iters; ++run.it) {
+    const int it = run.it;
     const auto t0 = clock::now();
+    if (run.began[it] == clock::time_point{}) run.began[it] = t0;
+    if (o.survive) {
+      std::swap(run.snapshot[0], run.snapshot[1]);
+      run.snapshot[1].assign(params.begin(), params.end());
+    }
     const auto first =
         (static_cast<std::uint64_t>(it) * static_cast<std::uint64_t>(n) + rank) * o.batch;
-    data.batch(first, o.batch, x, y);
-    loss[it] = model.forward(x, y);
+    run.data.batch(first, o.batch, x, y);
+    run.loss[it] = run.model.forward(x, y);
     // Injected delays: a persistent straggler and per-rank, per-iteration jitter.
     double delay = rank == o.straggler_rank ? o.straggler_ms : 0.0;
     if (o.jitter_ms > 0)
       delay += o.jitter_ms * trainer::uniform01(o.seed, trainer::stream_jitter,
                                                 (static_cast<std::uint64_t>(rank) << 32) + it);
     sleep_ms(delay);
-    model.backward([&](int layer) { reducer->layer_done(layer); });
+    run.model.backward([&](int layer) {
+      reducer->layer_done(layer);
+      if (world_rank == o.exit_rank && it + 1 == o.exit_iter && layer == 0) {
+        std::printf("cclx-trainer: rank %d exits in iteration %d (--exit-rank)\n", world_rank,
+                    it + 1);
+        std::fflush(stdout);
+        std::_Exit(0);
+      }
+    });
     const auto t1 = clock::now();
     reducer->finish();
-    wait_ms[it] = ms_since(t1);
+    run.wait_ms[it] = ms_since(t1);
     for (std::size_t i = 0; i < params.size(); ++i) params[i] -= o.lr * (grads[i] / nf);
-    time_ms[it] = ms_since(t0);
+    run.time_ms[it] = ms_since(run.began[it]);
+    run.ranks[it] = n;
     if (it == 0 && rank == o.diverge_rank)
       params[0] = std::nextafter(params[0], std::numeric_limits<float>::infinity());
     if (o.check_every > 0 && (it + 1) % o.check_every == 0 && it + 1 < o.iters)
       check_identical(comm, params, it + 1);
     if (rank == 0 && o.print_every > 0 && (it + 1) % o.print_every == 0)
-      std::printf("  iter %d: local loss %.6f, %.3f ms\n", it + 1, loss[it], time_ms[it]);
+      std::printf("  iter %d: local loss %.6f, %.3f ms\n", it + 1, run.loss[it], run.time_ms[it]);
   }
-  const std::uint64_t hash = check_identical(comm, params, o.iters);
+  run.choices = reducer->choices();
+  return check_identical(comm, params, o.iters);
+}
 
-  // The global loss (mean over ranks of the local means) and the slowest rank's times.
+// After a collective failed: the survivors shrink the communicator and agree on the iteration to
+// redo (a rank may have finished the failed one: the others' data reached it), and each takes
+// the parameters it had when that iteration started.
+std::unique_ptr<cclx::Communicator<>> recover(Run& run, cclx::Communicator<>& comm,
+                                              const cclx::Error& e) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int failed_in = run.it;
+  auto next = std::make_unique<cclx::Communicator<>>(comm.shrink());
+  int redo = failed_in;
+  next->allreduce(std::span<int>(&redo, 1), cclx::min);
+  if (failed_in - redo > 1 || failed_in < redo)
+    throw cclx::Error("--survive: this rank is in iteration " + std::to_string(failed_in + 1) +
+                      ", the others redo " + std::to_string(redo + 1));
+  const auto params = run.model.params();
+  const std::vector<float>& start = run.snapshot[failed_in == redo ? 1 : 0];
+  std::copy(start.begin(), start.end(), params.begin());
+  run.it = redo;
+  if (next->rank() == 0)
+    std::printf(
+        "cclx-trainer: %d of %d ranks go on from iteration %d after %s\n  shrink and agreement: "
+        "%.1f ms\n",
+        next->size(), comm.size(), redo + 1, e.what(),
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  std::fflush(stdout);
+  return next;
+}
+
+int train(const Options& o, cclx::Communicator<>& world) {
+  const int n = world.size();
+  for (const auto& [flag, r] :
+       {std::pair{"--straggler-rank", o.straggler_rank},
+        std::pair{"--diverge-rank", o.diverge_rank}, std::pair{"--exit-rank", o.exit_rank}})
+    if (r >= n)
+      throw cclx::Error(std::string(flag) + " " + std::to_string(r) + ": there are only " +
+                        std::to_string(n) + " ranks");
+  if (o.straggler_ms > 0 && o.straggler_rank < 0)
+    throw cclx::Error("--straggler-ms needs --straggler-rank");
+  std::vector<int> widths{o.inputs};
+  for (int l = 0; l < o.depth; ++l) widths.push_back(o.hidden);
+  widths.push_back(o.classes);
+  trainer::Mlp model(widths, o.activation, o.seed);
+  const trainer::Dataset data(o.inputs, o.classes, o.seed);
+  const auto buckets = trainer::make_buckets(model.layers(), o.bucket_bytes);
+  const auto iters = static_cast<std::size_t>(o.iters);
+  Run run{o, model, data, buckets};
+  for (auto* v : {&run.loss, &run.time_ms, &run.wait_ms, &run.ranks}) v->resize(iters);
+  run.began.resize(iters);
+
+  // Communicators of earlier attempts stay alive: their abandoned requests may refer to them.
+  std::vector<std::unique_ptr<cclx::Communicator<>>> shrunk;
+  cclx::Communicator<>* comm = &world;
+  std::uint64_t hash = 0;
+  for (;;) {
+    try {
+      hash = iterate(run, *comm);
+      break;
+    } catch (const cclx::Error& e) {
+      if (!o.survive) throw;
+      shrunk.push_back(recover(run, *comm, e));
+      comm = shrunk.back().get();
+    }
+  }
+  const int rank = comm->rank(), alive = comm->size();
+
+  // The global loss (mean over the ranks left of the local means) and the slowest rank's times.
   // In reproducible mode algo::Auto chooses an algorithm that keeps the canonical order (native
   // keeps none); otherwise the MPI library's own.
   if (o.reproducible)
-    comm.allreduce(loss, cclx::sum, cclx::algo::Auto{});
+    comm->allreduce(run.loss, cclx::sum, cclx::algo::Auto{});
   else
-    comm.allreduce(loss, cclx::sum);
-  for (double& l : loss) l /= n;
-  comm.allreduce(time_ms, cclx::max);
-  comm.allreduce(wait_ms, cclx::max);
+    comm->allreduce(run.loss, cclx::sum);
+  for (double& l : run.loss) l /= alive;
+  comm->allreduce(run.time_ms, cclx::max);
+  comm->allreduce(run.wait_ms, cclx::max);
   if (rank == 0) {
     if (!o.csv.empty()) {
       std::ofstream f(o.csv);
-      f << "iter,loss,time_ms,wait_ms\n";
-      char line[128];
+      f << "iter,loss,time_ms,wait_ms,ranks\n";
+      char line[160];
       for (int it = 0; it < o.iters; ++it) {
-        std::snprintf(line, sizeof line, "%d,%.17g,%.4f,%.4f\n", it + 1, loss[it], time_ms[it],
-                      wait_ms[it]);
+        std::snprintf(line, sizeof line, "%d,%.17g,%.4f,%.4f,%d\n", it + 1, run.loss[it],
+                      run.time_ms[it], run.wait_ms[it], static_cast<int>(run.ranks[it]));
         f << line;
       }
       if (!f) throw cclx::Error("cannot write " + o.csv);
     }
     // Timing summaries skip the first iteration (plan building, first-touch).
-    const std::vector<double> steady(time_ms.begin() + (o.iters > 1), time_ms.end());
-    const std::vector<double> steady_wait(wait_ms.begin() + (o.iters > 1), wait_ms.end());
-    std::printf("loss: first %.6f last %.6f\n", loss.front(), loss.back());
+    const std::vector<double> steady(run.time_ms.begin() + (o.iters > 1), run.time_ms.end());
+    const std::vector<double> steady_wait(run.wait_ms.begin() + (o.iters > 1), run.wait_ms.end());
+    std::printf("loss: first %.6f last %.6f\n", run.loss.front(), run.loss.back());
     std::printf(
-        "time per iteration: median %.3f ms, mean %.3f ms (wait after backward: median "
-        "%.3f ms)\n",
+        "time per iteration: median %.3f ms, mean %.3f ms, max %.3f ms (wait after backward: "
+        "median %.3f ms)\n",
         cclx::detail::median(steady),
         std::accumulate(steady.begin(), steady.end(), 0.0) /
             static_cast<double>(std::max<std::size_t>(steady.size(), 1)),
+        steady.empty() ? 0.0 : *std::max_element(steady.begin(), steady.end()),
         cclx::detail::median(steady_wait));
-    if (const std::string c = reducer->choices(); !c.empty())
-      std::printf("adaptive choice for the next call: %s\n", c.c_str());
-    std::printf("parameters identical on all %d ranks: hash %016llx\n", n,
+    if (!run.choices.empty())
+      std::printf("adaptive choice for the next call: %s\n", run.choices.c_str());
+    std::printf("parameters identical on all %d ranks: hash %016llx\n", alive,
                 static_cast<unsigned long long>(hash));
   }
-  return 0;
+  return alive < n ? -1 : 0;
 }
 
 }  // namespace
@@ -285,6 +378,10 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cclx-trainer: rank %d: %s\n", rank, e.what());
     rc = 1;
+  }
+  if (rc < 0) {  // ranks died: MPI_Finalize may wait for them (docs/faults.md)
+    std::fflush(stdout);
+    std::_Exit(0);
   }
   MPI_Finalize();
   return rc;
