@@ -38,9 +38,17 @@ for t in $deadlines; do
       n=${job%% *} algos=${job#* }
       log=$out/shrink-${t}s-n$n-r$rep.log
       CCLX_TIMEOUT=$t timeout 300 "${launch[@]}" -n "$n" "$fault" shrink "$algos" >"$log" 2>&1 || true
-      # "round K (ALGO, M ranks): rank R: PASS ... done S s after the fault"
-      sed -nE "s/.*round [0-9]+ \(([a-z_]+), ([0-9]+) ranks\): rank ([0-9]+): PASS.*done ([0-9.]+) s after the fault.*/$t,\1,\2,\3,\4/p" \
-        "$log" >>"$out/recovery.csv"
+      # "round K (ALGO, M ranks): rank R: PASS ... done S s after the fault" (MPI's error text
+      # may span lines, so records are split at their prefix)
+      /usr/bin/python3 - "$log" "$t" >>"$out/recovery.csv" <<'PY'
+import re, sys
+text = open(sys.argv[1], errors="replace").read()
+for rec in text.split("cclx-fault-test: ")[1:]:
+    m = re.match(r"round \d+ \(([a-z_]+), (\d+) ranks\): rank (\d+): PASS.*done ([0-9.]+) s after",
+                 rec, re.S)
+    if m:
+        print(sys.argv[2], *m.groups(), sep=",")
+PY
     done
   done
   CCLX_TIMEOUT=$t timeout 300 "${launch[@]}" -n 4 "$trainer" --algo ring --mode persistent \
