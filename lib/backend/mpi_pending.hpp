@@ -23,7 +23,7 @@ namespace cclx::detail {
 
 // Polls `req` until it completes (true) or `timeout_s` has passed (false; `req` is still
 // pending); timeout_s <= 0: no deadline. The clock is read, and other ranks' roll calls answered
-// (`roll`, if not null), only every 64 idle polls.
+// (`roll`, if not null), only every 64 idle polls (every 8 when backing off: those polls sleep).
 inline bool wait_until_deadline(MPI_Request& req, double timeout_s,
                                 const engine::WaitPolicy& policy, int rank, const char* what,
                                 RollCall* roll) {
@@ -31,12 +31,13 @@ inline bool wait_until_deadline(MPI_Request& req, double timeout_s,
   const Clock::time_point start = Clock::now();
   engine::Backoff backoff(policy);
   const CompletionScope scope;
+  const std::uint32_t every = policy.mode == engine::WaitMode::backoff ? 7u : 63u;
   for (std::uint32_t idle = 1;; ++idle) {
     int flag = 0;
     mpi_check(MPI_Test(&req, &flag, MPI_STATUS_IGNORE), rank, what);
     if (flag) return true;
     backoff.idle();
-    if (timeout_s <= 0 || (idle & 63u) != 0) continue;
+    if (timeout_s <= 0 || (idle & every) != 0) continue;
     if (roll) roll->serve();
     if (std::chrono::duration<double>(Clock::now() - start).count() >= timeout_s) return false;
   }

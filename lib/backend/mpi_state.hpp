@@ -70,6 +70,8 @@ struct MpiBackend::State {
     MPI_Finalized(&finalized);
     if (finalized) return;             // too late to free anything; MPI has released it
     if (abandoned_collective) return;  // deliberately leaked (see abandoned_collective)
+    // Likewise after a scheduled execution was abandoned (MpiTransport::abandoned()).
+    if (transport && transport->abandoned()) return;
     persistent.reset();
     // After an abandoned request a late peer may still send on it (see mpi_persistent.cpp).
     if (persistent_comm != MPI_COMM_NULL && !persistent_abandoned) MPI_Comm_free(&persistent_comm);

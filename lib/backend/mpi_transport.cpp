@@ -17,14 +17,17 @@ using detail::mpi_check;
 // The transfers of one execution, on the private communicator with one tag per channel.
 class MpiChannel final : public engine::Channel {
  public:
-  MpiChannel(MPI_Comm comm, unsigned number, int tag_ub, int rank)
-      : comm_(comm), tag_ub_(tag_ub), rank_(rank) {
+  MpiChannel(MPI_Comm comm, unsigned number, int tag_ub, int rank, bool* abandoned)
+      : comm_(comm), tag_ub_(tag_ub), rank_(rank), abandoned_(abandoned) {
     MpiChannel::reopen(number);
   }
   ~MpiChannel() override {
-    // Only reached with pending requests when an execution is abandoned by an exception.
+    // Only reached with pending requests when an execution is abandoned by an exception. A
+    // cancelled send may still arrive: the communicator must never be freed, or its context id
+    // could go to a new communicator (a shrunken one) whose receives would match it.
     for (auto& r : reqs_) {
       if (r == MPI_REQUEST_NULL) continue;
+      *abandoned_ = true;
       MPI_Cancel(&r);
       MPI_Request_free(&r);
     }
@@ -114,6 +117,7 @@ class MpiChannel final : public engine::Channel {
   int tag_ = 0;
   int tag_ub_;
   int rank_;
+  bool* abandoned_;  // the transport's
   std::vector<MPI_Request> reqs_;
   std::vector<int> peers_;  // per transfer: the peer of a send, ~peer of a receive
   std::vector<int> idx_;
@@ -140,7 +144,7 @@ std::string MpiTransport::on_failure(double timeout_s) {
 }
 
 std::unique_ptr<engine::Channel> MpiTransport::open_channel(unsigned number) {
-  return std::make_unique<MpiChannel>(comm_, number, tag_ub_, rank_);
+  return std::make_unique<MpiChannel>(comm_, number, tag_ub_, rank_, &abandoned_);
 }
 
 }  // namespace cclx

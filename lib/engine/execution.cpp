@@ -227,9 +227,11 @@ void Execution::wait() {
     return;
   }
   Backoff backoff(options_.wait);
-  // The clock is read only every 128 idle polls, so the deadline costs nothing while data flows
-  // and is noticed within a few milliseconds of passing (polls are microseconds apart, backoff
-  // sleeps at most max_sleep_us).
+  // The clock is read (and other ranks' roll calls answered) only every 128 idle polls, so the
+  // deadline costs nothing while data flows and is noticed within a few milliseconds of passing
+  // (polls are microseconds apart). A backing-off wait checks every 8: its polls sleep, and on a
+  // loaded machine each sleep may last a time slice, so 128 of them could take a second.
+  const std::uint32_t every = options_.wait.mode == WaitMode::backoff ? 7u : 127u;
   const Clock::time_point start = timed ? Clock::now() : Clock::time_point{};
   std::uint32_t idle = 0;
   while (!done_) {
@@ -245,7 +247,7 @@ void Execution::wait() {
       backoff.reset();
     } else {
       backoff.idle();
-      if (timed && (++idle & 127u) == 0) {
+      if (timed && (++idle & every) == 0) {
         transport_->idle();
         const double waited = std::chrono::duration<double>(Clock::now() - start).count();
         if (waited >= options_.timeout_s)

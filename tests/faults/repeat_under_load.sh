@@ -21,7 +21,7 @@ start=$SECONDS
 failed=0
 for ((i = 1; i <= rounds; ++i)); do
   log=$logs/cclx-fault-load-$i.log
-  if (cd "$build" && ctest -j2 -R '^fault-' >"$log" 2>&1); then verdict=passed; else
+  if (cd "$build" && ctest -j2 -R '^fault-' --output-on-failure >"$log" 2>&1); then verdict=passed; else
     verdict=FAILED
     failed=$((failed + 1))
   fi

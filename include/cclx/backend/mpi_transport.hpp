@@ -24,11 +24,15 @@ class MpiTransport final : public engine::Transport {
   std::string on_failure(double timeout_s) override;  ///< this rank's roll call
   /// `comm`'s MPI_TAG_UB, the largest tag (32767, MPI's minimum, where `comm` has none).
   [[nodiscard]] int tag_ub() const { return tag_ub_; }  ///< channel numbers wrap above it
+  /// True once a channel was destroyed with transfers pending (an execution abandoned after an
+  /// error): late messages may still arrive, so `comm` must never be freed.
+  [[nodiscard]] bool abandoned() const { return abandoned_; }
 
  private:
   MPI_Comm comm_;
   detail::RollCall* roll_;
   int rank_ = 0, size_ = 1, tag_ub_ = 32767;
+  bool abandoned_ = false;
 };
 
 }  // namespace cclx
