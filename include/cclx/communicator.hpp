@@ -115,11 +115,6 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
   /// Whether reproducible mode is on (set_reproducible() or CCLX_REPRODUCIBLE).
   [[nodiscard]] bool reproducible() const { return reproducible_; }
 
-  /// After a collective threw because ranks died or stalled (its timeout): call it on every
-  /// surviving rank. The survivors agree on who they are (one suspicion is enough to leave a rank
-  /// out, so the group never splits) and get a Communicator of themselves, in the old rank order,
-  /// with this one's timeout, wait policy, validation and reproducible mode. Throws cclx::Error
-  /// on a rank the others count as failed. Once per communicator; see docs/faults.md.
   /// For a layer that waits with a deadline of its own (polling Request::test()) and gives up:
   /// the roll call that cclx's own waits run on a timeout. Asks every rank where it is, for at
   /// most half the timeout (0.2 to 2 s), and returns the text cclx appends to its timeout errors
@@ -127,6 +122,11 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
   [[nodiscard]] std::string roll_call() const requires requires(const B& b) { b.roll_call(); }
   { return b_.roll_call(); }
 
+  /// After a collective threw because ranks died or stalled (its timeout): call it on every
+  /// surviving rank. The survivors agree on who they are (one suspicion is enough to leave a rank
+  /// out, so the group never splits) and get a Communicator of themselves, in the old rank order,
+  /// with this one's timeout, wait policy, validation and reproducible mode. Throws cclx::Error
+  /// on a rank the others count as failed. Once per communicator; see docs/faults.md.
   Communicator shrink() requires requires(B& b) { b.survivors(); }
   {
     MPI_Comm survivors = b_.survivors();
