@@ -49,7 +49,7 @@ struct Options {
   int diverge_rank = -1;
   bool reproducible = false;
   bool survive = false;
-  int exit_rank = -1, exit_iter = 0;
+  int exit_rank = -1, exit_iter = 1;
   std::string csv;
 };
 

@@ -95,7 +95,10 @@ void MpiBackend::set_timeout(double seconds) {
   s_->timeout_s = seconds;
 }
 void MpiBackend::begin_call(const CollectiveCall& call) {
-  s_->roll->entered(call.collective);
+  // Written here, not through Calls::enter(): one file fewer on every call's path.
+  detail::RollCall::Calls& calls = s_->roll->calls;
+  ++calls.entered;
+  calls.last = static_cast<std::int32_t>(call.collective);
 }
 MPI_Comm MpiBackend::survivors() {
   return s_->roll->survivors(detail::RollCall::round(s_->timeout_s));

@@ -375,7 +375,7 @@ class NativePersistent final : public detail::PersistentOp {
   }
 
   void start() override {
-    s_->roll->entered(call_.collective);
+    s_->roll->calls.enter(call_.collective);
     // The staged copy is the root's input as it is now (the buffer is bound, its contents not).
     if (staged_bytes_) std::memcpy(staged_.data(), call_.out, staged_bytes_);
     if (mpi4_) {

@@ -107,7 +107,7 @@ class ScheduledPersistent final : public detail::PersistentOp {
   }
 
   void start() override {
-    s_->roll->entered(exec_->plan().schedule->collective);
+    s_->roll->calls.enter(exec_->plan().schedule->collective);
     engine::ExecOptions o;
     o.wait = s_->wait;
     o.timeout_s = s_->timeout_s;

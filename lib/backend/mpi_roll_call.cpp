@@ -116,7 +116,7 @@ void RollCall::reap() noexcept {
 void RollCall::take(const Status& s, int from) noexcept {
   Status& k = known_[static_cast<std::size_t>(from)];
   if (k.kind == 0 || s.entered >= k.entered) k = s;
-  heard_in_[static_cast<std::size_t>(from)] = entered_;
+  heard_in_[static_cast<std::size_t>(from)] = calls.entered;
 }
 
 void RollCall::serve() noexcept {
@@ -131,7 +131,7 @@ void RollCall::serve() noexcept {
       break;
     take(asked, st.MPI_SOURCE);
     used_ = true;
-    const Status mine{entered_, last_, kAnswer, shrunk_ ? 1 : 0};
+    const Status mine{calls.entered, calls.last, kAnswer, shrunk_ ? 1 : 0};
     send(st.MPI_SOURCE, kAnswer, &mine, sizeof mine);
   }
   if (!outgoing_.empty()) reap();
@@ -139,7 +139,7 @@ void RollCall::serve() noexcept {
 
 std::string RollCall::verdict(double window_s) {
   used_ = true;
-  const Status mine{entered_, last_, kQuery, shrunk_ ? 1 : 0};
+  const Status mine{calls.entered, calls.last, kQuery, shrunk_ ? 1 : 0};
   for (int p = 0; p < size_; ++p)
     if (p != rank_) send(p, kQuery, &mine, sizeof mine);
   // A rank that answered while this one is in its current collective is alive and inside cclx
@@ -148,8 +148,8 @@ std::string RollCall::verdict(double window_s) {
   // are asked until all answer or the window closes.
   auto present = [&](int p) {
     const Status& k = known_[static_cast<std::size_t>(p)];
-    return p == rank_ || (k.kind != 0 && (heard_in_[static_cast<std::size_t>(p)] == entered_ ||
-                                          k.entered >= entered_));
+    return p == rank_ || (k.kind != 0 && (heard_in_[static_cast<std::size_t>(p)] == calls.entered ||
+                                          k.entered >= calls.entered));
   };
   const Clock::time_point start = Clock::now();
   for (;;) {
@@ -182,10 +182,10 @@ std::string RollCall::verdict(double window_s) {
       continue;
     }
     const Status& k = known_[static_cast<std::size_t>(p)];
-    if (p != rank_ && !k.shrinking && k.entered < entered_)
+    if (p != rank_ && !k.shrinking && k.entered < calls.entered)
       behind += "; rank " + std::to_string(p) + " still in " + call_name(k.last, k.entered);
   }
-  const std::string call = call_name(last_, entered_);
+  const std::string call = call_name(calls.last, calls.entered);
   std::vector<int> shrinking;
   for (int p = 0; p < size_; ++p)
     if (p != rank_ && known_[static_cast<std::size_t>(p)].shrinking) shrinking.push_back(p);

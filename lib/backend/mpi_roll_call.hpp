@@ -23,11 +23,16 @@ class RollCall {
   RollCall(const RollCall&) = delete;
   RollCall& operator=(const RollCall&) = delete;
 
-  /// Every rank counts the collectives it enters on the communicator, in the same order.
-  void entered(sched::Collective c) noexcept {
-    ++entered_;
-    last_ = static_cast<std::int32_t>(c);
-  }
+  /// Every rank counts the collectives it enters on the communicator, in the same order (the
+  /// backend's call hooks write it directly: a member, not a function, on every call's path).
+  struct Calls {
+    std::uint64_t entered = 0;  ///< collectives entered so far
+    std::int32_t last = -1;     ///< the last one's sched::Collective; -1: none yet
+    void enter(sched::Collective c) {
+      ++entered;
+      last = static_cast<std::int32_t>(c);
+    }
+  } calls;
   /// Answers the roll calls of other ranks that arrived (one MPI_Iprobe when none did). Wait
   /// loops call it every few milliseconds while nothing completes.
   void serve() noexcept;
@@ -69,8 +74,6 @@ class RollCall {
   struct Outgoing;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
-  std::uint64_t entered_ = 0;
-  std::int32_t last_ = -1;
   bool used_ = false;          // a roll call ran: peers may still send; the communicator is kept
   bool shrunk_ = false;        // survivors() was called
   std::vector<Status> known_;  // per rank: the newest status heard (kind 0: none)
