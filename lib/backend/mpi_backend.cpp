@@ -101,10 +101,10 @@ void MpiBackend::begin_call(const CollectiveCall& call) {
   calls.last = static_cast<std::int32_t>(call.collective);
 }
 MPI_Comm MpiBackend::survivors() {
-  return s_->roll->survivors(detail::RollCall::round(s_->timeout_s));
+  return s_->roll->survivors(s_->timeout_s);
 }
 std::string MpiBackend::roll_call() const {
-  return s_->roll->verdict(detail::RollCall::window(s_->timeout_s));
+  return s_->roll->verdict(s_->timeout_s);
 }
 std::shared_ptr<void> MpiBackend::keepalive() const {
   return s_;
@@ -118,10 +118,8 @@ struct ExecutionPending final : detail::PendingOp {
   std::unique_ptr<engine::Execution> exec;
   std::shared_ptr<void> keepalive;
   detail::RollCall* roll = nullptr;  // the backend's (kept alive by `backend`)
-  unsigned tests = 0;
   bool test() override {
-    // A caller polling test() answers other ranks' roll calls now and then, as wait() does.
-    if ((++tests & 127u) == 0) roll->serve();
+    roll->serve_sometimes();  // a caller polling test() answers roll calls as wait() does
     return exec->test();
   }
   void wait() override { exec->wait(); }

@@ -298,11 +298,10 @@ void MpiBackend::native(const CollectiveCall& c) const {
   if (!timed) return;
   bool done = false;
   try {
-    done = wait_until_deadline(req, s_->timeout_s, s_->wait, r, "MPI_Test", s_->roll.get());
+    done = wait_until_deadline(req, s_->timeout_s, s_->wait, r, "MPI_Test", *s_->roll);
   } catch (const Error& e) {  // MPI reported an error (a peer died): who else is missing
     s_->abandoned_collective = true;
-    throw Error(
-        r, what() + ": " + e.detail() + s_->roll->verdict(detail::RollCall::window(s_->timeout_s)));
+    throw Error(r, what() + ": " + e.detail() + s_->roll->verdict(s_->timeout_s));
   }
   if (!done) {
     // A nonblocking collective can be neither cancelled nor freed: it stays with MPI, and the
@@ -310,7 +309,7 @@ void MpiBackend::native(const CollectiveCall& c) const {
     detail::leak(std::move(staged), std::move(v_arrays));
     s_->abandoned_collective = true;
     throw Error(r, what() + " did not complete within " + engine::format_seconds(s_->timeout_s) +
-                       s_->roll->verdict(detail::RollCall::window(s_->timeout_s)));
+                       s_->roll->verdict(s_->timeout_s));
   }
 }
 
@@ -388,7 +387,7 @@ class NativePersistent final : public detail::PersistentOp {
     if (rc != MPI_SUCCESS) mpi_check(rc, s_->rank, (name() + ": " + fn + " (nonblocking)").c_str());
   }
   bool test() override {
-    if ((++tests_ & 127u) == 0) s_->roll->serve();  // as wait() does: others' roll calls
+    s_->roll->serve_sometimes();  // a caller polling test() answers roll calls as wait() does
     int flag = 0;
     const detail::CompletionScope scope;
     if (const int rc = MPI_Test(&req_, &flag, MPI_STATUS_IGNORE); rc != MPI_SUCCESS)
@@ -404,15 +403,14 @@ class NativePersistent final : public detail::PersistentOp {
     }
     bool done = false;
     try {
-      done =
-          wait_until_deadline(req_, s_->timeout_s, s_->wait, s_->rank, "MPI_Test", s_->roll.get());
+      done = wait_until_deadline(req_, s_->timeout_s, s_->wait, s_->rank, "MPI_Test", *s_->roll);
     } catch (const Error& e) {
       throw Error(s_->rank, "persistent " + name() + ": " + e.detail());
     }
     if (!done)
       throw Error(s_->rank, "persistent " + name() + " did not complete within " +
                                 engine::format_seconds(s_->timeout_s) +
-                                s_->roll->verdict(detail::RollCall::window(s_->timeout_s)));
+                                s_->roll->verdict(s_->timeout_s));
   }
   void abandon() noexcept override {
     abandoned_ = true;
@@ -436,7 +434,6 @@ class NativePersistent final : public detail::PersistentOp {
   MPI_Request req_ = MPI_REQUEST_NULL;
   const bool mpi4_ = trusted_persistent(call_.collective);  // else MPI_I* at each start
   bool abandoned_ = false;
-  unsigned tests_ = 0;  // test() calls, for answering roll calls now and then
 };
 
 }  // namespace

@@ -23,10 +23,10 @@ namespace cclx::detail {
 
 // Polls `req` until it completes (true) or `timeout_s` has passed (false; `req` is still
 // pending); timeout_s <= 0: no deadline. The clock is read, and other ranks' roll calls answered
-// (`roll`, if not null), only every 64 idle polls (every 8 when backing off: those polls sleep).
+// (`roll`), only every 64 idle polls (every 8 when backing off: those polls sleep).
 inline bool wait_until_deadline(MPI_Request& req, double timeout_s,
                                 const engine::WaitPolicy& policy, int rank, const char* what,
-                                RollCall* roll) {
+                                RollCall& roll) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   engine::Backoff backoff(policy);
@@ -38,7 +38,7 @@ inline bool wait_until_deadline(MPI_Request& req, double timeout_s,
     if (flag) return true;
     backoff.idle();
     if (timeout_s <= 0 || (idle & every) != 0) continue;
-    if (roll) roll->serve();
+    roll.serve();
     if (std::chrono::duration<double>(Clock::now() - start).count() >= timeout_s) return false;
   }
 }
@@ -66,7 +66,7 @@ struct MpiPending final : PendingOp {
   sched::Collective collective{};
   double timeout_s = 0;  // 0: none
   engine::WaitPolicy policy{};
-  RollCall* roll = nullptr;  // the backend's (kept alive by `backend`)
+  RollCall* roll = nullptr;  // the backend's (kept alive by `backend`); set by State::pending
 
   ~MpiPending() override {
     // Only reached pending after wait() timed out (or threw). A point-to-point request can be
@@ -83,10 +83,8 @@ struct MpiPending final : PendingOp {
     MPI_Cancel(&req);
     MPI_Request_free(&req);
   }
-  unsigned tests = 0;
   bool test() override {
-    // A caller polling test() answers other ranks' roll calls now and then, as wait() does.
-    if (roll && peer < 0 && (++tests & 127u) == 0) roll->serve();
+    if (peer < 0) roll->serve_sometimes();  // a caller polling test() answers roll calls
     int flag = 0;
     const CompletionScope scope;
     mpi_check(MPI_Test(&req, &flag, MPI_STATUS_IGNORE), rank, "MPI_Test");
@@ -98,11 +96,11 @@ struct MpiPending final : PendingOp {
       mpi_check(MPI_Wait(&req, MPI_STATUS_IGNORE), rank, "MPI_Wait");
       return;
     }
-    if (wait_until_deadline(req, timeout_s, policy, rank, "MPI_Test", roll)) return;
+    if (wait_until_deadline(req, timeout_s, policy, rank, "MPI_Test", *roll)) return;
     const std::string after = " did not complete within " + engine::format_seconds(timeout_s);
     if (peer >= 0) throw Error(rank, std::string(what) + " rank " + std::to_string(peer) + after);
     throw Error(rank, std::string(what) + std::string(sched::to_string(collective)) + after +
-                          (roll ? roll->verdict(RollCall::window(timeout_s)) : std::string()));
+                          roll->verdict(timeout_s));
   }
 };
 

@@ -88,13 +88,6 @@ double RollCall::window(double timeout_s) {
   return std::clamp(timeout_s / 2, 0.2, 2.0);
 }
 
-double RollCall::round(double timeout_s) {
-  // Survivors enter the agreement up to a deadline and a roll call apart (one threw at once on
-  // an MPI error, another waited for its deadline), and a round only lasts this long when a rank
-  // stays silent.
-  return timeout_s > 0 ? 2 * (timeout_s + window(timeout_s)) : 10.0;
-}
-
 void RollCall::send(int peer, int tag, const void* data, int bytes) {
   auto o = std::make_unique<Outgoing>();
   o->data.assign(static_cast<const unsigned char*>(data),
@@ -137,7 +130,9 @@ void RollCall::serve() noexcept {
   if (!outgoing_.empty()) reap();
 }
 
-std::string RollCall::verdict(double window_s) {
+std::string RollCall::verdict(double timeout_s) {
+  if (!last_verdict_.empty() && verdict_in_ == calls.entered) return last_verdict_;
+  const double window_s = window(timeout_s);
   used_ = true;
   const Status mine{calls.entered, calls.last, kQuery, shrunk_ ? 1 : 0};
   for (int p = 0; p < size_; ++p)
@@ -192,15 +187,22 @@ std::string RollCall::verdict(double window_s) {
   const std::string others =
       shrinking.empty() ? std::string()
                         : "; " + rank_list(shrinking) + " already shrinking the communicator";
+  verdict_in_ = calls.entered;
   if (suspects_.empty())
-    return "; no rank is missing: every rank answered the roll call (this rank is in " + call +
-           others + behind + ")";
-  return "; missing: " + rank_list(suspects_) + " (no answer to the roll call within " +
-         engine::format_seconds(window_s) + ": dead, or busy outside cclx; this rank is in " +
-         call + others + behind + ")";
+    return last_verdict_ =
+               "; no rank is missing: every rank answered the roll call (this rank is in " + call +
+               others + behind + ")";
+  return last_verdict_ = "; missing: " + rank_list(suspects_) +
+                         " (no answer to the roll call within " + engine::format_seconds(window_s) +
+                         ": dead, or busy outside cclx; this rank is in " + call + others + behind +
+                         ")";
 }
 
-MPI_Comm RollCall::survivors(double round_s) {
+MPI_Comm RollCall::survivors(double timeout_s) {
+  // Survivors enter the agreement up to a deadline and a roll call apart (one threw at once on
+  // an MPI error, another waited for its deadline), and a round only lasts this long when a rank
+  // stays silent.
+  const double round_s = timeout_s > 0 ? 2 * (timeout_s + window(timeout_s)) : 10.0;
   if (shrunk_)
     throw Error(rank_, "shrink: this communicator was shrunk already; shrink the one it returned");
   shrunk_ = used_ = true;

@@ -36,26 +36,23 @@ class RollCall {
   /// Answers the roll calls of other ranks that arrived (one MPI_Iprobe when none did). Wait
   /// loops call it every few milliseconds while nothing completes.
   void serve() noexcept;
-  /// After this rank's collective timed out: asks every rank where it is and waits at most
-  /// `window_s` for the answers. Returns the text for the error message ("; missing: ...") and
-  /// remembers the ranks it names (suspects()).
-  std::string verdict(double window_s);
-  /// How long a rank whose deadline `timeout_s` passed waits for the others' answers: half the
-  /// deadline, between 0.2 and 2 s.
-  [[nodiscard]] static double window(double timeout_s);
-  /// How long a round of survivors() waits for a silent survivor, for the deadline `timeout_s`.
-  [[nodiscard]] static double round(double timeout_s);
-  /// The ranks the last verdict named: those that did not answer.
-  [[nodiscard]] const std::vector<int>& suspects() const { return suspects_; }
+  /// serve() on every 128th call: for test(), which callers may poll in a tight loop.
+  void serve_sometimes() noexcept {
+    if ((++polls_ & 127u) == 0) serve();
+  }
+  /// After this rank's collective failed (its deadline `timeout_s` passed, or a transfer
+  /// failed): asks every rank where it is and waits for the answers at most half the deadline,
+  /// between 0.2 and 2 s. Returns the text for the error message ("; missing: ...") and
+  /// remembers the ranks it names, the suspects of a later survivors(). Further failures before
+  /// this rank enters another collective (its other pending requests) get the same text at once.
+  std::string verdict(double timeout_s);
 
   /// The survivors' agreement (collective over the survivors): every survivor proposes the ranks
-  /// it suspects; rounds until all proposals are equal, a rank silent for `round_s` joining the
+  /// it suspects; rounds until all proposals are equal, a rank silent for a whole round (twice
+  /// the deadline `timeout_s` and the verdict's window; 10 s without a deadline) joining the
   /// suspects. Returns the communicator of the others (MPI_Comm_create_group, ranks in order).
   /// Throws cclx::Error if this rank is among the suspects of the others.
-  MPI_Comm survivors(double round_s);
-
-  /// The roll call's own communicator.
-  [[nodiscard]] MPI_Comm comm() const { return comm_; }
+  MPI_Comm survivors(double timeout_s);
 
   /// What one rank says of itself (sent as bytes).
   struct Status {
@@ -63,10 +60,11 @@ class RollCall {
     std::int32_t last = -1;      ///< the last one's sched::Collective; -1: none yet
     std::int32_t kind = 0;       ///< query or answer (the tags, mpi_roll_call.cpp)
     std::int32_t shrinking = 0;  ///< 1: in survivors(), after a failure it saw
-    std::int32_t unused = 0;
+    std::int32_t unused = 0;     ///< padding, so that no byte sent is uninitialized
   };
 
  private:
+  static double window(double timeout_s);  // verdict()'s wait for answers
   void send(int peer, int tag, const void* data, int bytes);
   void reap() noexcept;  // frees the buffers of sends that completed
   void take(const Status& s, int from) noexcept;
@@ -76,10 +74,13 @@ class RollCall {
   int rank_ = 0, size_ = 1;
   bool used_ = false;          // a roll call ran: peers may still send; the communicator is kept
   bool shrunk_ = false;        // survivors() was called
+  unsigned polls_ = 0;         // serve_sometimes() calls
   std::vector<Status> known_;  // per rank: the newest status heard (kind 0: none)
-  std::vector<std::uint64_t> heard_in_;  // per rank: entered_ when that status arrived
+  std::vector<std::uint64_t> heard_in_;  // per rank: calls.entered when that status arrived
   std::vector<std::unique_ptr<Outgoing>> outgoing_;
   std::vector<int> suspects_;
+  std::string last_verdict_;  // verdict()'s text, and calls.entered when it was made
+  std::uint64_t verdict_in_ = 0;
 };
 
 }  // namespace cclx::detail

@@ -87,7 +87,7 @@ struct MpiBackend::State {
   // and for a collective the roll call's verdict.
   template <class Message>
   void finish(MPI_Request& req, bool p2p, Message&& message) const {
-    if (detail::wait_until_deadline(req, timeout_s, wait, rank, "MPI_Test", roll.get())) return;
+    if (detail::wait_until_deadline(req, timeout_s, wait, rank, "MPI_Test", *roll)) return;
     if (p2p) {
       MPI_Cancel(&req);
       MPI_Request_free(&req);
@@ -95,7 +95,7 @@ struct MpiBackend::State {
       abandoned_collective = true;
     }
     throw Error(rank, message() + " did not complete within " + engine::format_seconds(timeout_s) +
-                          (p2p ? "" : roll->verdict(detail::RollCall::window(timeout_s))));
+                          (p2p ? "" : roll->verdict(timeout_s)));
   }
 
   // A new duplicate of the private communicator (errors return), for persistent requests.

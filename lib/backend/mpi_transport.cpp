@@ -140,7 +140,7 @@ void MpiTransport::idle() {
 }
 
 std::string MpiTransport::on_failure(double timeout_s) {
-  return roll_ ? roll_->verdict(detail::RollCall::window(timeout_s)) : std::string();
+  return roll_ ? roll_->verdict(timeout_s) : std::string();
 }
 
 std::unique_ptr<engine::Channel> MpiTransport::open_channel(unsigned number) {
