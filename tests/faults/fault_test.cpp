@@ -43,8 +43,10 @@
 #include <thread>
 #include <vector>
 
+#include "cclx/algo/by_name.hpp"
 #include "cclx/cclx.hpp"
 #include "cclx/relay/adaptive.hpp"
+#include "cclx/tune/candidate.hpp"
 
 namespace {
 
@@ -169,20 +171,19 @@ std::string check_waiter(const Outcome& o, const std::string& algo, int rank, in
   return {};
 }
 
-// Calls f(policy) with the allreduce policy `name` names (the shrink scenario's algorithms).
+// Calls f(policy) with the allreduce policy `name` names in the registry (the shrink scenario's
+// algorithms).
 template <class F>
 void with_algorithm(const std::string& name, F&& f) {
-  namespace algo = cclx::algo;
-  if (name == "native") return f(algo::Native{});
-  if (name == "ring") return f(algo::Ring{});
-  if (name == "rhd") return f(algo::RecursiveHalvingDoubling{});
-  if (name == "recursive_doubling") return f(algo::RecursiveDoubling{});
-  if (name == "binomial_tree") return f(algo::BinomialTree{});
-  if (name == "pipelined_tree") return f(algo::PipelinedTree{});
-  if (name == "stragglar") return f(algo::StragglAR{});
-  if (name == "canonical_halving") return f(algo::CanonicalHalving{});
-  std::fprintf(stderr, "cclx-fault-test: unknown algorithm '%s'\n", name.c_str());
-  std::exit(2);
+  cclx::algo::with_policy(cclx::tune::parse_candidate(name), [&](const auto& policy) {
+    if constexpr (cclx::algo::serves<std::decay_t<decltype(policy)>>(
+                      cclx::sched::Collective::allreduce)) {
+      f(policy);
+    } else {
+      std::fprintf(stderr, "cclx-fault-test: '%s' does not serve allreduce\n", name.c_str());
+      std::exit(2);
+    }
+  });
 }
 
 // rollcall: every rank in turn stalls (skips the collective until all others have given up) on a
