@@ -7,7 +7,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 export CCLX_TESTBED_PREFIX=${CCLX_TESTBED_PREFIX:-cclxtbm}
 TB=$HERE/cclx-testbed
-T=$("$TB" build | head -1)
+T=$("$TB" build | sed -n 1p)  # sed reads all: head could make build die of SIGPIPE
 trap '"$TB" down >/dev/null 2>&1 || true' EXIT
 
 say() { printf '\n### %s\n(load average: %s)\n' "$*" "$(cut -d' ' -f1-3 /proc/loadavg)"; }

@@ -25,7 +25,7 @@ rc=0
 "$TB" up --hosts 2 --rate 200mbit || rc=$?
 [[ $rc -ne 77 ]] || skip "network namespaces (or veth/bridge/tbf) are unavailable here"
 [[ $rc -eq 0 ]] || { echo "FAIL: cclx-testbed up (rc=$rc)"; exit 1; }
-T=$("$TB" build | head -1)
+T=$("$TB" build | sed -n 1p)  # sed reads all: head could make build die of SIGPIPE
 "$TB" run --timeout 60 -- "$T" shm || { echo "FAIL: shm check"; exit 1; }
 out=$("$TB" run --timeout 60 -- "$T" bw -s 1M -i 3 -w 1) || { echo "FAIL: bw job"; exit 1; }
 echo "$out"
