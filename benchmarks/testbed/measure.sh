@@ -1,13 +1,13 @@
 #!/bin/bash
 # measure.sh: the measurements behind docs/testbed.md, with the exact commands.
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
-# Sections: rate rndv finalize idle gso (default: all). Uses its own testbed prefix
+# Sections: rate rndv finalize idle gso ranks (default: all). Uses its own testbed prefix
 # (cclxtbm) so it never touches a testbed someone else brought up; tears it down on exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 export CCLX_TESTBED_PREFIX=${CCLX_TESTBED_PREFIX:-cclxtbm}
 TB=$HERE/cclx-testbed
-T=$("$TB" build | head -1)
+T=$("$TB" build | sed -n 1p)  # sed reads all: head could make build die of SIGPIPE
 trap '"$TB" down >/dev/null 2>&1 || true' EXIT
 
 say() { printf '\n### %s\n(load average: %s)\n' "$*" "$(cut -d' ' -f1-3 /proc/loadavg)"; }
@@ -22,7 +22,25 @@ cpu_of() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso}
+sections=${*:-rate rndv finalize idle gso ranks}
+BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
+TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
+
+# bytes through h<i>'s tbf qdiscs (upload + download) and its loopback
+link_total() {
+  local up down
+  up=$(tc -n "$CCLX_TESTBED_PREFIX-h$1" -s qdisc show dev tb0 | awk '/Sent/ {print $2; exit}')
+  down=$(tc -n "$CCLX_TESTBED_PREFIX-sw" -s qdisc show dev "h$1" | awk '/Sent/ {print $2; exit}')
+  echo $((up + down))
+}
+lo_total() { ip netns exec "$CCLX_TESTBED_PREFIX-h$1" cat /sys/class/net/lo/statistics/tx_bytes; }
+# counted CMD...: run CMD, then print the bytes it moved through h0's link and h0's loopback
+counted() {
+  local l0 o0
+  l0=$(link_total 0) o0=$(lo_total 0)
+  "$@" 2>&1 | grep -v '^\[cclx-testbed\] run:' | grep -E '^(bw|xchg|shm-check: ranks)|rror|nreachable' | cut -c1-160 || true
+  echo "  -> h0 link (tbf up+down): $(($(link_total 0) - l0)) bytes, h0 lo: $(($(lo_total 0) - o0)) bytes"
+}
 
 for s in $sections; do
   case $s in
@@ -93,6 +111,68 @@ for s in $sections; do
           cpu_of "$TB" run --timeout 300 -- "$T" xchg -s 64M -i 2 -w 0
         done
       done
+    done
+    ;;
+  ranks)
+    say "ranks: node detection (MPI_COMM_TYPE_SHARED groups vs host names), 2 hosts, K ranks per host"
+    up --hosts 2 --rate 200mbit
+    for k in 1 2 4; do
+      cmd "$TB" run --ranks-per-host $k --idle block --timeout 120 -- "$T" shm -k $k
+    done
+    echo "# MPIR_CVAR_NOLOCAL=1 (the K = 1 setting) with 2 ranks per host: every rank a node of its own"
+    cmd "$TB" run --ranks-per-host 2 --idle block --timeout 120 --env MPIR_CVAR_NOLOCAL=1 -- "$T" shm -k 2
+    echo "# without the per-host UTS namespace every rank is on host 'vm': groups no longer match names"
+    cmd "$TB" run --ranks-per-host 2 --idle block --timeout 120 --env CCLXTB_HOST_NS=ipc -- "$T" shm -k 2
+
+    say "ranks: which transport UCX picks between two hosts (K = 1, 4 MiB h0 -> h1, 3 times)"
+    for hns in "uts ipc" uts; do
+      for tls in tcp,self all; do
+        echo "# CCLXTB_HOST_NS='$hns' UCX_TLS=$tls"
+        counted "$TB" run --timeout 60 --env "CCLXTB_HOST_NS=$hns" --env UCX_TLS=$tls -- "$T" bw -s 4M -i 3 -w 0
+      done
+    done
+
+    say "ranks: intra- vs inter-host exchange, 2 hosts x 2 ranks (8 MiB each way, 3 times)"
+    for tls in self,sm,tcp tcp,self; do
+      for p in 1 2; do
+        echo "# UCX_TLS=$tls, rank 0 <-> rank $p ($([[ $p == 1 ]] && echo 'both on h0' || echo 'h0 <-> h1'))"
+        counted "$TB" run --ranks-per-host 2 --idle block --timeout 120 --env UCX_TLS=$tls -- \
+          "$T" xchg -s 8M -i 3 -w 0 -p $p
+      done
+    done
+    cmd "$TB" check --ranks-per-host 2 --size 8M
+
+    if command -v mpirun.openmpi >/dev/null; then
+      say "ranks: Open MPI 4.1 through netns-launch, 2 hosts x 2 ranks"
+      OT=$(dirname "$T")/tbcheck-openmpi
+      mpicc.openmpi -O2 -Wall -o "$OT" "$HERE/tbcheck.c"
+      ompi=(ip netns exec "$CCLX_TESTBED_PREFIX-sw" timeout 120 mpirun.openmpi --allow-run-as-root
+            --mca plm_rsh_agent "$HERE/netns-launch" --mca oob_tcp_if_include 10.77.0.0/24
+            --host "10.77.0.1:2,10.77.0.2:2" -np 4 -x CCLX_TESTBED_PREFIX
+            --mca btl_tcp_if_include tb0 --mca pml ob1)
+      for hns in "uts ipc" ipc; do
+        echo "# CCLXTB_HOST_NS='$hns', btl self,vader,tcp"
+        CCLXTB_HOST_NS=$hns cmd "${ompi[@]}" --mca btl self,vader,tcp "$OT" shm -k 2
+      done
+      for btl in self,vader,tcp self,tcp; do
+        for p in 1 2; do
+          echo "# btl $btl, rank 0 <-> rank $p"
+          counted "${ompi[@]}" --mca btl $btl "$OT" xchg -s 8M -i 3 -w 0 -p $p
+        done
+      done
+    fi
+
+    if [[ -x $TOPO ]]; then
+      say "ranks: cclx-topo (detect_hosts + alpha/beta profile of every pair), 2 hosts x 2 ranks"
+      cmd "$TB" run --ranks-per-host 2 --idle block --timeout 300 -- "$TOPO" --budget-s 4
+    fi
+
+    say "ranks: allreduce, native vs ring (functional: 2 cores, more than 2 ranks oversubscribe them)"
+    for cfg in 4:1 2:2 2:4; do
+      h=${cfg%:*} k=${cfg#*:}
+      up --hosts "$h" --rate 200mbit
+      cmd "$TB" run --ranks-per-host "$k" --idle block --timeout 600 -- \
+        "$BENCH" allreduce -m 64K:4M --algos native,ring,rhd -i 3 -x 1 --repeat 3
     done
     ;;
   *) echo "unknown section $s" >&2; exit 2 ;;

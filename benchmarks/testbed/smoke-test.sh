@@ -1,7 +1,8 @@
 #!/bin/bash
 # smoke-test.sh: opt-in ctest smoke test of the emulated testbed (ctest -R testbed_smoke).
 # Brings up 2 emulated hosts (own prefix cclxtbsmoke), runs a tiny MPI job (shm check +
-# 1 MiB transfer) and tears everything down. Exit 77 (ctest SKIP_RETURN_CODE) with a
+# 1 MiB transfer), then 2 ranks per host (node check; intra-host traffic must not touch the
+# shaped links' tbf counters, inter-host traffic must) and tears everything down. Exit 77 (ctest SKIP_RETURN_CODE) with a
 # message when not enabled (CCLX_TESTBED_TESTS=1) or unavailable (not root, no network
 # namespaces, no mpicc/mpiexec).
 set -euo pipefail
@@ -24,12 +25,16 @@ rc=0
 "$TB" up --hosts 2 --rate 200mbit || rc=$?
 [[ $rc -ne 77 ]] || skip "network namespaces (or veth/bridge/tbf) are unavailable here"
 [[ $rc -eq 0 ]] || { echo "FAIL: cclx-testbed up (rc=$rc)"; exit 1; }
-T=$("$TB" build | head -1)
+T=$("$TB" build | sed -n 1p)  # sed reads all: head could make build die of SIGPIPE
 "$TB" run --timeout 60 -- "$T" shm || { echo "FAIL: shm check"; exit 1; }
 out=$("$TB" run --timeout 60 -- "$T" bw -s 1M -i 3 -w 1) || { echo "FAIL: bw job"; exit 1; }
 echo "$out"
 grep -q 'rate_mbit=' <<<"$out" || { echo "FAIL: no rate reported"; exit 1; }
+# 2 ranks per host: MPI_COMM_TYPE_SHARED groups are the hosts, and an exchange between the two
+# ranks of h0 leaves the tbf byte counters alone while one between h0 and h1 crosses them
+"$TB" check --ranks-per-host 2 --size 1M --skip-rate ||
+  { echo "FAIL: 2 ranks per host: node check or intra-host traffic check"; exit 1; }
 "$TB" down
 left=$(ip netns list | awk '{print $1}' | grep -E "^${CCLX_TESTBED_PREFIX}-" || true)
 [[ -z $left ]] || { echo "FAIL: namespaces left behind: $left"; exit 1; }
-echo "PASS: testbed smoke test (2 hosts up, MPI job, down, nothing left)"
+echo "PASS: testbed smoke test (2 hosts up, MPI job, 2 ranks per host, down, nothing left)"

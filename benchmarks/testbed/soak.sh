@@ -19,7 +19,7 @@ while [[ $# -gt 0 ]]; do
     *) echo "soak.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-T=$("$TB" build | head -1)
+T=$("$TB" build | sed -n 1p)  # sed reads all: head could make build die of SIGPIPE
 build_dir=$(dirname "$T")
 trap '"$TB" down >/dev/null 2>&1 || true' EXIT
 "$TB" down >/dev/null 2>&1 || true

@@ -1,19 +1,23 @@
 /* tbcheck: small MPI checks for the cclx emulated testbed (benchmarks/testbed).
  *
  * Usage: tbcheck MODE [options]
- *   shm                 every rank's MPI_COMM_TYPE_SHARED sub-communicator must
- *                       have size 1 (no shared memory between emulated hosts);
- *                       exits 1 otherwise
- *   bw   -s BYTES       one-way transfer rank 0 -> rank 1, timed on rank 0 until
- *                       a 1-byte ack returns; prints per-iteration times, median,
- *                       and the achieved rate in Mbit/s
- *   xchg -s BYTES       ranks 0 and 1 exchange BYTES simultaneously (MPI_Sendrecv)
- *   lat  -s BYTES       ping-pong 0 <-> 1; every other rank waits in MPI_Barrier
+ *   shm  [-k K]         node check: the MPI_COMM_TYPE_SHARED sub-communicators must
+ *                       be exactly the groups of ranks with the same host name
+ *                       (MPI_Get_processor_name), and hold K ranks each (default
+ *                       1: no shared memory between emulated hosts; the last host
+ *                       may hold fewer); prints each rank's host and group, exits
+ *                       1 otherwise
+ *   bw   -s BYTES       one-way transfer rank 0 -> rank P (-p P, default 1), timed on
+ *                       rank 0 until a 1-byte ack returns; prints per-iteration
+ *                       times, median, and the achieved rate in Mbit/s
+ *   xchg -s BYTES       ranks 0 and P exchange BYTES simultaneously (MPI_Sendrecv)
+ *   lat  -s BYTES       ping-pong 0 <-> P; every other rank waits in MPI_Barrier
  *                       (so idle ranks poll); prints median one-way latency (us)
  *   fin                 finalize stress: an allreduce, then rank r sleeps r*D ms
  *                       (-d D, default 50) so ranks reach MPI_Finalize at
  *                       different times
  * Options: -i ITERS (default 10), -w WARMUP (default 2), -d STAGGER_MS,
+ *          -p PEER (rank 0's partner in bw/xchg/lat, default 1), -k RANKS_PER_HOST,
  *          -B  no MPI_Barrier before MPI_Finalize (default: barrier)
  */
 #define _POSIX_C_SOURCE 200809L
@@ -77,13 +81,15 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const char *mode = argc > 1 ? argv[1] : "shm";
   long bytes = 16L * 1024 * 1024;
-  int iters = 10, warmup = 2, barrier_before_finalize = 1;
+  int iters = 10, warmup = 2, barrier_before_finalize = 1, peer = 1, per_host = 1;
   long stagger_ms = 50;
   for (int i = 2; i < argc; ++i) {
     if (!strcmp(argv[i], "-s") && i + 1 < argc) bytes = parse_size(argv[++i]);
     else if (!strcmp(argv[i], "-i") && i + 1 < argc) iters = atoi(argv[++i]);
     else if (!strcmp(argv[i], "-w") && i + 1 < argc) warmup = atoi(argv[++i]);
     else if (!strcmp(argv[i], "-d") && i + 1 < argc) stagger_ms = atol(argv[++i]);
+    else if (!strcmp(argv[i], "-p") && i + 1 < argc) peer = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "-k") && i + 1 < argc) per_host = atoi(argv[++i]);
     else if (!strcmp(argv[i], "-B")) barrier_before_finalize = 0;
     else {
       if (rank == 0) fprintf(stderr, "tbcheck: unknown option %s\n", argv[i]);
@@ -99,20 +105,48 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "shm")) {
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    int nsize = 0;
+    int nsize = 0, leader = rank;
     MPI_Comm_size(node, &nsize);
+    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
     int maxsize = 0;
     MPI_Allreduce(&nsize, &maxsize, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    /* every rank's group (its lowest rank), group size and host name, on rank 0 */
+    int mine[2] = {leader, nsize};
+    int *groups = rank == 0 ? malloc(2 * sizeof(int) * (size_t)size) : NULL;
+    char *names = rank == 0 ? calloc((size_t)size, MPI_MAX_PROCESSOR_NAME) : NULL;
+    MPI_Gather(mine, 2, MPI_INT, groups, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
+               MPI_COMM_WORLD);
     if (rank == 0) {
-      printf("shm-check: ranks=%d max_shared_comm_size=%d %s\n", size, maxsize,
-             maxsize == 1 ? "OK (no shared memory between hosts)"
-                          : "FAIL (ranks share memory: traffic bypasses the shaped links)");
+      int bad = 0;
+      for (int r = 0; r < size; ++r) {
+        const char *nr = names + (size_t)r * MPI_MAX_PROCESSOR_NAME;
+        /* same group <=> same host name; group size K (fewer only on the last host) */
+        for (int q = 0; q < r; ++q) {
+          const char *nq = names + (size_t)q * MPI_MAX_PROCESSOR_NAME;
+          if ((groups[2 * q] == groups[2 * r]) != !strcmp(nq, nr)) bad = 1;
+        }
+        int expect = size - groups[2 * r] < per_host ? size - groups[2 * r] : per_host;
+        if (groups[2 * r + 1] != expect) bad = 1;
+        if (size <= 64) {
+          printf("shm-check: rank %d host %s shared_group %d size %d\n", r, nr, groups[2 * r],
+                 groups[2 * r + 1]);
+        }
+      }
+      printf("shm-check: ranks=%d ranks_per_host=%d max_shared_comm_size=%d %s\n", size, per_host,
+             maxsize,
+             !bad ? (per_host == 1 ? "OK (no shared memory between hosts)"
+                                   : "OK (shared memory exactly within each host)")
+                  : "FAIL (shared-memory groups are not the emulated hosts)");
+      rc = bad;
+      free(groups);
+      free(names);
     }
-    rc = maxsize == 1 ? 0 : 1;
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Comm_free(&node);
   } else if (!strcmp(mode, "bw") || !strcmp(mode, "xchg") || !strcmp(mode, "lat")) {
-    if (size < 2) {
-      if (rank == 0) fprintf(stderr, "tbcheck %s needs at least 2 ranks\n", mode);
+    if (size < 2 || peer < 1 || peer >= size) {
+      if (rank == 0) fprintf(stderr, "tbcheck %s needs at least 2 ranks and 0 < -p PEER < ranks\n", mode);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
     char *sbuf = malloc((size_t)bytes + 1), *rbuf = malloc((size_t)bytes + 1);
@@ -130,17 +164,17 @@ int main(int argc, char **argv) {
       if (!strcmp(mode, "bw")) {
         char ack = 0;
         if (rank == 0) {
-          MPI_Send(sbuf, (int)bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-          MPI_Recv(&ack, 1, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else if (rank == 1) {
+          MPI_Send(sbuf, (int)bytes, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+          MPI_Recv(&ack, 1, MPI_BYTE, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == peer) {
           MPI_Recv(rbuf, (int)bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
           MPI_Send(&ack, 1, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
         }
         dt = MPI_Wtime() - t0;
       } else if (!strcmp(mode, "xchg")) {
-        if (rank < 2) {
-          int peer = 1 - rank;
-          MPI_Sendrecv(sbuf, (int)bytes, MPI_BYTE, peer, 3, rbuf, (int)bytes, MPI_BYTE, peer, 3,
+        if (rank == 0 || rank == peer) {
+          int other = rank == 0 ? peer : 0;
+          MPI_Sendrecv(sbuf, (int)bytes, MPI_BYTE, other, 3, rbuf, (int)bytes, MPI_BYTE, other, 3,
                        MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
         dt = MPI_Wtime() - t0;
@@ -149,11 +183,11 @@ int main(int argc, char **argv) {
         dt = dmax;
       } else { /* lat: 100 round trips per iteration */
         const int reps = 100;
-        if (rank < 2) {
+        if (rank == 0 || rank == peer) {
           for (int r = 0; r < reps; ++r) {
             if (rank == 0) {
-              MPI_Send(sbuf, (int)bytes, MPI_BYTE, 1, 4, MPI_COMM_WORLD);
-              MPI_Recv(rbuf, (int)bytes, MPI_BYTE, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+              MPI_Send(sbuf, (int)bytes, MPI_BYTE, peer, 4, MPI_COMM_WORLD);
+              MPI_Recv(rbuf, (int)bytes, MPI_BYTE, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             } else {
               MPI_Recv(rbuf, (int)bytes, MPI_BYTE, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
               MPI_Send(sbuf, (int)bytes, MPI_BYTE, 0, 4, MPI_COMM_WORLD);
@@ -168,8 +202,8 @@ int main(int argc, char **argv) {
     double cpu = cpu_seconds() - cpu0, wall = MPI_Wtime() - wall0, cpu_sum = 0, wall_max = 0;
     MPI_Reduce(&cpu, &cpu_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&wall, &wall_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (rank == 1 && strcmp(mode, "lat") && bytes > 0 && rbuf[bytes - 1] != 1) {
-      fprintf(stderr, "tbcheck: data check failed on rank 1\n");
+    if (rank == peer && strcmp(mode, "lat") && bytes > 0 && rbuf[bytes - 1] != 1) {
+      fprintf(stderr, "tbcheck: data check failed on rank %d\n", peer);
       rc = 1;
     }
     if (rank == 0) {
