@@ -8,10 +8,12 @@ cd "$(dirname "$0")/.."
 
 # MPICH is the default MPI; Open MPI is installed next to it for the release-openmpi preset (CI
 # builds and tests against both); clang with its sanitizer runtimes for the Open MPI + ASan build;
-# clang-format/clang-tidy, pkg-config and doxygen for the lint, packaging and API-reference tests.
+# clang-format/clang-tidy, pkg-config and doxygen for the lint, packaging and API-reference tests;
+# torch (CPU), libtorch and pybind11 for the torch.distributed backend (python/, docs/torch.md).
 packages=(build-essential cmake pkg-config mpich libmpich-dev openmpi-bin libopenmpi-dev
           libboost-graph-dev libeigen3-dev doctest-dev libbenchmark-dev nlohmann-json3-dev
-          libcli11-dev clang libclang-rt-dev clang-format clang-tidy doxygen)
+          libcli11-dev clang libclang-rt-dev clang-format clang-tidy doxygen
+          python3-torch libtorch-dev pybind11-dev python3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
