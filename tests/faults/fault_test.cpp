@@ -221,8 +221,9 @@ int roll_call_rounds(int rank, int n, MPI_Comm notices) {
 // shrink: in each round a rank of the current communicator dies in the middle of an allreduce
 // (it starts the nonblocking form, tests it once and _exits); the others must throw naming it,
 // shrink, and run a correct integer allreduce and a barrier on the shrunken communicator. One
-// round per algorithm of `algos`. Returns on the survivors of the last round with their verdict.
-int shrink_rounds(int world_rank, int n, const std::vector<std::string>& algos) {
+// round per algorithm of `algos`; round r's victim is rank (first_victim + 5r) mod the size.
+// Returns on the survivors of the last round with their verdict.
+int shrink_rounds(int world_rank, int n, const std::vector<std::string>& algos, int first_victim) {
   auto comm = std::make_unique<cclx::Communicator<>>(MPI_COMM_WORLD);
   const double deadline = comm->timeout();
   std::vector<int> alive(static_cast<std::size_t>(n));  // world ranks of comm's ranks, in order
@@ -231,7 +232,7 @@ int shrink_rounds(int world_rank, int n, const std::vector<std::string>& algos) 
   for (std::size_t round = 0; round < algos.size(); ++round) {
     const std::string& name = algos[round];
     const int m = comm->size();
-    const int victim = static_cast<int>(round * 5) % m;
+    const int victim = (first_victim + static_cast<int>(round) * 5) % m;
     comm->barrier();
     auto& buf = *new std::vector<float>(30000, 1.0f);  // leaked: a native call may still write it
     if (comm->rank() == victim) {
@@ -379,7 +380,9 @@ int shrink_late(int rank, int n) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: cclx-fault-test sleep|exit|mismatch|finalized|destroy [ALGO]\n");
+    std::fprintf(stderr,
+                 "usage: cclx-fault-test sleep|exit|mismatch|finalized|destroy [ALGO]\n"
+                 "       cclx-fault-test shrink ALGO[,ALGO...] [FIRST_VICTIM]\n");
     return 2;
   }
   const std::string scenario = argv[1];
@@ -442,7 +445,8 @@ int main(int argc, char** argv) {
       algos.push_back(algo.substr(at, end - at));
       at = end + 1;
     }
-    std::_Exit(shrink_rounds(rank, n, algos));
+    const int first_victim = argc > 3 ? std::atoi(argv[3]) : 0;
+    std::_Exit(shrink_rounds(rank, n, algos, first_victim));
   }
 
   int failed = 0;
