@@ -136,6 +136,15 @@ std::function<bool()> test_of(Request r) {
   return [req = std::make_shared<Request>(std::move(r))] { return req->test(); };
 }
 
+// An operation's start: an in-place allreduce of `buf` (contiguous) under `red`.
+std::function<std::function<bool()>(Comm&)> allreduce_of(const at::Tensor& buf, R::RedOpType red,
+                                                         int rank) {
+  return [buf, red, rank](Comm& c) {
+    return test_of(reduce_with(
+        buf, red, rank, [&](auto span, const auto& o) { return c.iallreduce(span, o, kAuto); }));
+  };
+}
+
 }  // namespace
 
 std::string dtype_name(at::ScalarType type) {
@@ -220,12 +229,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCclx::allreduce(std::vector<at::Tenso
   const R::RedOpType red = opts.reduceOp;
   check_reduction(t, red, rank_);
   const Staged s = stage(t);
-  const int rank = rank_, n = size_;
+  const int n = size_;
   Operation op;
-  op.start = [s, red, rank](Comm& c) {
-    return test_of(reduce_with(
-        s.buf, red, rank, [&](auto span, const auto& o) { return c.iallreduce(span, o, kAuto); }));
-  };
+  op.start = allreduce_of(s.buf, red, rank_);
   op.finish = [s, red, n] {
     s.copy_back();
     if (red == R::AVG) s.user.div_(n);
@@ -246,12 +252,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCclx::allreduce_coalesced(
   const R::RedOpType red = opts.reduceOp;
   check_reduction(tensors[0], red, rank_);
   at::Tensor flat = flatten(tensors).view(tensors[0].scalar_type());
-  const int rank = rank_, n = size_;
+  const int n = size_;
   Operation op;
-  op.start = [flat, red, rank](Comm& c) {
-    return test_of(reduce_with(
-        flat, red, rank, [&](auto span, const auto& o) { return c.iallreduce(span, o, kAuto); }));
-  };
+  op.start = allreduce_of(flat, red, rank_);
   op.finish = [flat, tensors, red, n] {
     if (red == R::AVG) flat.div_(n);
     unflatten(flat.view(at::kByte), 0, tensors);
