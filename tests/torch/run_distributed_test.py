@@ -3,15 +3,16 @@ the tests torch holds its Gloo, NCCL and MPI backends to) against backend "cclx"
 the other on every mpiexec rank:
 
     mpiexec -n 2 /usr/bin/python3 tests/torch/run_distributed_test.py [--filter SUBSTRING]
-            [--timeout S] [--list FILE]
+            [--tests A,B] [--timeout S] [--list FILE] [--verbose]
 
 torch's harness spawns its own processes per test; here every rank of the MPI job runs each test
 method in process, as the harness's child would (TestDistBackend._run): a fresh process group
 through a file store in a directory of the test's own, the test, then the group destroyed. A test
-skips as in torch (unittest.skipIf, unittest.SkipTest, or exiting with one of TEST_SKIPS's codes: torch gates many
-tests to "gloo" and "nccl" by name, and every GPU test needs CUDA). The ranks' verdicts are merged
-through the file system; rank 0 prints one line per test (passed, skipped with the reason,
-FAILED with the error) and the counts, and the job fails if any test failed on any rank.
+skips as in torch (unittest.skipIf, unittest.SkipTest, or exiting with one of TEST_SKIPS's codes:
+torch gates many tests to "gloo" and "nccl" by name, and every GPU test needs CUDA). The ranks'
+verdicts are merged through the file system; rank 0 prints one line per test (passed, skipped with
+the reason, FAILED with the error) and the counts, and the job fails if any test failed on any
+rank.
 """
 
 import argparse
