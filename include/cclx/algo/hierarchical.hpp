@@ -139,10 +139,4 @@ struct LeaderBased {
   [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
 };
 
-/// Whether policy A's schedule depends on the host map (its `uses_hosts` declaration).
-template <class A>
-inline constexpr bool uses_hosts = requires {
-  requires A::uses_hosts;
-};
-
 }  // namespace cclx::algo
