@@ -109,6 +109,19 @@ TEST_CASE("hierarchical: verifier sweep over host maps, n = 1..16") {
   MESSAGE("verified ", verified, " hierarchical schedules");
 }
 
+TEST_CASE("hierarchical: verifier on channels") {
+  const std::vector<int> hosts = {0, 1, 0, 2, 1, 0, 2};
+  for (const auto* g : hierarchical_generators())
+    for (bool ip : {false, true}) {
+      ScheduleRequest req{Collective::allreduce, 7, 0, ip, 4000};
+      req.hosts = hosts;
+      const auto s = algo::generate_by_name(g->name, req, {{"channels", 3}});
+      const auto rep = sched::verify(s, 1000, 4);
+      INFO(g->name, " in_place=", ip);
+      CHECK(rep.ok);
+    }
+}
+
 TEST_CASE("hierarchical: one rank's program equals its program in the whole schedule") {
   const std::vector<int> hosts = {0, 1, 0, 2, 1, 0, 2};
   for (const auto* g : hierarchical_generators()) {

@@ -87,12 +87,21 @@ struct MultiLane {
   /// Communicator then provides.
   static constexpr bool uses_hosts = true;
   std::size_t segment_bytes = 0;  ///< as in Ring
+  /// Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
+  /// field, so the policy has no padding and the plan cache keys it by its bytes.
+  std::size_t channels = 1;
 
   /// Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
   static constexpr auto params() {
-    return std::array{CCLX_POLICY_PARAM(MultiLane, segment_bytes, 0, kUnbounded, "as in ring")};
+    return std::array{
+        CCLX_POLICY_PARAM(MultiLane, segment_bytes, 0, kUnbounded, "as in ring"),
+        CCLX_POLICY_PARAM(
+            MultiLane, channels, 1, sched::max_channels,
+            "concurrent parts of the data, each its own schedule (schedule/channels.hpp)"),
+    };
   }
-  /// The schedule for `r` on r.hosts; throws cclx::Error when it cannot serve `r`.
+  /// The schedule for `r` on r.hosts, one channel's part when `channels` > 1 (algo::generate()
+  /// splits); throws cclx::Error when it cannot serve `r`.
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::multi_lane(r, name, hier::inter_host<Inter>());
   }
@@ -122,12 +131,21 @@ struct LeaderBased {
   /// Communicator then provides.
   static constexpr bool uses_hosts = true;
   std::size_t segment_bytes = 0;  ///< as in Ring
+  /// Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
+  /// field, so the policy has no padding and the plan cache keys it by its bytes.
+  std::size_t channels = 1;
 
   /// Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
   static constexpr auto params() {
-    return std::array{CCLX_POLICY_PARAM(LeaderBased, segment_bytes, 0, kUnbounded, "as in ring")};
+    return std::array{
+        CCLX_POLICY_PARAM(LeaderBased, segment_bytes, 0, kUnbounded, "as in ring"),
+        CCLX_POLICY_PARAM(
+            LeaderBased, channels, 1, sched::max_channels,
+            "concurrent parts of the data, each its own schedule (schedule/channels.hpp)"),
+    };
   }
-  /// The schedule for `r` on r.hosts; throws cclx::Error when it cannot serve `r`.
+  /// The schedule for `r` on r.hosts, one channel's part when `channels` > 1 (algo::generate()
+  /// splits); throws cclx::Error when it cannot serve `r`.
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::leader_based(r, name, hier::inter_host<Inter>());
   }
