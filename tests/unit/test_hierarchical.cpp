@@ -191,7 +191,7 @@ TEST_CASE("hierarchical: bad input is a clear cclx::Error") {
   const std::vector<int> hosts = {0, 0, 1, 1};
   req.hosts = hosts;
   // An inter-host algorithm that does not serve allreduce.
-  const sched::InterHost barrier = algo::hier::inter_host<algo::Dissemination>();
+  const sched::InterHost barrier = cclx::detail::inter_host<algo::Dissemination>();
   CHECK_THROWS_WITH_AS(
       (void)sched::multi_lane(req, "multilane_dissemination", barrier),
       "cclx: multilane_dissemination: the inter-host algorithm 'dissemination' does "

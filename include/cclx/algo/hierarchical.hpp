@@ -40,9 +40,7 @@ Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
 
 }  // namespace cclx::sched
 
-namespace cclx::algo {
-
-namespace hier {
+namespace cclx::detail {
 // `A` followed by `B` as one constexpr string_view: a composed policy's registry name.
 template <const std::string_view& A, const std::string_view& B>
 struct JoinedName {
@@ -67,7 +65,9 @@ sched::InterHost inter_host() {
 inline std::string hosts_param(const sched::ScheduleRequest& r) {
   return r.hosts.empty() ? std::string() : "hosts=" + sched::host_labels(r.hosts);
 }
-}  // namespace hier
+}  // namespace cclx::detail
+
+namespace cclx::algo {
 
 /// Policy: Traeff's multi-lane allreduce on the host map: intra-host ring reduce-scatter, each
 /// lane's part allreduced between the hosts by `Inter` (at its defaults), intra-host ring
@@ -78,7 +78,7 @@ struct MultiLane {
                 "MultiLane: the inter-host algorithm must serve allreduce");
   /// Its registry name: "multilane_" and Inter's name.
   static constexpr std::string_view name =
-      hier::JoinedName<hier::multilane_prefix, Inter::name>::value;
+      cclx::detail::JoinedName<cclx::detail::multilane_prefix, Inter::name>::value;
   /// What it serves, allreduce alone; with keeps_rank_order the one declaration of it.
   static constexpr std::array collectives = {sched::Collective::allreduce};
   /// None: the hosts' partial sums are combined in host order, not rank order.
@@ -103,11 +103,11 @@ struct MultiLane {
   /// The schedule for `r` on r.hosts, one channel's part when `channels` > 1 (algo::generate()
   /// splits); throws cclx::Error when it cannot serve `r`.
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
-    return sched::multi_lane(r, name, hier::inter_host<Inter>());
+    return sched::multi_lane(r, name, cclx::detail::inter_host<Inter>());
   }
   /// The host map ("hosts=0,0,1,1"): the schedule depends on it.
   [[nodiscard]] std::string cache_params(const sched::ScheduleRequest& r) const {
-    return hier::hosts_param(r);
+    return cclx::detail::hosts_param(r);
   }
   /// The engine's settings: segment_bytes, the rest default.
   [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
@@ -122,7 +122,7 @@ struct LeaderBased {
                 "LeaderBased: the inter-host algorithm must serve allreduce");
   /// Its registry name: "leader_" and Inter's name.
   static constexpr std::string_view name =
-      hier::JoinedName<hier::leader_prefix, Inter::name>::value;
+      cclx::detail::JoinedName<cclx::detail::leader_prefix, Inter::name>::value;
   /// What it serves, allreduce alone; with keeps_rank_order the one declaration of it.
   static constexpr std::array collectives = {sched::Collective::allreduce};
   /// None: the hosts' partial sums are combined in host order, not rank order.
@@ -147,11 +147,11 @@ struct LeaderBased {
   /// The schedule for `r` on r.hosts, one channel's part when `channels` > 1 (algo::generate()
   /// splits); throws cclx::Error when it cannot serve `r`.
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
-    return sched::leader_based(r, name, hier::inter_host<Inter>());
+    return sched::leader_based(r, name, cclx::detail::inter_host<Inter>());
   }
   /// The host map ("hosts=0,0,1,1"): the schedule depends on it.
   [[nodiscard]] std::string cache_params(const sched::ScheduleRequest& r) const {
-    return hier::hosts_param(r);
+    return cclx::detail::hosts_param(r);
   }
   /// The engine's settings: segment_bytes, the rest default.
   [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
