@@ -10,6 +10,8 @@
 //   3. per host, the ring allgather (in place) of the lanes.
 // Leader-based: B blocks. 1. per host, the binomial reduce to its leader (local rank 0);
 // 2. Inter's allreduce among the leaders, in place on Out; 3. per host, the binomial bcast.
+// Leader-based bcast (when Inter serves bcast): Inter's bcast among the hosts' representatives,
+// the root standing for its host, then the binomial bcast on every host.
 #include "cclx/algo/hierarchical.hpp"
 
 #include <algorithm>
@@ -27,6 +29,7 @@ namespace cclx::sched {
 namespace {
 
 constexpr std::array kAllreduce = {Collective::allreduce};
+constexpr std::array kLeaderBased = {Collective::allreduce, Collective::bcast};
 
 ScheduleRequest sub_request(Collective c, int nranks, bool in_place, std::size_t bytes = 0) {
   ScheduleRequest r;
@@ -37,16 +40,17 @@ ScheduleRequest sub_request(Collective c, int nranks, bool in_place, std::size_t
   return r;
 }
 
-// Inter's allreduce on the hosts' representatives, in place (it runs on Out); its errors name the
-// composition and the number of hosts.
-Schedule inter_schedule(std::string_view algorithm, const InterHost& inter, int hosts,
-                        std::size_t bytes) {
-  if (std::find(inter.collectives.begin(), inter.collectives.end(), Collective::allreduce) ==
+// Inter's schedule on the hosts' representatives (`sub`: allreduce in place, it runs on Out; or
+// bcast from the root's host); its errors name the composition and the number of hosts.
+Schedule inter_schedule(std::string_view algorithm, const InterHost& inter,
+                        const ScheduleRequest& sub) {
+  const int hosts = sub.nranks;
+  if (std::find(inter.collectives.begin(), inter.collectives.end(), sub.collective) ==
       inter.collectives.end())
     throw Error(std::string(algorithm) + ": the inter-host algorithm '" + std::string(inter.name) +
-                "' does not serve allreduce");
+                "' does not serve " + std::string(to_string(sub.collective)));
   try {
-    return inter.generate(sub_request(Collective::allreduce, hosts, true, bytes));
+    return inter.generate(sub);
   } catch (const Error& e) {
     throw Error(std::string(algorithm) + ": the inter-host algorithm '" + std::string(inter.name) +
                 "' cannot serve " + std::to_string(hosts) + " hosts: " + e.detail());
@@ -79,6 +83,34 @@ std::uint32_t first_lane(int i, int k, std::uint32_t lanes) {
                                     static_cast<std::uint64_t>(k));
 }
 
+// Leader-based bcast: the root stands for its host. 1. Inter's bcast among the hosts'
+// representatives (the root, the other hosts' leaders) from the root's host; 2. on every host,
+// the binomial bcast from its representative.
+Schedule leader_bcast(const ScheduleRequest& req, std::string_view algorithm,
+                      const InterHost& inter, const HostMap& m) {
+  const int h = m.num_hosts();
+  const int root_host = m.host_of[static_cast<std::size_t>(req.root)];
+  std::vector<int> reps;
+  for (const auto& host : m.hosts) reps.push_back(host.front());
+  reps[static_cast<std::size_t>(root_host)] = req.root;
+  ScheduleRequest sub = sub_request(Collective::bcast, h, false, req.bytes);
+  sub.root = root_host;
+  const Schedule between = inter_schedule(algorithm, inter, sub);
+  const std::uint32_t nb = between.nblocks;
+  ScheduleComposer c(req.nranks, nb, req.only_rank);
+  if (h > 1) c.embed(between, {reps, block_bounds(0, nb), Buf::in, Buf::out});
+  c.next_phase();
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
+    const auto& host = m.hosts[j];
+    const int k = static_cast<int>(host.size());
+    if (k == 1) continue;
+    ScheduleRequest local = sub_request(Collective::bcast, k, false);
+    local.root = m.local_of[static_cast<std::size_t>(reps[j])];
+    c.embed(binomial_tree(local), {host, {0, nb}, Buf::in, Buf::out});
+  }
+  return c.finish(header(req, algorithm));
+}
+
 }  // namespace
 
 Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
@@ -87,7 +119,8 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
   const HostMap m = hosts_of(req, algorithm);
   const int h = m.num_hosts();
   const auto lanes = static_cast<std::uint32_t>(m.max_ranks_per_host());
-  const Schedule lane = inter_schedule(algorithm, inter, h, req.bytes / lanes);
+  const Schedule lane = inter_schedule(
+      algorithm, inter, sub_request(Collective::allreduce, h, true, req.bytes / lanes));
   const std::uint32_t nb = lane.nblocks;
   ScheduleComposer c(req.nranks, lanes * nb, req.only_rank);
 
@@ -129,10 +162,12 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
 
 Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
                       const InterHost& inter) {
-  require_supported(req, algorithm, kAllreduce);
+  require_supported(req, algorithm, kLeaderBased);
   const HostMap m = hosts_of(req, algorithm);
+  if (req.collective == Collective::bcast) return leader_bcast(req, algorithm, inter, m);
   const int h = m.num_hosts();
-  const Schedule leaders = inter_schedule(algorithm, inter, h, req.bytes);
+  const Schedule leaders =
+      inter_schedule(algorithm, inter, sub_request(Collective::allreduce, h, true, req.bytes));
   const std::uint32_t nb = leaders.nblocks;
   ScheduleComposer c(req.nranks, nb, req.only_rank);
   const std::vector<std::uint32_t> whole = {0, nb};  // the binomial tree's one block

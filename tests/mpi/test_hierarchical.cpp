@@ -2,7 +2,8 @@
 // mpi-n{N}-hierarchical-* set CCLX_HOSTS or CCLX_RANKS_PER_HOST (tests/CMakeLists.txt), and the
 // Communicator's host map must follow them. Every registered hierarchical policy, integer sums
 // (exact) against a locally computed reference, blocking, nonblocking and persistent, in and out
-// of place; every rank's result bitwise identical.
+// of place, and bcast from every kind of root where the policy serves it; every rank's result
+// bitwise identical.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -134,6 +135,51 @@ TEST_CASE("hierarchical: allreduce on the host map, blocking, nonblocking and pe
           }
         }
       }
+  });
+}
+
+TEST_CASE("hierarchical: bcast on the host map, blocking, nonblocking and persistent") {
+  Comm comm(MPI_COMM_WORLD);
+  const int n = comm.size(), me = comm.rank();
+  Consistency same(MPI_COMM_WORLD);
+  for_each_hierarchical([&](std::string_view name, const auto& policy) {
+    if constexpr (serves<decltype(policy)>(Coll::bcast))
+      for (int root : all_roots(n))
+        for (std::size_t count :
+             {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{40001}}) {
+          const std::string label =
+              with(std::string(name) + " bcast count=" + std::to_string(count), name, false, root);
+          progress(label);
+          // The root's data at start g, every other rank's buffer filled with its own values.
+          const auto fill = [&](std::vector<std::int32_t>& v, int g) {
+            for (std::size_t i = 0; i < count; ++i)
+              v[i] = data_value<std::int32_t>(me == root ? root : n + me,
+                                              i + static_cast<std::size_t>(g) * kShift);
+          };
+          const auto want = [&](int g) {
+            std::vector<std::int32_t> v(count);
+            for (std::size_t i = 0; i < count; ++i)
+              v[i] = data_value<std::int32_t>(root, i + static_cast<std::size_t>(g) * kShift);
+            return v;
+          };
+          std::vector<std::int32_t> buf(count);
+          fill(buf, 0);
+          comm.bcast(buf, root, policy);
+          compare("blocking " + label, buf, want(0), true);
+          same.add("blocking " + label, buf);
+          fill(buf, 1);
+          comm.ibcast(buf, root, policy).wait();
+          compare("nonblocking " + label, buf, want(1), true);
+          same.add("nonblocking " + label, buf);
+          auto p = comm.bcast_init(buf, root, policy);
+          for (int g = 0; g < kStarts; ++g) {
+            fill(buf, g);
+            p.start();
+            p.wait();
+            compare("persistent start " + std::to_string(g) + " " + label, buf, want(g), true);
+            same.add("persistent " + label, buf);
+          }
+        }
   });
 }
 

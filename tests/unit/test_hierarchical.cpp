@@ -57,6 +57,14 @@ std::vector<const sched::GeneratorInfo*> hierarchical_generators() {
   return gens;
 }
 
+// The roots a collective is checked at: the first, a middle and the last rank when rooted.
+std::vector<int> roots(Collective c, int n) {
+  if (c != Collective::bcast) return {0};
+  std::vector<int> r = {0, n / 2, n - 1};
+  r.erase(std::unique(r.begin(), r.end()), r.end());
+  return r;
+}
+
 // Bytes rank r sends to ranks on other hosts, for `count` elements of `elem` bytes.
 std::size_t cross_host_bytes(const sched::Schedule& s, const sched::HostMap& m, int r,
                              std::size_t count, std::size_t elem) {
@@ -82,7 +90,13 @@ TEST_CASE("hierarchical: the registry has the compositions, each on allreduce al
                            "leader_recursive_doubling", "leader_rhd", "leader_binomial_tree"})
     CHECK(std::find(names.begin(), names.end(), want) != names.end());
   for (const auto* g : gens) {
-    CHECK(g->collectives == std::vector<Collective>{Collective::allreduce});
+    INFO(g->name);
+    // Leader-based serves bcast too when its inter-host algorithm does.
+    const bool bcast = g->name == "leader_rhd" || g->name == "leader_binomial_tree";
+    const std::vector<Collective> want =
+        bcast ? std::vector<Collective>{Collective::allreduce, Collective::bcast}
+              : std::vector<Collective>{Collective::allreduce};
+    CHECK(g->collectives == want);
     CHECK(g->keeps_rank_order.empty());
   }
 }
@@ -90,22 +104,25 @@ TEST_CASE("hierarchical: the registry has the compositions, each on allreduce al
 TEST_CASE("hierarchical: verifier sweep over host maps, n = 1..16") {
   std::size_t verified = 0;
   for (const auto* g : hierarchical_generators())
-    for (int n = 1; n <= std::min(16, test::sweep_max_n()); ++n)
-      for (const auto& map : host_maps(n))
-        for (bool ip : {false, true})
-          for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t(n - 1),
-                                    std::size_t(n + 1), std::size_t{1000}}) {
-            ScheduleRequest req{Collective::allreduce, n, 0, ip, count * 4};
-            req.hosts = map.ids;
-            const auto s = g->generate(req, {});
-            const auto rep = sched::verify(s, count, 4);
-            std::string errs;
-            for (const auto& e : rep.errors) errs += "\n  " + e;
-            INFO(g->name, " n=", n, " hosts: ", map.what, " in_place=", ip, " count=", count, errs);
-            REQUIRE(rep.ok);
-            CHECK(s.scratch_copies == std::max(1u, test::scratch_copies_used(s)));
-            ++verified;
-          }
+    for (Collective c : g->collectives)
+      for (int n = 1; n <= std::min(16, test::sweep_max_n()); ++n)
+        for (const auto& map : host_maps(n))
+          for (int root : roots(c, n))
+            for (bool ip : {false, true})
+              for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t(n - 1),
+                                        std::size_t(n + 1), std::size_t{1000}}) {
+                ScheduleRequest req{c, n, root, ip, count * 4};
+                req.hosts = map.ids;
+                const auto s = g->generate(req, {});
+                const auto rep = sched::verify(s, count, 4);
+                std::string errs;
+                for (const auto& e : rep.errors) errs += "\n  " + e;
+                INFO(g->name, " ", sched::to_string(c), " n=", n, " root=", root,
+                     " hosts: ", map.what, " in_place=", ip, " count=", count, errs);
+                REQUIRE(rep.ok);
+                CHECK(s.scratch_copies == std::max(1u, test::scratch_copies_used(s)));
+                ++verified;
+              }
   MESSAGE("verified ", verified, " hierarchical schedules");
 }
 
@@ -155,6 +172,19 @@ TEST_CASE("hierarchical: multi-lane sends a lane's share between hosts, leader-b
     INFO("rank ", r);
     CHECK(cross_host_bytes(lanes, m, r, count, elem) == 2 * 3 * (s / 3) / 4);
   }
+  // Bcast from rank 5 (host 1): the root and the other hosts' leaders cross hosts, no one else.
+  req.collective = Collective::bcast;
+  req.root = 5;
+  const auto bcast = algo::generate_by_name("leader_binomial_tree", req);
+  for (int r = 0; r < 12; ++r) {
+    INFO("bcast, rank ", r);
+    const auto ur = static_cast<std::size_t>(r);
+    const bool represents = r == 5 || (m.local_of[ur] == 0 && m.host_of[ur] != m.host_of[5]);
+    if (!represents) CHECK(cross_host_bytes(bcast, m, r, count, elem) == 0);
+  }
+  CHECK(cross_host_bytes(bcast, m, 5, count, elem) > 0);
+  req.collective = Collective::allreduce;
+  req.root = 0;
   const auto leaders = algo::generate_by_name("leader_recursive_doubling", req);
   for (int r = 0; r < 12; ++r) {
     INFO("rank ", r);
@@ -206,6 +236,12 @@ TEST_CASE("hierarchical: bad input is a clear cclx::Error") {
       (void)sched::multi_lane(req, "multilane_picky", refuses),
       "cclx: multilane_picky: the inter-host algorithm 'picky' cannot serve 2 hosts: no",
       cclx::Error);
+  // Bcast through an inter-host algorithm without one (the policy does not declare it then).
+  req.collective = Collective::bcast;
+  CHECK_THROWS_WITH_AS((void)algo::generate_by_name("leader_recursive_doubling", req),
+                       "cclx: leader_recursive_doubling: the inter-host algorithm "
+                       "'recursive_doubling' does not serve bcast",
+                       cclx::Error);
   // A collective it does not serve, and a host map of the wrong length.
   req.collective = Collective::bcast;
   CHECK_THROWS_AS((void)algo::generate_by_name("multilane_ring", req), cclx::Error);

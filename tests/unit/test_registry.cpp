@@ -35,7 +35,7 @@ void for_each_policy(F&& f) {
   f("Dissemination", algo::Dissemination{});
   f("CanonicalHalving", algo::CanonicalHalving{});
   f("MultiLane", algo::MultiLane<algo::Ring>{});
-  f("LeaderBased", algo::LeaderBased<algo::RecursiveDoubling>{});
+  f("LeaderBased", algo::LeaderBased<algo::BinomialTree>{});
   f("Auto", algo::Auto{});
   f("Adaptive", algo::Adaptive{});
 }
