@@ -98,7 +98,8 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
   /// A host id per rank (equal ids share a host), as the hierarchical policies see it: the
   /// backend's (MpiBackend::host_ids: MPI's shared-memory split, or CCLX_HOSTS /
   /// CCLX_RANKS_PER_HOST), or empty for a backend without one (every rank its own host).
-  /// Collective on its first call.
+  /// Collective on its first call, which a communicator's first hierarchical call otherwise makes
+  /// (blocking, even in a nonblocking start): call it once beforehand where that matters.
   [[nodiscard]] std::span<const int> host_ids() const {
     if constexpr (requires { b_.host_ids(); }) {
       try {
