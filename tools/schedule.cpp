@@ -24,6 +24,7 @@ struct Options {
   ScheduleRequest req;
   long long count = -1, elem_size = 1;  // count < 0: the default
   ParamMap params;
+  std::vector<int> hosts;  // the request's host map (ScheduleRequest::hosts points here)
   bool json = false, text = false, verify = false, stats = false, list = false;
 };
 
@@ -66,6 +67,11 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
       ->check(CLI::PositiveNumber);
   std::vector<std::string> params;
   cclx::kit::add_list(app, "--param", params, "generator parameter KEY=VALUE (repeatable)");
+  std::vector<std::string> hosts;
+  cclx::kit::add_list(app, "--hosts", hosts,
+                      "a host id per rank, comma-separated, for the hierarchical generators "
+                      "(docs/hierarchical.md; default: every rank its own host)",
+                      ',');
   auto* json = app.add_flag("--json", o.json, "print the schedule as JSON");
   app.add_flag("--text", o.text,
                "print the schedule as text (the default when nothing else is "
@@ -85,6 +91,7 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
         throw UsageError{"--param expects KEY=VALUE, got '" + kv + "'"};
       o.params[kv.substr(0, eq)] = parse_int("--param " + kv.substr(0, eq), kv.substr(eq + 1));
     }
+    for (const auto& h : hosts) o.hosts.push_back(static_cast<int>(parse_int("--hosts", h)));
     if (o.algo.empty()) throw UsageError{"--algo is required (see --list)"};
     if (app.count("--n") == 0) throw UsageError{"--n is required"};
   } catch (const UsageError& e) {
@@ -99,6 +106,7 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
   if (o.count < 0)
     o.count = pairs ? 1000LL * o.req.nranks : o.req.collective == Collective::barrier ? 0 : 1000;
   o.req.bytes = static_cast<std::size_t>(o.count) * static_cast<std::size_t>(o.elem_size);
+  o.req.hosts = o.hosts;
   return std::nullopt;
 }
 

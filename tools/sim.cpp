@@ -246,6 +246,11 @@ nlohmann::json run_one(const Args& a, const Machine& m, const std::string& algo,
   req.nranks = n;
   req.root = a.root;
   req.bytes = a.bytes;
+  // The topology's hosts, for the hierarchical generators (a rank tied to no host is its own).
+  std::vector<int> hosts;
+  for (int r = 0; r < n; ++r)
+    hosts.push_back(m.t->host_of(r) >= 0 ? m.t->host_of(r) : m.t->nhosts() + r);
+  req.hosts = hosts;
   const auto t0 = std::chrono::steady_clock::now();
   const bool trees = algo == "synth" || algo == "par_trees";
   sched::TreeSet ts;

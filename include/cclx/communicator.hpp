@@ -95,6 +95,22 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
   /// The backend's MPI communicator: the user's duplicate (Ownership::duplicate) or the borrowed
   /// one.
   [[nodiscard]] auto native_handle() const { return b_.native_handle(); }
+  /// A host id per rank (equal ids share a host), as the hierarchical policies see it: the
+  /// backend's (MpiBackend::host_ids: MPI's shared-memory split, or CCLX_HOSTS /
+  /// CCLX_RANKS_PER_HOST), or empty for a backend without one (every rank its own host).
+  /// Collective on its first call, which a communicator's first hierarchical call otherwise makes
+  /// (blocking, even in a nonblocking start): call it once beforehand where that matters.
+  [[nodiscard]] std::span<const int> host_ids() const {
+    if constexpr (requires { b_.host_ids(); }) {
+      try {
+        return b_.host_ids();
+      } catch (const Error& e) {
+        throw e.on_rank(rank());
+      }
+    } else {
+      return {};
+    }
+  }
   /// The backend, for its own settings (wait policy, validation, a CudaBackend's stream, ...).
   [[nodiscard]] B& backend() { return b_; }
 
@@ -368,7 +384,7 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
     if (mine.local_error.empty() && refuses_order<A>(c))
       mine.local_error = detail::order_refusal(A::name, c, size());
     if constexpr (algo::ScheduledAlgorithm<A>) {
-      const sched::ScheduleRequest req = detail::schedule_request(c, rank(), size());
+      const sched::ScheduleRequest req = request_for<A>(c);
       mine.params = algo::wire_params(algorithm, req);
       if (mine.local_error.empty()) {
         try {
@@ -381,11 +397,20 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
     b_.agree(c, mine);
   }
 
+  // The schedule request for `c` on this rank, with the host map when A's schedule depends on it
+  // (the hierarchical policies; its first use is collective, as the call is).
+  template <algo::ScheduledAlgorithm A>
+  sched::ScheduleRequest request_for(const CollectiveCall& c) const {
+    sched::ScheduleRequest r = detail::schedule_request(c, rank(), size());
+    if constexpr (algo::uses_hosts<A>) r.hosts = host_ids();
+    return r;
+  }
+
   // The schedule of `a` for `c` from the process-wide cache (string-keyed).
   template <algo::ScheduledAlgorithm A>
   std::shared_ptr<const sched::Schedule> schedule(const CollectiveCall& c, const A& a) const {
     try {
-      return algo::schedule_for(a, detail::schedule_request(c, rank(), size()));
+      return algo::schedule_for(a, request_for<A>(c));
     } catch (const Error& e) {
       throw e.on_rank(rank());
     }

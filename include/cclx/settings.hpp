@@ -57,8 +57,10 @@ enum class Id : std::uint8_t {
   cuda_chunk_bytes,
   cuda_depth,
   cuda_pinned_cache_bytes,
+  hosts,
+  ranks_per_host,
 };
-inline constexpr std::size_t count = 16;  ///< the number of settings: Id's values, table()'s rows
+inline constexpr std::size_t count = 18;  ///< the number of settings: Id's values, table()'s rows
 
 /// One row of the table.
 struct Spec {

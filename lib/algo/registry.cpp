@@ -53,7 +53,8 @@ GeneratorInfo info() {
           canonical_at<A>(),
           canonical_ranks<A>(),
           param_infos<A>(),
-          &generate_named<A>};
+          &generate_named<A>,
+          uses_hosts<A>};
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "cclx/backend/mpi.hpp"
 #include "cclx/backend/mpi_transport.hpp"
@@ -40,6 +41,9 @@ struct MpiBackend::State {
   MPI_Op user_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};  // [commutative]
   bool clock_calibrated = false;
   double clock_offset = 0.0;
+  // The host map (MpiBackend::host_ids, mpi_hosts.cpp), made at its first use.
+  std::vector<int> host_ids;
+  bool host_ids_known = false;
   // A nonblocking collective on these communicators was abandoned at its deadline. MPI can neither
   // cancel nor free it, and Open MPI's progress engine touches its communicator later (freeing it
   // made the next unrelated MPI call crash in libnbc), so the communicators are then never freed.

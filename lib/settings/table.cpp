@@ -1,9 +1,11 @@
 // The table of every CCLX_* variable (include/cclx/settings.hpp). A new variable is one row here
 // and one Id; docs/environment.md is regenerated from this table (cclx-info --settings --markdown).
 #include <array>
+#include <climits>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cclx/error.hpp"
 #include "cclx/settings.hpp"
@@ -36,6 +38,24 @@ std::any parse_adaptive_fault(std::string_view text) {
     p = end + 1;
   }
   return std::optional<std::array<double, 3>>(x);
+}
+
+// A host id per rank of MPI_COMM_WORLD, comma-separated non-negative integers; empty: none.
+std::any parse_hosts(std::string_view text) {
+  std::vector<int> ids;
+  if (text.empty()) return ids;
+  const std::string s(text);
+  const char* p = s.c_str();
+  for (;;) {
+    char* end = nullptr;
+    const long v = std::strtol(p, &end, 10);
+    if (end == p || v < 0 || v > INT_MAX || (*end != ',' && *end != '\0'))
+      throw Error("expected a host id per rank: non-negative integers, comma-separated");
+    ids.push_back(static_cast<int>(v));
+    if (*end == '\0') break;
+    p = end + 1;
+  }
+  return ids;
 }
 
 // clang-format off
@@ -84,6 +104,12 @@ const std::array<Spec, count> kTable = {{
     {Id::cuda_pinned_cache_bytes, "CCLX_CUDA_PINNED_CACHE_BYTES", Type::byte_size, "512M",
      "a byte size such as 0 or 512M",
      "CudaBackend: pinned host memory its pool keeps for reuse (0: none)"},
+    {Id::hosts, "CCLX_HOSTS", Type::list, "",
+     "a host id per rank of MPI_COMM_WORLD, comma-separated (0,0,1,1,2)",
+     "emulated hosts for the hierarchical policies in place of MPI's shared-memory split; wins over CCLX_RANKS_PER_HOST (docs/hierarchical.md)",
+     {}, 0, &parse_hosts},
+    {Id::ranks_per_host, "CCLX_RANKS_PER_HOST", Type::integer, "0", "an integer (0: unset)",
+     "emulated hosts of K consecutive ranks of MPI_COMM_WORLD each, in place of MPI's shared-memory split (docs/hierarchical.md)"},
 }};
 // clang-format on
 

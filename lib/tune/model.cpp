@@ -86,6 +86,7 @@ std::vector<Candidate> model_candidates(const Workload& w) {
   std::vector<Candidate> out{Candidate{}};
   for (const auto& g : algo::generators()) {
     if (g.name == "stragglar") continue;  // needs the straggler's rank
+    if (g.uses_hosts) continue;           // the model does not know the hosts
     // Serves reproducible calls; elsewhere unmeasured against ring and RHD, so not a candidate.
     if (g.name == "canonical_halving" && !w.reproducible) continue;
     Candidate c{g.name, {}};

@@ -50,6 +50,9 @@ void for_each_algorithm(F&& f) {
   f("pipelined_tree/chain,seg256", algo::PipelinedTree{.segment_bytes = 256, .fanout = 1});
   f("dissemination", algo::Dissemination{});
   f("canonical_halving", algo::CanonicalHalving{});
+  // On the machine's own host map here; on emulated hosts in test_hierarchical.cpp.
+  f("multilane_ring", algo::MultiLane<algo::Ring>{});
+  f("leader_recursive_doubling", algo::LeaderBased<algo::RecursiveDoubling>{});
 }
 
 template <class A>

@@ -34,6 +34,8 @@ void for_each_policy(F&& f) {
   f("StragglerAware", algo::StragglerAware<>{});
   f("Dissemination", algo::Dissemination{});
   f("CanonicalHalving", algo::CanonicalHalving{});
+  f("MultiLane", algo::MultiLane<algo::Ring>{});
+  f("LeaderBased", algo::LeaderBased<algo::BinomialTree>{});
   f("Auto", algo::Auto{});
   f("Adaptive", algo::Adaptive{});
 }

@@ -81,6 +81,12 @@ template <class A>
 concept Algorithm = std::same_as<A, Native> || ScheduledAlgorithm<A> || AdaptiveAlgorithm<A> ||
     AutoAlgorithm<A> || RelayAlgorithm<A>;
 
+/// Whether policy A's schedule depends on the host map (its `uses_hosts` declaration).
+template <class A>
+inline constexpr bool uses_hosts = requires {
+  requires A::uses_hosts;
+};
+
 /// The policy's channel count (1 for a policy without the field).
 template <ScheduledAlgorithm A>
 int channels_of(const A& a) {

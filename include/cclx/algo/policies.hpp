@@ -6,6 +6,7 @@
 #include "cclx/algo/binomial_tree.hpp"
 #include "cclx/algo/canonical_halving.hpp"
 #include "cclx/algo/dissemination.hpp"
+#include "cclx/algo/hierarchical.hpp"
 #include "cclx/algo/pipelined_tree.hpp"
 #include "cclx/algo/recursive_doubling.hpp"
 #include "cclx/algo/recursive_halving_doubling.hpp"

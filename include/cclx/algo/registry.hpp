@@ -17,6 +17,7 @@
 #include "cclx/algo/binomial_tree.hpp"
 #include "cclx/algo/canonical_halving.hpp"
 #include "cclx/algo/dissemination.hpp"
+#include "cclx/algo/hierarchical.hpp"
 #include "cclx/algo/pipelined_tree.hpp"
 #include "cclx/algo/recursive_doubling.hpp"
 #include "cclx/algo/recursive_halving_doubling.hpp"
@@ -27,15 +28,21 @@
 namespace cclx::algo {
 
 /// Every policy that can be named at run time, in the order generators() lists them.
-using registry = std::tuple<Ring,                      //
-                            StragglAR,                 //
-                            RecursiveHalvingDoubling,  //
-                            RhdElimination,            //
-                            RecursiveDoubling,         //
-                            BinomialTree,              //
-                            PipelinedTree,             //
-                            Dissemination,             //
-                            CanonicalHalving>;
+using registry = std::tuple<Ring,                                   //
+                            StragglAR,                              //
+                            RecursiveHalvingDoubling,               //
+                            RhdElimination,                         //
+                            RecursiveDoubling,                      //
+                            BinomialTree,                           //
+                            PipelinedTree,                          //
+                            Dissemination,                          //
+                            CanonicalHalving,                       //
+                            MultiLane<Ring>,                        //
+                            MultiLane<RecursiveHalvingDoubling>,    //
+                            MultiLane<RecursiveDoubling>,           //
+                            LeaderBased<RecursiveDoubling>,         //
+                            LeaderBased<RecursiveHalvingDoubling>,  //
+                            LeaderBased<BinomialTree>>;
 
 /// The registry by name, for tools, tuning tables and tests: one entry per policy above, built
 /// from the policy's own declarations (its name, collectives, rank order and params()).

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -57,6 +58,12 @@ class MpiBackend {
   [[nodiscard]] int size() const;
   /// The user's communicator: the duplicate (Ownership::duplicate) or the borrowed one.
   [[nodiscard]] MPI_Comm native_handle() const;
+  /// A host id per rank of the communicator, for the hierarchical policies (docs/hierarchical.md):
+  /// equal ids share a host. From CCLX_HOSTS or CCLX_RANKS_PER_HOST when set (emulated hosts, on
+  /// MPI_COMM_WORLD's ranks), else MPI_Comm_split_type(MPI_COMM_TYPE_SHARED). Collective on its
+  /// first call, which keeps the map for the backend's lifetime; throws cclx::Error on a bad
+  /// setting.
+  [[nodiscard]] std::span<const int> host_ids() const;
 
   /// Point-to-point on the user's communicator (its tags are the application's): a blocking send
   /// of `count` elements of type `t`.

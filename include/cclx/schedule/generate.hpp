@@ -31,6 +31,11 @@ struct ScheduleRequest {
   /// >= 0: generate only this rank's program (the others stay empty), which is all an executor on
   /// one rank needs; -1: every rank (verifier, simulator, tools).
   int only_rank = -1;
+  /// A host id per rank (schedule/hosts.hpp), read by the hierarchical generators alone
+  /// (algo/hierarchical.hpp), which name it in their cache_params(); empty: every rank its own
+  /// host. Not owned: the caller keeps it alive while the request is used (a Communicator keeps
+  /// its map for its lifetime).
+  std::span<const int> hosts{};
 };
 
 // The generators are declared next to their policies (include/cclx/algo/<name>.hpp, all of them in
@@ -73,6 +78,10 @@ struct GeneratorInfo {
   /// generator. Throws cclx::Error on a parameter it does not take, a value out of range or a
   /// request it cannot serve.
   Schedule (*generate)(const ScheduleRequest&, const ParamMap&);
+  /// Whether its schedule depends on the request's host map (ScheduleRequest::hosts): the
+  /// hierarchical policies (algo/hierarchical.hpp). The α-β model leaves them out of algo::Auto's
+  /// candidates, since it does not know the hosts.
+  bool uses_hosts = false;
   /// Whether it combines every element of `c` in the canonical order on `nranks` ranks.
   [[nodiscard]] bool reduces_canonically(Collective c, int nranks) const {
     return std::find(canonical_order.begin(), canonical_order.end(), c) != canonical_order.end() &&

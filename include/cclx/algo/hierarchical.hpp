@@ -1,0 +1,169 @@
+// Node-aware (hierarchical) allreduce on a rank -> host map (ScheduleRequest::hosts, a
+// Communicator's host map: docs/hierarchical.md):
+//   MultiLane<Inter>    Traeff's multi-lane allreduce: reduce-scatter inside each host, then every
+//                       rank of a host, as a lane, allreduces its part of the data with its peers
+//                       on the other hosts by Inter, then allgather inside each host;
+//   LeaderBased<Inter>  for small messages: reduce to each host's leader, the leaders' allreduce by
+//                       Inter, bcast from the leader inside each host.
+// The inter-host part is Inter's own generator, run on the lanes' (the leaders') ranks through a
+// schedule composition (schedule/compose.hpp); the intra-host parts are the ring's reduce-scatter
+// and allgather and the binomial tree's reduce and bcast.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "cclx/algo/algorithm.hpp"
+#include "cclx/schedule/hosts.hpp"
+
+namespace cclx::sched {
+
+/// The inter-host algorithm of a hierarchical schedule: its name (for messages), the collectives
+/// it serves and its generator (called on the hosts' representatives, h ranks).
+struct InterHost {
+  std::string_view name;                    ///< its registry name, e.g. "ring"
+  std::span<const Collective> collectives;  ///< what it serves (its policy's declaration)
+  std::function<Schedule(const ScheduleRequest&)> generate;  ///< its schedule for h ranks
+};
+
+/// The multi-lane allreduce named `algorithm` on req.hosts with `inter` between the hosts.
+/// Throws cclx::Error when `inter` does not serve allreduce or refuses the number of hosts.
+Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, const InterHost& inter);
+/// The leader-based allreduce or bcast named `algorithm` on req.hosts with `inter` among the
+/// leaders. Throws cclx::Error when `inter` does not serve the collective or refuses the number
+/// of hosts.
+Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
+                      const InterHost& inter);
+
+}  // namespace cclx::sched
+
+namespace cclx::detail {
+// `A` followed by `B` as one constexpr string_view: a composed policy's registry name.
+template <const std::string_view& A, const std::string_view& B>
+struct JoinedName {
+  static constexpr auto chars = [] {
+    std::array<char, A.size() + B.size()> c{};
+    std::copy(A.begin(), A.end(), c.begin());
+    std::copy(B.begin(), B.end(), c.begin() + static_cast<std::ptrdiff_t>(A.size()));
+    return c;
+  }();
+  static constexpr std::string_view value{chars.data(), chars.size()};
+};
+inline constexpr std::string_view multilane_prefix = "multilane_";
+inline constexpr std::string_view leader_prefix = "leader_";
+
+// Inter at its defaults as a hierarchical schedule's inter-host algorithm.
+template <class Inter>
+sched::InterHost inter_host() {
+  return {Inter::name, Inter::collectives,
+          [](const sched::ScheduleRequest& r) { return algo::generate(Inter{}, r); }};
+}
+// "hosts=0,0,1,1": the host map as it shapes the schedule (empty for an empty map).
+inline std::string hosts_param(const sched::ScheduleRequest& r) {
+  return r.hosts.empty() ? std::string() : "hosts=" + sched::host_labels(r.hosts);
+}
+}  // namespace cclx::detail
+
+namespace cclx::algo {
+
+/// Policy: Traeff's multi-lane allreduce on the host map: intra-host ring reduce-scatter, each
+/// lane's part allreduced between the hosts by `Inter` (at its defaults), intra-host ring
+/// allgather. Registry names "multilane_<inter>".
+template <class Inter>
+struct MultiLane {
+  static_assert(serves<Inter>(sched::Collective::allreduce),
+                "MultiLane: the inter-host algorithm must serve allreduce");
+  /// Its registry name: "multilane_" and Inter's name.
+  static constexpr std::string_view name =
+      cclx::detail::JoinedName<cclx::detail::multilane_prefix, Inter::name>::value;
+  /// What it serves, allreduce alone; with keeps_rank_order the one declaration of it.
+  static constexpr std::array collectives = {sched::Collective::allreduce};
+  /// None: the hosts' partial sums are combined in host order, not rank order.
+  static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
+  /// Its schedule depends on the request's host map (ScheduleRequest::hosts), which the
+  /// Communicator then provides.
+  static constexpr bool uses_hosts = true;
+  std::size_t segment_bytes = 0;  ///< as in Ring
+  /// Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
+  /// field, so the policy has no padding and the plan cache keys it by its bytes.
+  std::size_t channels = 1;
+
+  /// Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
+  static constexpr auto params() {
+    return std::array{
+        CCLX_POLICY_PARAM(MultiLane, segment_bytes, 0, kUnbounded, "as in ring"),
+        CCLX_POLICY_PARAM(
+            MultiLane, channels, 1, sched::max_channels,
+            "concurrent parts of the data, each its own schedule (schedule/channels.hpp)"),
+    };
+  }
+  /// The schedule for `r` on r.hosts, one channel's part when `channels` > 1 (algo::generate()
+  /// splits); throws cclx::Error when it cannot serve `r`.
+  [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
+    return sched::multi_lane(r, name, cclx::detail::inter_host<Inter>());
+  }
+  /// The host map ("hosts=0,0,1,1"): the schedule depends on it.
+  [[nodiscard]] std::string cache_params(const sched::ScheduleRequest& r) const {
+    return cclx::detail::hosts_param(r);
+  }
+  /// The engine's settings: segment_bytes, the rest default.
+  [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
+};
+
+/// Policy: leader-based allreduce on the host map: intra-host binomial reduce to each host's
+/// leader (its lowest rank), the leaders' allreduce by `Inter` (at its defaults), intra-host
+/// binomial bcast; and, when `Inter` serves bcast, bcast: `Inter`'s bcast among the hosts'
+/// representatives (the root for its own host), then the intra-host binomial bcast. Registry
+/// names "leader_<inter>".
+template <class Inter>
+struct LeaderBased {
+  static_assert(serves<Inter>(sched::Collective::allreduce),
+                "LeaderBased: the inter-host algorithm must serve allreduce");
+  /// Its registry name: "leader_" and Inter's name.
+  static constexpr std::string_view name =
+      cclx::detail::JoinedName<cclx::detail::leader_prefix, Inter::name>::value;
+  /// What it serves: allreduce, and bcast when Inter serves bcast; with keeps_rank_order the one
+  /// declaration of it.
+  static constexpr auto collectives = [] {
+    if constexpr (serves<Inter>(sched::Collective::bcast))
+      return std::array{sched::Collective::allreduce, sched::Collective::bcast};
+    else
+      return std::array{sched::Collective::allreduce};
+  }();
+  /// None: the hosts' partial sums are combined in host order, not rank order.
+  static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
+  /// Its schedule depends on the request's host map (ScheduleRequest::hosts), which the
+  /// Communicator then provides.
+  static constexpr bool uses_hosts = true;
+  std::size_t segment_bytes = 0;  ///< as in Ring
+  /// Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
+  /// field, so the policy has no padding and the plan cache keys it by its bytes.
+  std::size_t channels = 1;
+
+  /// Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
+  static constexpr auto params() {
+    return std::array{
+        CCLX_POLICY_PARAM(LeaderBased, segment_bytes, 0, kUnbounded, "as in ring"),
+        CCLX_POLICY_PARAM(
+            LeaderBased, channels, 1, sched::max_channels,
+            "concurrent parts of the data, each its own schedule (schedule/channels.hpp)"),
+    };
+  }
+  /// The schedule for `r` on r.hosts, one channel's part when `channels` > 1 (algo::generate()
+  /// splits); throws cclx::Error when it cannot serve `r`.
+  [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
+    return sched::leader_based(r, name, cclx::detail::inter_host<Inter>());
+  }
+  /// The host map ("hosts=0,0,1,1"): the schedule depends on it.
+  [[nodiscard]] std::string cache_params(const sched::ScheduleRequest& r) const {
+    return cclx::detail::hosts_param(r);
+  }
+  /// The engine's settings: segment_bytes, the rest default.
+  [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
+};
+
+}  // namespace cclx::algo

@@ -1,0 +1,60 @@
+// Composition of schedules: a schedule built from parts, each an existing generator's schedule for
+// a subset of the ranks and a range of the blocks (a host's ranks, a lane's blocks), run phase
+// after phase. What the hierarchical schedules (algo/hierarchical.hpp) are made of, so that the
+// inter-host part is the flat generator itself, on the hosts' representatives.
+//
+// A part's rank i plays rank `ranks[i]` of the whole; its block b is the whole's blocks
+// [blocks[b], blocks[b + 1]) (a part's block may cover several of the whole's, never part of one);
+// its In and Out are the whole's buffers `in` and `out` (an allreduce's second phase works in place
+// on Out: in = out = Buf::out); its Scratch copy c is the whole's copy c, on the same blocks. Parts
+// embedded in one phase run in the same steps: their programs are merged step by step, in the
+// order of embedding, which every rank sees alike, so messages between one pair of ranks still
+// match in order. A new phase starts after the longest program so far.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "cclx/schedule/schedule.hpp"
+
+namespace cclx::sched {
+
+/// Where a part of a composed schedule runs: its ranks, its blocks and its buffers.
+struct Embedding {
+  std::vector<int> ranks;             ///< ranks[i]: the whole's rank playing the part's rank i
+  std::vector<std::uint32_t> blocks;  ///< part block b is the whole's [blocks[b], blocks[b + 1])
+  Buf in = Buf::in;                   ///< the whole's buffer holding the part's In
+  Buf out = Buf::out;                 ///< the whole's buffer holding the part's Out
+};
+
+/// Block bounds for a part of `nblocks` blocks each covering `scale` blocks of the whole from
+/// block `first` (Embedding::blocks).
+[[nodiscard]] std::vector<std::uint32_t> block_bounds(std::uint32_t first, std::uint32_t nblocks,
+                                                      std::uint32_t scale = 1);
+
+/// Builds a schedule of `nranks` ranks over `nblocks` blocks from embedded parts, phase by phase.
+class ScheduleComposer {
+ public:
+  /// A composition for `nranks` ranks on a partition of `nblocks` blocks; with only_rank >= 0
+  /// only that rank's program is built (ScheduleRequest::only_rank).
+  ScheduleComposer(int nranks, std::uint32_t nblocks, int only_rank = -1);
+  /// Adds `part` to the current phase as `e` says; throws cclx::Error when `e` does not fit
+  /// (rank or block counts differ from the part's, a block outside the whole).
+  void embed(const Schedule& part, const Embedding& e);
+  /// Starts the next phase: parts embedded from now on begin after the longest part so far.
+  void next_phase();
+  /// The composed schedule: `header`'s fields (algorithm, collective, root, in_place, flags) with
+  /// the programs, nranks, nblocks and the largest scratch_copies of the parts.
+  [[nodiscard]] Schedule finish(Schedule header) const;
+
+ private:
+  int nranks_;
+  std::uint32_t nblocks_;
+  int only_rank_;
+  std::uint32_t scratch_copies_ = 1;
+  std::size_t phase_start_ = 0, phase_end_ = 0;
+  std::vector<std::vector<std::vector<Op>>> steps_;  // steps_[rank][step]: the step's ops
+};
+
+}  // namespace cclx::sched

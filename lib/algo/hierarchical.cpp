@@ -1,0 +1,196 @@
+// The hierarchical allreduce schedules (algo/hierarchical.hpp), composed of existing generators
+// (schedule/compose.hpp). h hosts, host j with k_j ranks, L = max k_j lanes.
+//
+// Multi-lane: the data is L lanes of B blocks each (B: the inter-host schedule's blocks on h
+// ranks), L * B blocks in all. On host j, local rank i carries lanes [i*L/k_j, (i+1)*L/k_j): one
+// lane each when k_j = L, several on a host with fewer ranks. Phases:
+//   1. per host, the ring reduce-scatter over its k_j ranks, rank i's block being its lanes;
+//   2. per lane, Inter's allreduce among the lane's carriers (one per host), in place on Out;
+//      a rank carrying several lanes runs their schedules in the same steps;
+//   3. per host, the ring allgather (in place) of the lanes.
+// Leader-based: B blocks. 1. per host, the binomial reduce to its leader (local rank 0);
+// 2. Inter's allreduce among the leaders, in place on Out; 3. per host, the binomial bcast.
+// Leader-based bcast (when Inter serves bcast): Inter's bcast among the hosts' representatives,
+// the root standing for its host, then the binomial bcast on every host.
+#include "cclx/algo/hierarchical.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cclx/algo/binomial_tree.hpp"
+#include "cclx/algo/ring.hpp"
+#include "cclx/error.hpp"
+#include "cclx/schedule/compose.hpp"
+
+namespace cclx::sched {
+
+namespace {
+
+constexpr std::array kAllreduce = {Collective::allreduce};
+constexpr std::array kLeaderBased = {Collective::allreduce, Collective::bcast};
+
+ScheduleRequest sub_request(Collective c, int nranks, bool in_place, std::size_t bytes = 0) {
+  ScheduleRequest r;
+  r.collective = c;
+  r.nranks = nranks;
+  r.in_place = in_place;
+  r.bytes = bytes;
+  return r;
+}
+
+// Inter's schedule on the hosts' representatives (`sub`: allreduce in place, it runs on Out; or
+// bcast from the root's host); its errors name the composition and the number of hosts.
+Schedule inter_schedule(std::string_view algorithm, const InterHost& inter,
+                        const ScheduleRequest& sub) {
+  const int hosts = sub.nranks;
+  if (std::find(inter.collectives.begin(), inter.collectives.end(), sub.collective) ==
+      inter.collectives.end())
+    throw Error(std::string(algorithm) + ": the inter-host algorithm '" + std::string(inter.name) +
+                "' does not serve " + std::string(to_string(sub.collective)));
+  try {
+    return inter.generate(sub);
+  } catch (const Error& e) {
+    throw Error(std::string(algorithm) + ": the inter-host algorithm '" + std::string(inter.name) +
+                "' cannot serve " + std::to_string(hosts) + " hosts: " + e.detail());
+  }
+}
+
+// The request's host map; a malformed one is an error of the composition named `algorithm`.
+HostMap hosts_of(const ScheduleRequest& req, std::string_view algorithm) {
+  try {
+    return host_map(req.hosts, req.nranks);
+  } catch (const Error& e) {
+    throw Error(std::string(algorithm) + ": " + e.detail());
+  }
+}
+
+Schedule header(const ScheduleRequest& req, std::string_view algorithm) {
+  Schedule s;
+  s.algorithm = std::string(algorithm);
+  s.params = req.hosts.empty() ? std::string() : "hosts=" + host_labels(req.hosts);
+  s.collective = req.collective;
+  s.root = req.root;
+  s.in_place = req.in_place;
+  s.preserves_order = req.nranks == 1;
+  return s;
+}
+
+// The first lane local rank i of a host of k ranks carries, of L lanes (i = k: L).
+std::uint32_t first_lane(int i, int k, std::uint32_t lanes) {
+  return static_cast<std::uint32_t>(static_cast<std::uint64_t>(i) * lanes /
+                                    static_cast<std::uint64_t>(k));
+}
+
+// Leader-based bcast: the root stands for its host. 1. Inter's bcast among the hosts'
+// representatives (the root, the other hosts' leaders) from the root's host; 2. on every host,
+// the binomial bcast from its representative.
+Schedule leader_bcast(const ScheduleRequest& req, std::string_view algorithm,
+                      const InterHost& inter, const HostMap& m) {
+  const int h = m.num_hosts();
+  const int root_host = m.host_of[static_cast<std::size_t>(req.root)];
+  std::vector<int> reps;
+  for (const auto& host : m.hosts) reps.push_back(host.front());
+  reps[static_cast<std::size_t>(root_host)] = req.root;
+  ScheduleRequest sub = sub_request(Collective::bcast, h, false, req.bytes);
+  sub.root = root_host;
+  const Schedule between = inter_schedule(algorithm, inter, sub);
+  const std::uint32_t nb = between.nblocks;
+  ScheduleComposer c(req.nranks, nb, req.only_rank);
+  if (h > 1) c.embed(between, {reps, block_bounds(0, nb), Buf::in, Buf::out});
+  c.next_phase();
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
+    const auto& host = m.hosts[j];
+    const int k = static_cast<int>(host.size());
+    if (k == 1) continue;
+    ScheduleRequest local = sub_request(Collective::bcast, k, false);
+    local.root = m.local_of[static_cast<std::size_t>(reps[j])];
+    c.embed(binomial_tree(local), {host, {0, nb}, Buf::in, Buf::out});
+  }
+  return c.finish(header(req, algorithm));
+}
+
+}  // namespace
+
+Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
+                    const InterHost& inter) {
+  require_supported(req, algorithm, kAllreduce);
+  const HostMap m = hosts_of(req, algorithm);
+  const int h = m.num_hosts();
+  const auto lanes = static_cast<std::uint32_t>(m.max_ranks_per_host());
+  const Schedule lane = inter_schedule(
+      algorithm, inter, sub_request(Collective::allreduce, h, true, req.bytes / lanes));
+  const std::uint32_t nb = lane.nblocks;
+  ScheduleComposer c(req.nranks, lanes * nb, req.only_rank);
+
+  // Host j's ring: local rank i's block is its lanes.
+  std::vector<std::vector<std::uint32_t>> bounds(m.hosts.size());
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
+    const int k = static_cast<int>(m.hosts[j].size());
+    for (int i = 0; i <= k; ++i) bounds[j].push_back(first_lane(i, k, lanes) * nb);
+  }
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
+    const int k = static_cast<int>(m.hosts[j].size());
+    if (k == 1 && req.in_place) continue;  // its input is its lanes' data already
+    // Out of place even when the call is in place: the ring reads In block v only when it
+    // completes Out block v, so In aliasing Out is harmless (the verifier checks it aliased).
+    c.embed(ring(sub_request(Collective::reduce_scatter, k, false)),
+            {m.hosts[j], bounds[j], Buf::in, Buf::out});
+  }
+  c.next_phase();
+  if (h > 1)
+    for (std::uint32_t l = 0; l < lanes; ++l) {
+      std::vector<int> carriers;
+      for (const auto& host : m.hosts) {
+        const int k = static_cast<int>(host.size());
+        int i = 0;
+        while (first_lane(i + 1, k, lanes) <= l) ++i;
+        carriers.push_back(host[static_cast<std::size_t>(i)]);
+      }
+      c.embed(lane, {carriers, block_bounds(l * nb, nb), Buf::out, Buf::out});
+    }
+  c.next_phase();
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
+    const int k = static_cast<int>(m.hosts[j].size());
+    if (k > 1)
+      c.embed(ring(sub_request(Collective::allgather, k, true)),
+              {m.hosts[j], bounds[j], Buf::out, Buf::out});
+  }
+  return c.finish(header(req, algorithm));
+}
+
+Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
+                      const InterHost& inter) {
+  require_supported(req, algorithm, kLeaderBased);
+  const HostMap m = hosts_of(req, algorithm);
+  if (req.collective == Collective::bcast) return leader_bcast(req, algorithm, inter, m);
+  const int h = m.num_hosts();
+  const Schedule leaders =
+      inter_schedule(algorithm, inter, sub_request(Collective::allreduce, h, true, req.bytes));
+  const std::uint32_t nb = leaders.nblocks;
+  ScheduleComposer c(req.nranks, nb, req.only_rank);
+  const std::vector<std::uint32_t> whole = {0, nb};  // the binomial tree's one block
+
+  for (const auto& host : m.hosts) {
+    const int k = static_cast<int>(host.size());
+    c.embed(binomial_tree(sub_request(Collective::reduce, k, req.in_place)),
+            {host, whole, Buf::in, Buf::out});
+  }
+  c.next_phase();
+  if (h > 1) {
+    std::vector<int> heads;
+    for (const auto& host : m.hosts) heads.push_back(host.front());
+    c.embed(leaders, {heads, block_bounds(0, nb), Buf::out, Buf::out});
+  }
+  c.next_phase();
+  for (const auto& host : m.hosts) {
+    const int k = static_cast<int>(host.size());
+    if (k > 1)
+      c.embed(binomial_tree(sub_request(Collective::bcast, k, false)),
+              {host, whole, Buf::in, Buf::out});
+  }
+  return c.finish(header(req, algorithm));
+}
+
+}  // namespace cclx::sched

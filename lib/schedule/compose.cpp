@@ -1,0 +1,86 @@
+#include "cclx/schedule/compose.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "cclx/error.hpp"
+
+namespace cclx::sched {
+
+std::vector<std::uint32_t> block_bounds(std::uint32_t first, std::uint32_t nblocks,
+                                        std::uint32_t scale) {
+  std::vector<std::uint32_t> b(nblocks + 1);
+  for (std::uint32_t i = 0; i <= nblocks; ++i) b[i] = first + i * scale;
+  return b;
+}
+
+ScheduleComposer::ScheduleComposer(int nranks, std::uint32_t nblocks, int only_rank)
+    : nranks_(nranks),
+      nblocks_(nblocks),
+      only_rank_(only_rank),
+      steps_(static_cast<std::size_t>(nranks)) {}
+
+void ScheduleComposer::embed(const Schedule& part, const Embedding& e) {
+  if (e.ranks.size() != static_cast<std::size_t>(part.nranks) ||
+      e.blocks.size() != static_cast<std::size_t>(part.nblocks) + 1 || e.blocks.back() > nblocks_ ||
+      part.programs.size() != e.ranks.size())
+    throw Error("embedding of '" + part.algorithm + "' does not fit its schedule (" +
+                std::to_string(part.nranks) + " ranks, " + std::to_string(part.nblocks) +
+                " blocks) or the whole (" + std::to_string(nblocks_) + " blocks)");
+  scratch_copies_ = std::max(scratch_copies_, part.scratch_copies);
+  // From the part's rounds, not the programs built: with only_rank the others are not built, and
+  // every rank must still number the steps alike.
+  phase_end_ = std::max(phase_end_, phase_start_ + part.num_rounds());
+  const auto moved = [&](Region g) {
+    if (g.count == 0) return g;  // token() or an unused operand
+    std::uint32_t copy = 0, b = g.first;
+    if (g.buf == Buf::scratch) {
+      copy = g.first / part.nblocks;
+      b = g.first % part.nblocks;
+    } else {
+      g.buf = g.buf == Buf::in ? e.in : e.out;
+    }
+    const std::uint32_t base = g.buf == Buf::scratch ? copy * nblocks_ : 0;
+    g.first = base + e.blocks[b];
+    g.count = e.blocks[b + g.count] - e.blocks[b];
+    return g;
+  };
+  for (std::size_t i = 0; i < e.ranks.size(); ++i) {
+    const int rank = e.ranks[i];
+    if (rank < 0 || rank >= nranks_) throw Error("embedding names rank " + std::to_string(rank));
+    if (only_rank_ >= 0 && rank != only_rank_) continue;
+    auto& prog = steps_[static_cast<std::size_t>(rank)];
+    const Program& p = part.programs[i];
+    if (prog.size() < phase_start_ + p.num_steps()) prog.resize(phase_start_ + p.num_steps());
+    for (std::size_t s = 0; s < p.num_steps(); ++s)
+      for (std::size_t k = 0; k < p.step_size(s); ++k) {
+        Op op = p.step_data(s)[k];
+        if (op.is_transfer()) op.peer = e.ranks[static_cast<std::size_t>(op.peer)];
+        op.dst = moved(op.dst);
+        op.src = moved(op.src);
+        op.src2 = moved(op.src2);
+        prog[phase_start_ + s].push_back(op);
+      }
+  }
+}
+
+void ScheduleComposer::next_phase() {
+  phase_start_ = phase_end_;
+}
+
+Schedule ScheduleComposer::finish(Schedule header) const {
+  header.nranks = nranks_;
+  header.nblocks = nblocks_;
+  header.scratch_copies = scratch_copies_;
+  header.programs.assign(steps_.size(), Program{});
+  for (std::size_t r = 0; r < steps_.size(); ++r) {
+    ProgramBuilder b(header.programs[r]);
+    for (const auto& step : steps_[r]) {
+      header.programs[r].ops.insert(header.programs[r].ops.end(), step.begin(), step.end());
+      b.end_step();
+    }
+  }
+  return header;
+}
+
+}  // namespace cclx::sched

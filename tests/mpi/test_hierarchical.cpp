@@ -1,0 +1,186 @@
+// The hierarchical policies (algo/hierarchical.hpp) on emulated hosts: the ctest entries
+// mpi-n{N}-hierarchical-* set CCLX_HOSTS or CCLX_RANKS_PER_HOST (tests/CMakeLists.txt), and the
+// Communicator's host map must follow them. Every registered hierarchical policy, integer sums
+// (exact) against a locally computed reference, blocking, nonblocking and persistent, in and out
+// of place, and bcast from every kind of root where the policy serves it; every rank's result
+// bitwise identical.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "support.hpp"
+
+namespace cclx_test {
+namespace {
+
+using Comm = cclx::Communicator<>;
+
+// The host of each world rank the environment asks for; empty when it asks for none.
+std::vector<int> emulated_hosts(int n) {
+  std::vector<int> ids;
+  if (const char* list = std::getenv("CCLX_HOSTS"); list && *list) {
+    std::string s(list);
+    for (std::size_t at = 0; at <= s.size();) {
+      const auto comma = std::min(s.find(',', at), s.size());
+      ids.push_back(std::stoi(s.substr(at, comma - at)));
+      at = comma + 1;
+    }
+  } else if (const char* k = std::getenv("CCLX_RANKS_PER_HOST"); k && std::atoi(k) > 0) {
+    for (int r = 0; r < n; ++r) ids.push_back(r / std::atoi(k));
+  }
+  return ids;
+}
+
+// Calls f(label, policy) for every registered policy whose schedule depends on the host map.
+template <class F>
+void for_each_hierarchical(F&& f) {
+  std::apply(
+      [&](auto... policies) {
+        (
+            [&](auto p) {
+              if constexpr (cclx::algo::uses_hosts<decltype(p)>) f(decltype(p)::name, p);
+            }(policies),
+            ...);
+      },
+      cclx::algo::registry{});
+}
+
+template <class T>
+std::vector<T> input(int rank, std::size_t count, int g) {
+  std::vector<T> v(count);
+  for (std::size_t i = 0; i < count; ++i)
+    v[i] = reduce_input<T>(cclx::OpId::sum, rank, i + static_cast<std::size_t>(g) * kShift);
+  return v;
+}
+template <class T>
+std::vector<T> reference(int n, std::size_t count, int g) {
+  std::vector<T> v(count);
+  for (std::size_t i = 0; i < count; ++i)
+    v[i] = expected_reduction<T>(cclx::OpId::sum, n, i + static_cast<std::size_t>(g) * kShift);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("hierarchical: the Communicator's host map follows the environment") {
+  Comm comm(MPI_COMM_WORLD);
+  const auto ids = comm.host_ids();
+  REQUIRE(ids.size() == static_cast<std::size_t>(comm.size()));
+  const auto want = emulated_hosts(comm.size());
+  if (want.empty()) {
+    // MPI's shared-memory split: one host on the test machine.
+    for (int id : ids) CHECK(id == ids[0]);
+    return;
+  }
+  REQUIRE(want.size() == ids.size());
+  for (std::size_t a = 0; a < ids.size(); ++a)
+    for (std::size_t b = 0; b < ids.size(); ++b)
+      CHECK_MESSAGE((ids[a] == ids[b]) == (want[a] == want[b]), "ranks " << a << " and " << b);
+  // Kept: a second call is no collective and returns the same map.
+  CHECK(comm.host_ids().data() == ids.data());
+}
+
+TEST_CASE("hierarchical: allreduce on the host map, blocking, nonblocking and persistent") {
+  Comm comm(MPI_COMM_WORLD);
+  const int n = comm.size(), me = comm.rank();
+  Consistency same(MPI_COMM_WORLD);
+  for_each_hierarchical([&](std::string_view name, const auto& policy) {
+    for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t(n + 1), std::size_t{1000},
+                              std::size_t{40001}})
+      for (bool ip : {false, true}) {
+        const std::string label =
+            with(std::string(name) + " count=" + std::to_string(count), name, ip);
+        progress(label);
+        // Blocking, int32.
+        {
+          auto in = input<std::int32_t>(me, count, 0);
+          std::vector<std::int32_t> out(count, -1);
+          if (ip)
+            comm.allreduce(in, cclx::sum, policy);
+          else
+            comm.allreduce(in, out, cclx::sum, policy);
+          const auto& got = ip ? in : out;
+          compare("blocking " + label, got, reference<std::int32_t>(n, count, 0), true);
+          same.add("blocking " + label, got);
+        }
+        // Nonblocking, int64.
+        {
+          auto in = input<std::int64_t>(me, count, 1);
+          std::vector<std::int64_t> out(count, -1);
+          cclx::Request r = ip ? comm.iallreduce(in, cclx::sum, policy)
+                               : comm.iallreduce(in, out, cclx::sum, policy);
+          r.wait();
+          const auto& got = ip ? in : out;
+          compare("nonblocking " + label, got, reference<std::int64_t>(n, count, 1), true);
+          same.add("nonblocking " + label, got);
+        }
+        // Persistent, int32, started kStarts times with new inputs.
+        {
+          std::vector<std::int32_t> buf(count), out(count);
+          auto p = ip ? comm.allreduce_init(buf, cclx::sum, policy)
+                      : comm.allreduce_init(buf, out, cclx::sum, policy);
+          for (int g = 0; g < kStarts; ++g) {
+            const auto next = input<std::int32_t>(me, count, g);
+            std::copy(next.begin(), next.end(), buf.begin());  // the bound buffer stays put
+            p.start();
+            p.wait();
+            const auto& got = ip ? buf : out;
+            compare("persistent start " + std::to_string(g) + " " + label, got,
+                    reference<std::int32_t>(n, count, g), true);
+            same.add("persistent " + label, got);
+          }
+        }
+      }
+  });
+}
+
+TEST_CASE("hierarchical: bcast on the host map, blocking, nonblocking and persistent") {
+  Comm comm(MPI_COMM_WORLD);
+  const int n = comm.size(), me = comm.rank();
+  Consistency same(MPI_COMM_WORLD);
+  for_each_hierarchical([&](std::string_view name, const auto& policy) {
+    if constexpr (serves<decltype(policy)>(Coll::bcast))
+      for (int root : all_roots(n))
+        for (std::size_t count :
+             {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{40001}}) {
+          const std::string label =
+              with(std::string(name) + " bcast count=" + std::to_string(count), name, false, root);
+          progress(label);
+          // The root's data at start g, every other rank's buffer filled with its own values.
+          const auto fill = [&](std::vector<std::int32_t>& v, int g) {
+            for (std::size_t i = 0; i < count; ++i)
+              v[i] = data_value<std::int32_t>(me == root ? root : n + me,
+                                              i + static_cast<std::size_t>(g) * kShift);
+          };
+          const auto want = [&](int g) {
+            std::vector<std::int32_t> v(count);
+            for (std::size_t i = 0; i < count; ++i)
+              v[i] = data_value<std::int32_t>(root, i + static_cast<std::size_t>(g) * kShift);
+            return v;
+          };
+          std::vector<std::int32_t> buf(count);
+          fill(buf, 0);
+          comm.bcast(buf, root, policy);
+          compare("blocking " + label, buf, want(0), true);
+          same.add("blocking " + label, buf);
+          fill(buf, 1);
+          comm.ibcast(buf, root, policy).wait();
+          compare("nonblocking " + label, buf, want(1), true);
+          same.add("nonblocking " + label, buf);
+          auto p = comm.bcast_init(buf, root, policy);
+          for (int g = 0; g < kStarts; ++g) {
+            fill(buf, g);
+            p.start();
+            p.wait();
+            compare("persistent start " + std::to_string(g) + " " + label, buf, want(g), true);
+            same.add("persistent " + label, buf);
+          }
+        }
+  });
+}
+
+}  // namespace cclx_test

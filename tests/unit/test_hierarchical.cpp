@@ -1,0 +1,253 @@
+// The hierarchical allreduce schedules (algo/hierarchical.hpp) on many host maps: one host, every
+// rank its own host, even and uneven ranks per host, a host's ranks not consecutive, arbitrary
+// labels; every registered hierarchical policy (so every inter-host algorithm the registry
+// composes), in and out of place, several counts, through the symbolic verifier. Also what the
+// compositions promise beyond correctness: only lanes (leaders) cross hosts, with the lane's share
+// of the data; the cache tells host maps apart; bad input is a clear cclx::Error.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cclx/algo/hierarchical.hpp"
+#include "cclx/algo/registry.hpp"
+#include "cclx/error.hpp"
+#include "cclx/schedule/cache.hpp"
+#include "cclx/schedule/hosts.hpp"
+#include "cclx/schedule/partition.hpp"
+#include "cclx/schedule/verifier.hpp"
+#include "generator_sweep.hpp"
+
+namespace {
+
+using namespace cclx;
+using sched::Collective;
+using sched::ScheduleRequest;
+
+struct NamedMap {
+  std::string what;
+  std::vector<int> ids;  // empty: every rank its own host
+};
+
+// The host maps of n ranks the sweep visits.
+std::vector<NamedMap> host_maps(int n) {
+  std::vector<NamedMap> maps;
+  const auto make = [&](std::string what, auto id) {
+    std::vector<int> ids;
+    for (int r = 0; r < n; ++r) ids.push_back(id(r));
+    maps.push_back({std::move(what), std::move(ids)});
+  };
+  maps.push_back({"empty (every rank its own host)", {}});
+  make("one host", [](int) { return 0; });
+  make("every rank its own host", [](int r) { return r; });
+  for (int k : {2, 3, 4})
+    make(std::to_string(k) + " per host, consecutive", [k](int r) { return r / k; });
+  for (int h : {2, 3}) make("round robin on " + std::to_string(h), [h](int r) { return r % h; });
+  make("rank 0 alone", [](int r) { return r == 0 ? 0 : 1; });
+  make("last rank alone, labels 9 and 4", [n](int r) { return r == n - 1 ? 4 : 9; });
+  make("uneven scattered", [](int r) { return (r * r + 3 * r) % 5 % 3; });
+  return maps;
+}
+
+std::vector<const sched::GeneratorInfo*> hierarchical_generators() {
+  std::vector<const sched::GeneratorInfo*> gens;
+  for (const auto& g : algo::generators())
+    if (g.uses_hosts) gens.push_back(&g);
+  return gens;
+}
+
+// The roots a collective is checked at: the first, a middle and the last rank when rooted.
+std::vector<int> roots(Collective c, int n) {
+  if (c != Collective::bcast) return {0};
+  std::vector<int> r = {0, n / 2, n - 1};
+  r.erase(std::unique(r.begin(), r.end()), r.end());
+  return r;
+}
+
+// Bytes rank r sends to ranks on other hosts, for `count` elements of `elem` bytes.
+std::size_t cross_host_bytes(const sched::Schedule& s, const sched::HostMap& m, int r,
+                             std::size_t count, std::size_t elem) {
+  const sched::Partition part{count, s.nblocks};
+  std::size_t bytes = 0;
+  for (const auto& op : s.programs[static_cast<std::size_t>(r)].ops)
+    if (op.kind == sched::OpKind::send &&
+        m.host_of[static_cast<std::size_t>(op.peer)] != m.host_of[static_cast<std::size_t>(r)]) {
+      sched::Region g = op.src;
+      if (g.buf == sched::Buf::scratch) g.first %= s.nblocks;
+      bytes += part.region_size(g) * elem;
+    }
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("hierarchical: the registry has the compositions, each on allreduce alone") {
+  const auto gens = hierarchical_generators();
+  std::vector<std::string> names;
+  for (const auto* g : gens) names.push_back(g->name);
+  for (const char* want : {"multilane_ring", "multilane_rhd", "multilane_recursive_doubling",
+                           "leader_recursive_doubling", "leader_rhd", "leader_binomial_tree"})
+    CHECK(std::find(names.begin(), names.end(), want) != names.end());
+  for (const auto* g : gens) {
+    INFO(g->name);
+    // Leader-based serves bcast too when its inter-host algorithm does.
+    const bool bcast = g->name == "leader_rhd" || g->name == "leader_binomial_tree";
+    const std::vector<Collective> want =
+        bcast ? std::vector<Collective>{Collective::allreduce, Collective::bcast}
+              : std::vector<Collective>{Collective::allreduce};
+    CHECK(g->collectives == want);
+    CHECK(g->keeps_rank_order.empty());
+  }
+}
+
+TEST_CASE("hierarchical: verifier sweep over host maps, n = 1..16") {
+  std::size_t verified = 0;
+  for (const auto* g : hierarchical_generators())
+    for (Collective c : g->collectives)
+      for (int n = 1; n <= std::min(16, test::sweep_max_n()); ++n)
+        for (const auto& map : host_maps(n))
+          for (int root : roots(c, n))
+            for (bool ip : {false, true})
+              for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t(n - 1),
+                                        std::size_t(n + 1), std::size_t{1000}}) {
+                ScheduleRequest req{c, n, root, ip, count * 4};
+                req.hosts = map.ids;
+                const auto s = g->generate(req, {});
+                const auto rep = sched::verify(s, count, 4);
+                std::string errs;
+                for (const auto& e : rep.errors) errs += "\n  " + e;
+                INFO(g->name, " ", sched::to_string(c), " n=", n, " root=", root,
+                     " hosts: ", map.what, " in_place=", ip, " count=", count, errs);
+                REQUIRE(rep.ok);
+                CHECK(s.scratch_copies == std::max(1u, test::scratch_copies_used(s)));
+                ++verified;
+              }
+  MESSAGE("verified ", verified, " hierarchical schedules");
+}
+
+TEST_CASE("hierarchical: verifier on channels") {
+  const std::vector<int> hosts = {0, 1, 0, 2, 1, 0, 2};
+  for (const auto* g : hierarchical_generators())
+    for (bool ip : {false, true}) {
+      ScheduleRequest req{Collective::allreduce, 7, 0, ip, 4000};
+      req.hosts = hosts;
+      const auto s = algo::generate_by_name(g->name, req, {{"channels", 3}});
+      const auto rep = sched::verify(s, 1000, 4);
+      INFO(g->name, " in_place=", ip);
+      CHECK(rep.ok);
+    }
+}
+
+TEST_CASE("hierarchical: one rank's program equals its program in the whole schedule") {
+  const std::vector<int> hosts = {0, 1, 0, 2, 1, 0, 2};
+  for (const auto* g : hierarchical_generators()) {
+    ScheduleRequest req{Collective::allreduce, 7, 0, false, 4000};
+    req.hosts = hosts;
+    const auto whole = g->generate(req, {});
+    for (int r = 0; r < 7; ++r) {
+      req.only_rank = r;
+      const auto mine = g->generate(req, {});
+      INFO(g->name, " rank ", r);
+      CHECK(mine.programs[static_cast<std::size_t>(r)] ==
+            whole.programs[static_cast<std::size_t>(r)]);
+      CHECK(mine.nblocks == whole.nblocks);
+      CHECK(mine.scratch_copies == whole.scratch_copies);
+    }
+  }
+}
+
+TEST_CASE("hierarchical: multi-lane sends a lane's share between hosts, leader-based the leaders") {
+  // 4 hosts of 3 ranks, ranks of a host not consecutive.
+  std::vector<int> hosts;
+  for (int r = 0; r < 12; ++r) hosts.push_back(r % 4);
+  const auto m = sched::host_map(hosts, 12);
+  const std::size_t count = 12000, elem = 4, s = count * elem;
+  ScheduleRequest req{Collective::allreduce, 12, 0, false, s};
+  req.hosts = hosts;
+
+  const auto lanes = algo::generate_by_name("multilane_ring", req);
+  for (int r = 0; r < 12; ++r) {
+    // Ring over h = 4 hosts on s / k = s / 3 bytes: 2 (h - 1) / h of it.
+    INFO("rank ", r);
+    CHECK(cross_host_bytes(lanes, m, r, count, elem) == 2 * 3 * (s / 3) / 4);
+  }
+  // Bcast from rank 5 (host 1): the root and the other hosts' leaders cross hosts, no one else.
+  req.collective = Collective::bcast;
+  req.root = 5;
+  const auto bcast = algo::generate_by_name("leader_binomial_tree", req);
+  for (int r = 0; r < 12; ++r) {
+    INFO("bcast, rank ", r);
+    const auto ur = static_cast<std::size_t>(r);
+    const bool represents = r == 5 || (m.local_of[ur] == 0 && m.host_of[ur] != m.host_of[5]);
+    if (!represents) CHECK(cross_host_bytes(bcast, m, r, count, elem) == 0);
+  }
+  CHECK(cross_host_bytes(bcast, m, 5, count, elem) > 0);
+  req.collective = Collective::allreduce;
+  req.root = 0;
+  const auto leaders = algo::generate_by_name("leader_recursive_doubling", req);
+  for (int r = 0; r < 12; ++r) {
+    INFO("rank ", r);
+    // Recursive doubling on 4 leaders: log2(4) exchanges of the whole message.
+    CHECK(cross_host_bytes(leaders, m, r, count, elem) ==
+          (m.local_of[static_cast<std::size_t>(r)] == 0 ? 2 * s : 0));
+  }
+}
+
+TEST_CASE("hierarchical: the schedule cache keys the host map, not its labels") {
+  sched::clear_schedule_cache();
+  const std::vector<int> a = {0, 0, 1, 1}, b = {0, 1, 0, 1}, a_relabeled = {5, 5, 2, 2};
+  ScheduleRequest req{Collective::allreduce, 4, 0, false, 4096};
+  const algo::MultiLane<algo::Ring> p{};
+  req.hosts = a;
+  const auto sa = algo::schedule_for(p, req);
+  req.hosts = b;
+  const auto sb = algo::schedule_for(p, req);
+  req.hosts = a_relabeled;
+  const auto sa2 = algo::schedule_for(p, req);
+  CHECK(sa != sb);
+  CHECK(sa->programs != sb->programs);
+  CHECK(sa == sa2);
+  CHECK(sa->params == "hosts=0,0,1,1");
+  // A flat policy's key ignores the map: one schedule for every map.
+  req.hosts = a;
+  const auto ra = algo::schedule_for(algo::Ring{}, req);
+  req.hosts = b;
+  CHECK(algo::schedule_for(algo::Ring{}, req) == ra);
+}
+
+TEST_CASE("hierarchical: bad input is a clear cclx::Error") {
+  ScheduleRequest req{Collective::allreduce, 4, 0, false, 64};
+  const std::vector<int> hosts = {0, 0, 1, 1};
+  req.hosts = hosts;
+  // An inter-host algorithm that does not serve allreduce.
+  const sched::InterHost barrier = cclx::detail::inter_host<algo::Dissemination>();
+  CHECK_THROWS_WITH_AS(
+      (void)sched::multi_lane(req, "multilane_dissemination", barrier),
+      "cclx: multilane_dissemination: the inter-host algorithm 'dissemination' does "
+      "not serve allreduce",
+      cclx::Error);
+  CHECK_THROWS_AS((void)sched::leader_based(req, "leader_dissemination", barrier), cclx::Error);
+  // An inter-host algorithm that refuses the number of hosts names the composition and the count.
+  const sched::InterHost refuses{
+      "picky", algo::Ring::collectives,
+      [](const ScheduleRequest&) -> sched::Schedule { throw cclx::Error("no"); }};
+  CHECK_THROWS_WITH_AS(
+      (void)sched::multi_lane(req, "multilane_picky", refuses),
+      "cclx: multilane_picky: the inter-host algorithm 'picky' cannot serve 2 hosts: no",
+      cclx::Error);
+  // Bcast through an inter-host algorithm without one (the policy does not declare it then).
+  req.collective = Collective::bcast;
+  CHECK_THROWS_WITH_AS((void)algo::generate_by_name("leader_recursive_doubling", req),
+                       "cclx: leader_recursive_doubling: the inter-host algorithm "
+                       "'recursive_doubling' does not serve bcast",
+                       cclx::Error);
+  // A collective it does not serve, and a host map of the wrong length.
+  req.collective = Collective::bcast;
+  CHECK_THROWS_AS((void)algo::generate_by_name("multilane_ring", req), cclx::Error);
+  req.collective = Collective::allreduce;
+  const std::vector<int> short_map = {0, 1, 1};
+  req.hosts = short_map;
+  CHECK_THROWS_WITH_AS((void)algo::generate_by_name("leader_rhd", req),
+                       "cclx: leader_rhd: host map has 3 entries for 4 ranks", cclx::Error);
+}
