@@ -27,10 +27,11 @@ struct Embedding {
   std::vector<std::uint32_t> blocks;  ///< part block b is the whole's [blocks[b], blocks[b + 1])
   Buf in = Buf::in;                   ///< the whole's buffer holding the part's In
   Buf out = Buf::out;                 ///< the whole's buffer holding the part's Out
-  /// When `in` (`out`) is Buf::scratch: the copy of the whole's Scratch that holds it, above every
-  /// copy the parts use for their own Scratch (a partial result kept between phases on a rank
-  /// without Out).
-  std::uint32_t in_copy = 0, out_copy = 0;
+  /// When `in` is Buf::scratch: the copy of the whole's Scratch that holds the part's In, above
+  /// every copy the parts use for their own Scratch (a partial result kept between phases on a
+  /// rank without Out).
+  std::uint32_t in_copy = 0;
+  std::uint32_t out_copy = 0;  ///< the same for `out`
 };
 
 /// Block bounds for a part of `nblocks` blocks each covering `scale` blocks of the whole from
