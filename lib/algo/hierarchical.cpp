@@ -11,7 +11,8 @@
 // Leader-based: B blocks. 1. per host, the binomial reduce to its leader (local rank 0);
 // 2. Inter's allreduce among the leaders, in place on Out; 3. per host, the binomial bcast.
 // Leader-based bcast (when Inter serves bcast): Inter's bcast among the hosts' representatives,
-// the root standing for its host, then the binomial bcast on every host.
+// the root standing for its host, then the binomial bcast on every host; reduce (when Inter
+// serves reduce) the other way round.
 #include "cclx/algo/hierarchical.hpp"
 
 #include <algorithm>
@@ -29,7 +30,7 @@ namespace cclx::sched {
 namespace {
 
 constexpr std::array kAllreduce = {Collective::allreduce};
-constexpr std::array kLeaderBased = {Collective::allreduce, Collective::bcast};
+constexpr std::array kLeaderBased = {Collective::allreduce, Collective::bcast, Collective::reduce};
 
 ScheduleRequest sub_request(Collective c, int nranks, bool in_place, std::size_t bytes = 0) {
   ScheduleRequest r;
@@ -111,6 +112,48 @@ Schedule leader_bcast(const ScheduleRequest& req, std::string_view algorithm,
   return c.finish(header(req, algorithm));
 }
 
+// Leader-based reduce: the root stands for its host. 1. on every host, the binomial reduce to its
+// representative (the root, the other hosts' leaders), into a Scratch copy of its own above every
+// copy the parts use (a non-root has no Out); 2. Inter's reduce among the representatives, from
+// that copy to the root's Out. One host: phase 1 reduces into the root's Out.
+Schedule leader_reduce(const ScheduleRequest& req, std::string_view algorithm,
+                       const InterHost& inter, const HostMap& m) {
+  const int h = m.num_hosts();
+  const int root_host = m.host_of[static_cast<std::size_t>(req.root)];
+  std::vector<int> reps;
+  for (const auto& host : m.hosts) reps.push_back(host.front());
+  reps[static_cast<std::size_t>(root_host)] = req.root;
+  std::vector<Schedule> local;  // out of place: In is read, the result goes where it is mapped
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
+    ScheduleRequest r = sub_request(Collective::reduce, static_cast<int>(m.hosts[j].size()), false);
+    r.root = m.local_of[static_cast<std::size_t>(reps[j])];
+    local.push_back(binomial_tree(r));
+  }
+  ScheduleRequest sub = sub_request(Collective::reduce, h, false, req.bytes);
+  sub.root = root_host;
+  const Schedule between = inter_schedule(algorithm, inter, sub);
+  const std::uint32_t nb = between.nblocks;
+  std::uint32_t partial = between.scratch_copies;  // the copy holding a host's partial result
+  for (const Schedule& s : local) partial = std::max(partial, s.scratch_copies);
+
+  ScheduleComposer c(req.nranks, nb, req.only_rank);
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
+    Embedding e{m.hosts[j], {0, nb}, Buf::in, Buf::out};
+    if (h > 1) {
+      e.out = Buf::scratch;
+      e.out_copy = partial;
+    }
+    c.embed(local[j], e);
+  }
+  c.next_phase();
+  if (h > 1) {
+    Embedding e{reps, block_bounds(0, nb), Buf::scratch, Buf::out};
+    e.in_copy = partial;
+    c.embed(between, e);
+  }
+  return c.finish(header(req, algorithm));
+}
+
 }  // namespace
 
 Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
@@ -165,6 +208,7 @@ Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
   require_supported(req, algorithm, kLeaderBased);
   const HostMap m = hosts_of(req, algorithm);
   if (req.collective == Collective::bcast) return leader_bcast(req, algorithm, inter, m);
+  if (req.collective == Collective::reduce) return leader_reduce(req, algorithm, inter, m);
   const int h = m.num_hosts();
   const Schedule leaders =
       inter_schedule(algorithm, inter, sub_request(Collective::allreduce, h, true, req.bytes));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "cclx/error.hpp"
 
@@ -31,6 +32,8 @@ void ScheduleComposer::embed(const Schedule& part, const Embedding& e) {
   // From the part's rounds, not the programs built: with only_rank the others are not built, and
   // every rank must still number the steps alike.
   phase_end_ = std::max(phase_end_, phase_start_ + part.num_rounds());
+  for (const auto& [buf, copy] : {std::pair{e.in, e.in_copy}, std::pair{e.out, e.out_copy}})
+    if (buf == Buf::scratch) scratch_copies_ = std::max(scratch_copies_, copy + 1);
   const auto moved = [&](Region g) {
     if (g.count == 0) return g;  // token() or an unused operand
     std::uint32_t copy = 0, b = g.first;
@@ -38,6 +41,7 @@ void ScheduleComposer::embed(const Schedule& part, const Embedding& e) {
       copy = g.first / part.nblocks;
       b = g.first % part.nblocks;
     } else {
+      copy = g.buf == Buf::in ? e.in_copy : e.out_copy;
       g.buf = g.buf == Buf::in ? e.in : e.out;
     }
     const std::uint32_t base = g.buf == Buf::scratch ? copy * nblocks_ : 0;

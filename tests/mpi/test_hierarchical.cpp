@@ -2,8 +2,8 @@
 // mpi-n{N}-hierarchical-* set CCLX_HOSTS or CCLX_RANKS_PER_HOST (tests/CMakeLists.txt), and the
 // Communicator's host map must follow them. Every registered hierarchical policy, integer sums
 // (exact) against a locally computed reference, blocking, nonblocking and persistent, in and out
-// of place, and bcast from every kind of root where the policy serves it; every rank's result
-// bitwise identical.
+// of place, and bcast and reduce from every kind of root where the policy serves them; every
+// rank's result bitwise identical.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -180,6 +180,51 @@ TEST_CASE("hierarchical: bcast on the host map, blocking, nonblocking and persis
             same.add("persistent " + label, buf);
           }
         }
+  });
+}
+
+TEST_CASE("hierarchical: reduce on the host map, blocking, nonblocking and persistent") {
+  Comm comm(MPI_COMM_WORLD);
+  const int n = comm.size(), me = comm.rank();
+  for_each_hierarchical([&](std::string_view name, const auto& policy) {
+    if constexpr (serves<decltype(policy)>(Coll::reduce))
+      for (int root : all_roots(n))
+        for (std::size_t count :
+             {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{40001}})
+          for (bool ip : {false, true}) {
+            const std::string label =
+                with(std::string(name) + " reduce count=" + std::to_string(count), name, ip, root);
+            progress(label);
+            // The root's result of start g; in place, another rank's buffer stays its input.
+            const auto check = [&](const std::string& form, const std::vector<std::int32_t>& in,
+                                   const std::vector<std::int32_t>& out, int g) {
+              if (me == root)
+                compare(form + label, ip ? in : out, reference<std::int32_t>(n, count, g), true);
+              else if (ip)
+                compare(form + label, in, input<std::int32_t>(me, count, g), true);
+            };
+            auto in = input<std::int32_t>(me, count, 0);
+            std::vector<std::int32_t> out(count, -1);
+            if (ip)
+              comm.reduce(in, cclx::sum, root, policy);
+            else
+              comm.reduce(in, out, cclx::sum, root, policy);
+            check("blocking ", in, out, 0);
+            in = input<std::int32_t>(me, count, 1);
+            (ip ? comm.ireduce(in, cclx::sum, root, policy)
+                : comm.ireduce(in, out, cclx::sum, root, policy))
+                .wait();
+            check("nonblocking ", in, out, 1);
+            auto p = ip ? comm.reduce_init(in, cclx::sum, root, policy)
+                        : comm.reduce_init(in, out, cclx::sum, root, policy);
+            for (int g = 0; g < kStarts; ++g) {
+              const auto next = input<std::int32_t>(me, count, g);
+              std::copy(next.begin(), next.end(), in.begin());  // the bound buffer stays put
+              p.start();
+              p.wait();
+              check("persistent start " + std::to_string(g) + " ", in, out, g);
+            }
+          }
   });
 }
 

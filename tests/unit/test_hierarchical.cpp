@@ -59,7 +59,7 @@ std::vector<const sched::GeneratorInfo*> hierarchical_generators() {
 
 // The roots a collective is checked at: the first, a middle and the last rank when rooted.
 std::vector<int> roots(Collective c, int n) {
-  if (c != Collective::bcast) return {0};
+  if (c != Collective::bcast && c != Collective::reduce) return {0};
   std::vector<int> r = {0, n / 2, n - 1};
   r.erase(std::unique(r.begin(), r.end()), r.end());
   return r;
@@ -91,11 +91,12 @@ TEST_CASE("hierarchical: the registry has the compositions, each on allreduce al
     CHECK(std::find(names.begin(), names.end(), want) != names.end());
   for (const auto* g : gens) {
     INFO(g->name);
-    // Leader-based serves bcast too when its inter-host algorithm does.
-    const bool bcast = g->name == "leader_rhd" || g->name == "leader_binomial_tree";
+    // Leader-based serves bcast and reduce too when its inter-host algorithm does.
+    const bool rooted = g->name == "leader_rhd" || g->name == "leader_binomial_tree";
     const std::vector<Collective> want =
-        bcast ? std::vector<Collective>{Collective::allreduce, Collective::bcast}
-              : std::vector<Collective>{Collective::allreduce};
+        rooted
+            ? std::vector<Collective>{Collective::allreduce, Collective::bcast, Collective::reduce}
+            : std::vector<Collective>{Collective::allreduce};
     CHECK(g->collectives == want);
     CHECK(g->keeps_rank_order.empty());
   }
@@ -183,6 +184,15 @@ TEST_CASE("hierarchical: multi-lane sends a lane's share between hosts, leader-b
     if (!represents) CHECK(cross_host_bytes(bcast, m, r, count, elem) == 0);
   }
   CHECK(cross_host_bytes(bcast, m, 5, count, elem) > 0);
+  // Reduce to rank 5: the other hosts' leaders send their host's partial result, no one else.
+  req.collective = Collective::reduce;
+  const auto reduce = algo::generate_by_name("leader_binomial_tree", req);
+  for (int r = 0; r < 12; ++r) {
+    INFO("reduce, rank ", r);
+    const auto ur = static_cast<std::size_t>(r);
+    const bool leader = m.local_of[ur] == 0 && m.host_of[ur] != m.host_of[5];
+    CHECK(cross_host_bytes(reduce, m, r, count, elem) == (leader ? s : 0));
+  }
   req.collective = Collective::allreduce;
   req.root = 0;
   const auto leaders = algo::generate_by_name("leader_recursive_doubling", req);

@@ -33,8 +33,8 @@ struct InterHost {
 /// The multi-lane allreduce named `algorithm` on req.hosts with `inter` between the hosts.
 /// Throws cclx::Error when `inter` does not serve allreduce or refuses the number of hosts.
 Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, const InterHost& inter);
-/// The leader-based allreduce or bcast named `algorithm` on req.hosts with `inter` among the
-/// leaders. Throws cclx::Error when `inter` does not serve the collective or refuses the number
+/// The leader-based allreduce, bcast or reduce named `algorithm` on req.hosts with `inter` among
+/// the leaders. Throws cclx::Error when `inter` does not serve the collective or refuses the number
 /// of hosts.
 Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
                       const InterHost& inter);
@@ -116,9 +116,10 @@ struct MultiLane {
 
 /// Policy: leader-based allreduce on the host map: intra-host binomial reduce to each host's
 /// leader (its lowest rank), the leaders' allreduce by `Inter` (at its defaults), intra-host
-/// binomial bcast; and, when `Inter` serves bcast, bcast: `Inter`'s bcast among the hosts'
-/// representatives (the root for its own host), then the intra-host binomial bcast. Registry
-/// names "leader_<inter>".
+/// binomial bcast; where `Inter` serves them, bcast (`Inter`'s bcast among the hosts'
+/// representatives, the root for its own host, then the intra-host binomial bcast) and reduce
+/// (the intra-host binomial reduce to the representatives, then `Inter`'s reduce among them).
+/// Registry names "leader_<inter>".
 template <class Inter>
 struct LeaderBased {
   static_assert(serves<Inter>(sched::Collective::allreduce),
@@ -126,13 +127,19 @@ struct LeaderBased {
   /// Its registry name: "leader_" and Inter's name.
   static constexpr std::string_view name =
       cclx::detail::JoinedName<cclx::detail::leader_prefix, Inter::name>::value;
-  /// What it serves: allreduce, and bcast when Inter serves bcast; with keeps_rank_order the one
-  /// declaration of it.
+  /// What it serves: allreduce, and bcast and reduce where Inter serves them; with
+  /// keeps_rank_order the one declaration of it.
   static constexpr auto collectives = [] {
-    if constexpr (serves<Inter>(sched::Collective::bcast))
-      return std::array{sched::Collective::allreduce, sched::Collective::bcast};
+    using C = sched::Collective;
+    constexpr bool bcast = serves<Inter>(C::bcast), reduce = serves<Inter>(C::reduce);
+    if constexpr (bcast && reduce)
+      return std::array{C::allreduce, C::bcast, C::reduce};
+    else if constexpr (bcast)
+      return std::array{C::allreduce, C::bcast};
+    else if constexpr (reduce)
+      return std::array{C::allreduce, C::reduce};
     else
-      return std::array{sched::Collective::allreduce};
+      return std::array{C::allreduce};
   }();
   /// None: the hosts' partial sums are combined in host order, not rank order.
   static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};

@@ -6,7 +6,8 @@
 // A part's rank i plays rank `ranks[i]` of the whole; its block b is the whole's blocks
 // [blocks[b], blocks[b + 1]) (a part's block may cover several of the whole's, never part of one);
 // its In and Out are the whole's buffers `in` and `out` (an allreduce's second phase works in place
-// on Out: in = out = Buf::out); its Scratch copy c is the whole's copy c, on the same blocks. Parts
+// on Out: in = out = Buf::out; a reduce keeps a host's partial result in a Scratch copy of its
+// own); its Scratch copy c is the whole's copy c, on the same blocks. Parts
 // embedded in one phase run in the same steps: their programs are merged step by step, in the
 // order of embedding, which every rank sees alike, so messages between one pair of ranks still
 // match in order. A new phase starts after the longest program so far.
@@ -26,6 +27,11 @@ struct Embedding {
   std::vector<std::uint32_t> blocks;  ///< part block b is the whole's [blocks[b], blocks[b + 1])
   Buf in = Buf::in;                   ///< the whole's buffer holding the part's In
   Buf out = Buf::out;                 ///< the whole's buffer holding the part's Out
+  /// When `in` is Buf::scratch: the copy of the whole's Scratch that holds the part's In, above
+  /// every copy the parts use for their own Scratch (a partial result kept between phases on a
+  /// rank without Out).
+  std::uint32_t in_copy = 0;
+  std::uint32_t out_copy = 0;  ///< the same for `out`
 };
 
 /// Block bounds for a part of `nblocks` blocks each covering `scale` blocks of the whole from
