@@ -42,19 +42,39 @@ std::span<const int> MpiBackend::host_ids() const {
   int world_rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  int mine = emulated_host(world_rank, world_size, s.rank);
-  if (mine < 0) {
-    MPI_Comm node = MPI_COMM_NULL;
-    mpi_check(MPI_Comm_split_type(s.internal, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
-              s.rank, "MPI_Comm_split_type");
-    mine = world_rank;
-    const int rc = MPI_Allreduce(&world_rank, &mine, 1, MPI_INT, MPI_MIN, node);
-    MPI_Comm_free(&node);
-    mpi_check(rc, s.rank, "MPI_Allreduce");
+  // Every rank takes every collective step, whatever its settings say, and a bad setting is
+  // thrown on every rank after the allgather: a rank that threw alone would leave the others
+  // waiting in it.
+  MPI_Comm node = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_split_type(s.internal, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), s.rank,
+            "MPI_Comm_split_type");
+  int lowest = world_rank;
+  const int rc = MPI_Allreduce(&world_rank, &lowest, 1, MPI_INT, MPI_MIN, node);
+  MPI_Comm_free(&node);
+  mpi_check(rc, s.rank, "MPI_Allreduce");
+  std::string error;
+  int mine = lowest;
+  try {
+    if (const int emulated = emulated_host(world_rank, world_size, s.rank); emulated >= 0)
+      mine = emulated;
+  } catch (const Error& e) {
+    error = e.detail();
   }
-  std::vector<int> ids(static_cast<std::size_t>(s.size));
-  mpi_check(MPI_Allgather(&mine, 1, MPI_INT, ids.data(), 1, MPI_INT, s.internal), s.rank,
+  const int pair[2] = {mine, error.empty() ? 0 : 1};
+  std::vector<int> all(2 * static_cast<std::size_t>(s.size));
+  mpi_check(MPI_Allgather(pair, 2, MPI_INT, all.data(), 2, MPI_INT, s.internal), s.rank,
             "MPI_Allgather");
+  std::string failed;
+  for (int r = 0; r < s.size; ++r)
+    if (all[2 * static_cast<std::size_t>(r) + 1] != 0)
+      failed += (failed.empty() ? "" : ", ") + std::to_string(r);
+  if (!error.empty()) throw Error(s.rank, error);
+  if (!failed.empty())
+    throw Error(s.rank, "the host map: rank(s) " + failed +
+                            " read a bad CCLX_HOSTS or CCLX_RANKS_PER_HOST");
+  std::vector<int> ids(static_cast<std::size_t>(s.size));
+  for (int r = 0; r < s.size; ++r)
+    ids[static_cast<std::size_t>(r)] = all[2 * static_cast<std::size_t>(r)];
   s.host_ids = std::move(ids);
   s.host_ids_known = true;
   return s.host_ids;

@@ -228,4 +228,29 @@ TEST_CASE("hierarchical: reduce on the host map, blocking, nonblocking and persi
   });
 }
 
+TEST_CASE("hierarchical: algo::Auto ranks the hierarchical policies where the map spans hosts") {
+  Comm comm(MPI_COMM_WORLD);
+  const int n = comm.size(), me = comm.rank();
+  // Auto's first call takes the host map; its choice must compute the right sum.
+  const std::size_t count = std::size_t{1} << 18;
+  auto v = input<std::int32_t>(me, count, 0);
+  comm.allreduce(v, cclx::sum, cclx::algo::Auto{});
+  compare("Auto allreduce", v, reference<std::int32_t>(n, count, 0), true);
+  const auto ids = comm.host_ids();
+  std::vector<int> sorted(ids.begin(), ids.end());
+  std::sort(sorted.begin(), sorted.end());
+  const bool several_hosts = sorted.front() != sorted.back();
+  const bool shared_host = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+  const std::string why =
+      comm.explain<std::int32_t>(cclx::sched::Collective::allreduce, std::size_t{1} << 22);
+  CAPTURE(why);
+  const auto names = [&](const char* part) { return why.find(part) != std::string::npos; };
+  if (several_hosts && shared_host) {
+    CHECK(names("multilane_ring="));
+    CHECK(names("leader_recursive_doubling="));
+  } else {
+    CHECK_FALSE(names("multilane"));
+  }
+}
+
 }  // namespace cclx_test

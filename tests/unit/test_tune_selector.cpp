@@ -3,8 +3,11 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
+#include "cclx/algo/registry.hpp"
 #include "cclx/tune/auto_state.hpp"
+#include "cclx/tune/model.hpp"
 #include "cclx/tune/selector.hpp"
 #include "support.hpp"
 
@@ -104,4 +107,57 @@ TEST_CASE("tune model: native stands in with MPICH's choice; estimates grow with
   CHECK(ring_small > 0);
   CHECK(ring_big > ring_small);
   CHECK(p(Candidate{"binomial_tree", {}}, Workload{Collective::alltoall, 4}) < 0);
+}
+
+TEST_CASE(
+    "tune model: across hosts it charges each host's link and ranks the hierarchical "
+    "policies") {
+  using cclx::sched::Schedule;
+  std::vector<int> consecutive(16), round_robin(16), alone(16), one_host(16, 0);
+  for (int r = 0; r < 16; ++r) {
+    consecutive[static_cast<std::size_t>(r)] = r / 8;
+    round_robin[static_cast<std::size_t>(r)] = r % 2;
+    alone[static_cast<std::size_t>(r)] = r;
+  }
+  Workload w = allreduce(16, 64u << 20);
+  CHECK_FALSE(w.multi_host());
+  w.hosts = alone;
+  CHECK_FALSE(w.multi_host());  // every rank its own host: hierarchical = flat
+  w.hosts = one_host;
+  CHECK_FALSE(w.multi_host());
+  for (const auto* map : {&consecutive, &round_robin}) {
+    CAPTURE(map == &consecutive);
+    w.hosts = *map;
+    REQUIRE(w.multi_host());
+    bool hierarchical = false;
+    for (const Candidate& c : model_candidates(w))
+      hierarchical = hierarchical || c.algorithm == "multilane_ring";
+    CHECK(hierarchical);
+    // A flat ring's bytes cross the hosts' links. With consecutive placement only two of its 16
+    // neighbours are on another host; round-robin, every one is, and each host's link carries 8
+    // ranks' bytes per step: the flat ring then costs several times its flat estimate, and a
+    // multi-lane allreduce (1/8 of the data per lane across) wins.
+    const Schedule ring = cclx::algo::generate_by_name("ring", w.request());
+    const ModelParams m;
+    const double across = estimate(ring, w.bytes, 4, m, 0, w.hosts);
+    const double flat_estimate = estimate(ring, w.bytes, 4, m, 0);
+    CHECK(across >= flat_estimate);
+    if (map == &round_robin) {
+      CHECK(across > 2 * flat_estimate);
+      Selector s;
+      const Decision& d = s.decide(w);
+      CHECK(d.source == Source::model);
+      CHECK(d.choice.algorithm.rfind("multilane_", 0) == 0);
+      CHECK(contains(d.explanation, "multilane_ring="));
+    }
+    // Native stands in as MPICH's node-aware composition: a leader per host.
+    CHECK(native_algorithm(w) == "leader_rhd");
+    CHECK(native_algorithm(allreduce(16, 8)) == "recursive_doubling");
+    Workload tiny = allreduce(16, 8);
+    tiny.hosts = *map;
+    CHECK(native_algorithm(tiny) == "leader_recursive_doubling");
+  }
+  // Without a map the hierarchical policies are not candidates (they would be their flat Inter).
+  Selector flat;
+  CHECK_FALSE(contains(flat.decide(allreduce(16, 64u << 20)).explanation, "multilane"));
 }

@@ -45,8 +45,13 @@ tune::Workload Communicator<B>::auto_workload(const CollectiveCall& c) {
     g.out_size = all.size();
     b_.native(g);
     auto_.agree(all, rank());
+    // The host map, made here where every rank is (its first use is collective): on a
+    // communicator that spans hosts the model ranks the hierarchical policies too.
+    auto_.set_hosts(host_ids());
   }
-  return detail::auto_workload(c, size());
+  tune::Workload w = detail::auto_workload(c, size());
+  w.hosts = auto_.hosts();
+  return w;
 }
 
 // `value`'s max over ranks (one native allreduce of one element).
@@ -171,6 +176,7 @@ template <Element T>
 std::string Communicator<B>::explain(sched::Collective coll, std::size_t count, int root,
                                      bool commutative, const algo::Auto& policy) {
   tune::Workload w = detail::auto_workload(coll, count, sizeof(T), size(), root, commutative);
+  w.hosts = auto_.hosts();  // known once an Auto call has run (explain() itself stays local)
   // A float sum or product in reproducible mode needs the canonical order.
   w.reproducible = reproducible_ && size() > 2 && std::is_floating_point_v<T> &&
                    coll::visit(coll, [](auto d) { return d.reduces; });

@@ -3,8 +3,12 @@
 //
 // Per rank, each step costs  step_overhead + (alpha if it moves data) + max(bytes sent, bytes
 // received) * beta + bytes reduced * gamma,  the call costs the slowest rank's sum plus
-// call_overhead. It ignores waiting for peers and link sharing (the simulator, lib/sim, models
-// those; install it with set_model() when a profiled topology is at hand). Native is modelled as
+// call_overhead. It ignores waiting for peers and link sharing within a host (the simulator,
+// lib/sim, models those; install it with set_model() when a profiled topology is at hand). On a
+// communicator that spans hosts (Workload::hosts) a step's transfers between hosts cost
+// inter_alpha, and each host's link carries the bytes all its ranks send across it in that step
+// at inter_beta: what makes the hierarchical policies (docs/hierarchical.md) win there, and what
+// the model ranks them by. Native is modelled as
 // the MPI library choosing well among the textbook algorithms we can generate for the collective
 // (binomial/recursive doubling for short, RHD/ring for long messages), with native_overhead
 // instead of call_overhead: our engine's per-call and per-step costs are what make native win
@@ -18,8 +22,10 @@
 // they have data.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -49,12 +55,27 @@ struct Workload {
   /// more than two ranks: cclx::needs_canonical_order()): only algorithms that declare it for the
   /// collective and rank count serve it.
   bool reproducible = false;
+  /// The communicator's host id per rank (Communicator::host_ids(); equal ids share a host), or
+  /// empty: every rank its own host, as far as the model knows. On a map with several hosts, one
+  /// of them holding several ranks, the model charges transfers between hosts at ModelParams'
+  /// inter-host rates and ranks the hierarchical policies too. Not owned: the communicator keeps
+  /// its map.
+  std::span<const int> hosts{};
 
   /// The schedule request of every rank (only_rank -1) for this workload: collective, nranks,
-  /// root, in_place and bytes.
+  /// root, in_place, bytes and hosts.
   [[nodiscard]] sched::ScheduleRequest request() const;
-  /// Equal in every field: one decision serves both (AutoState keys its decisions by workload).
-  friend bool operator==(const Workload&, const Workload&) = default;
+  /// Whether the host map has more than one host and a host with more than one rank: where a
+  /// hierarchical schedule differs from a flat one.
+  [[nodiscard]] bool multi_host() const;
+  /// Equal in every field, the host maps by content: one decision serves both (AutoState keys its
+  /// decisions by workload).
+  friend bool operator==(const Workload& a, const Workload& b) {
+    return a.collective == b.collective && a.nranks == b.nranks && a.root == b.root &&
+           a.in_place == b.in_place && a.bytes == b.bytes && a.elem_size == b.elem_size &&
+           a.commutative == b.commutative && a.sized == b.sized && a.displs == b.displs &&
+           a.reproducible == b.reproducible && std::ranges::equal(a.hosts, b.hosts);
+  }
 };
 
 /// The α-β model's machine parameters: times in seconds (beta and gamma per byte) and one factor.
@@ -68,14 +89,24 @@ struct ModelParams {
   double step_overhead = 0.05e-6;   ///< the engine's software cost per step (not charged to native)
   double native_overhead = 0.2e-6;  ///< the MPI library's cost per call, in place of call_overhead
   double native_beta_scale = 1.8;   ///< native's factor on beta (MPI copies more on large messages)
+  /// Latency of a step whose transfers cross hosts (a workload with a host map); an assumed
+  /// cluster network, not measured here: tables and online tuning replace it where they have data.
+  double inter_alpha = 5.0e-6;
+  /// Per byte through one host's network link in one direction, shared by the host's ranks (one
+  /// 100 Gb/s NIC per host).
+  double inter_beta = 1.0 / 12.5e9;
 };
 
 /// The registered algorithm whose schedule stands for the MPI library's own choice on `w`.
 [[nodiscard]] std::string native_algorithm(const Workload& w);
 
-/// Estimated seconds of `s` for a partition of `bytes` in elements of `elem_size`.
+/// Estimated seconds of `s` for a partition of `bytes` in elements of `elem_size`. With a host map
+/// (`hosts`, a host id per rank; empty: none) a step's transfers between hosts cost inter_alpha,
+/// and their bytes pass the host's link: a step takes at least the bytes all ranks of the host
+/// send (or receive) across it that step, times inter_beta.
 [[nodiscard]] double estimate(const sched::Schedule& s, std::size_t bytes, std::size_t elem_size,
-                              const ModelParams& m, double per_call_overhead);
+                              const ModelParams& m, double per_call_overhead,
+                              std::span<const int> hosts = {});
 
 /// A predictor: seconds for a candidate on a workload, or a negative value when it cannot serve it.
 using Predictor = std::function<double(const Candidate&, const Workload&)>;
@@ -90,7 +121,8 @@ using Predictor = std::function<double(const Candidate&, const Workload&)>;
 
 /// The candidates the model ranks for `w`: native and every registered algorithm that can serve it
 /// with default parameters, except those that need knowledge the tuner does not have (StragglAR
-/// needs the straggler's rank: it is chosen only by override, table or StragglerAware).
+/// needs the straggler's rank: it is chosen only by override, table or StragglerAware), and the
+/// hierarchical policies unless `w` spans several hosts (Workload::multi_host()).
 [[nodiscard]] std::vector<Candidate> model_candidates(const Workload& w);
 
 }  // namespace cclx::tune
