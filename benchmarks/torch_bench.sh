@@ -18,7 +18,9 @@ while getopts "o:r:" opt; do
   esac
 done
 mkdir -p "$out"
-py=/usr/bin/python3 bench=$root/benchmarks/torch_bench.py
+out=$(cd "$out" && pwd -P)
+cd "$root"  # the commands below, as recorded, run from the repository root
+py=/usr/bin/python3 bench=benchmarks/torch_bench.py
 export PYTHONWARNINGS=ignore
 commands=()
 run() {  # run FILE ENV... -- ARGS...
@@ -46,7 +48,7 @@ run straggler-stragglar-n3.csv CCLX_WAIT=backoff 'CCLX_ALGO=allreduce:*=straggla
 {
   echo "# torch backend vs Gloo"
   echo
-  echo "- commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' (modified)')"
+  echo "- commit: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (modified)')"
   echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "- machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "- torch $($py -c 'import torch; print(torch.__version__)'), $(mpichversion 2>/dev/null | head -1 | tr -s ' ')"
