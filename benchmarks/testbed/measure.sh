@@ -1,7 +1,7 @@
 #!/bin/bash
 # measure.sh: the measurements behind docs/testbed.md, with the exact commands.
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
-# Sections: rate rndv finalize idle gso ranks (default: all). Uses its own testbed prefix
+# Sections: rate rndv finalize idle gso ranks hierarchical (default: all). Uses its own testbed prefix
 # (cclxtbm) so it never touches a testbed someone else brought up; tears it down on exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -22,7 +22,7 @@ cpu_of() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -174,6 +174,24 @@ for s in $sections; do
       cmd "$TB" run --ranks-per-host "$k" --idle block --timeout 600 -- \
         "$BENCH" allreduce -m 64K:4M --algos native,ring,rhd -i 3 -x 1 --repeat 3
     done
+    ;;
+  hierarchical)
+    # The node-aware policies (docs/hierarchical.md) beside native (MPICH's node-aware composition:
+    # the emulated hosts are MPI's nodes) and the flat ring and RHD; Auto with its model's host
+    # map. 2 x 2 runs one rank per core; 4 x 2 (8 ranks on 2 cores) shows the policies work there.
+    say "hierarchical: allreduce, 2 hosts x 2 ranks, 200mbit"
+    up --hosts 2 --rate 200mbit
+    cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" allreduce -m 8:4M \
+      --algos native,ring,rhd,multilane_ring,multilane_rhd,leader_recursive_doubling,leader_rhd,auto \
+      -i 3 -x 1 --repeat 5
+    say "hierarchical: bcast, 2 hosts x 2 ranks, 200mbit"
+    cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" bcast -m 8:4M \
+      --algos native,binomial_tree,pipelined_tree,leader_binomial_tree,leader_rhd,auto \
+      -i 3 -x 1 --repeat 5
+    say "hierarchical: allreduce, 4 hosts x 2 ranks, 200mbit (functional: oversubscribed)"
+    up --hosts 4 --rate 200mbit
+    cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" allreduce -m 64K:4M \
+      --algos native,ring,rhd,multilane_ring,leader_rhd,auto -i 3 -x 1 --repeat 3
     ;;
   *) echo "unknown section $s" >&2; exit 2 ;;
   esac
