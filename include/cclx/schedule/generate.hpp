@@ -79,8 +79,8 @@ struct GeneratorInfo {
   /// request it cannot serve.
   Schedule (*generate)(const ScheduleRequest&, const ParamMap&);
   /// Whether its schedule depends on the request's host map (ScheduleRequest::hosts): the
-  /// hierarchical policies (algo/hierarchical.hpp). The α-β model leaves them out of algo::Auto's
-  /// candidates, since it does not know the hosts.
+  /// hierarchical policies (algo/hierarchical.hpp). algo::Auto's model ranks them only where the
+  /// workload's host map spans hosts (tune::Workload::multi_host()).
   bool uses_hosts = false;
   /// Whether it combines every element of `c` in the canonical order on `nranks` ranks.
   [[nodiscard]] bool reduces_canonically(Collective c, int nranks) const {
