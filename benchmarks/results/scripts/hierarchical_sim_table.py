@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""docs/hierarchical.md's simulated comparison of flat and hierarchical allreduce: runs cclx-sim
-on a two-level machine of 8 hosts of 8 ranks, with consecutive placement (--ranks-per-host) and
-round-robin placement (benchmarks/round_robin_topology.py), and writes the table into the page's
-GENERATED block, or with --check fails (exit 1) when the page says otherwise.
+"""docs/hierarchical.md's simulated comparisons of flat and hierarchical allreduce, written into
+the page's GENERATED blocks (or with --check: exit 1 when the page says otherwise):
+- hierarchical-sim: cclx-sim on 8 hosts of 8 ranks, consecutive placement (--ranks-per-host) and
+  round-robin placement (benchmarks/round_robin_topology.py);
+- hierarchical-scale: the two-level machines of docs/simulation.md (8 ranks per host, 3 us and
+  450 GB/s inside, 5 us and 50 GB/s per NIC, one NIC per host or one per rank), 8 to 64 hosts,
+  8 B to 1 GiB, next to the inter-host lower bound (docs/hierarchical.md derives it).
 
     /usr/bin/python3 benchmarks/results/scripts/hierarchical_sim_table.py --sim build/tools/cclx-sim
     /usr/bin/python3 benchmarks/results/scripts/hierarchical_sim_table.py --check --sim build/tools/cclx-sim
@@ -52,6 +55,41 @@ def table(sim, topology):
     return "\n".join(rows)
 
 
+# docs/simulation.md's two-level machines; the scale sweep's algorithms and sizes.
+SCALE_LINKS = ["--alpha", "3e-6", "--bw", "450e9", "--inter-alpha", "5e-6", "--inter-bw", "50e9",
+               "--ranks-per-host", "8"]
+SCALE_ALGOS = ["ring", "rhd", "stragglar", "multilane_ring", "multilane_rhd", "leader_rhd"]
+SCALE_SIZES = [("8 B", "8", 8), ("64 KiB", "64K", 65536), ("16 MiB", "16M", 16 << 20),
+               ("1 GiB", "1G", 1 << 30)]
+
+
+def bound(hosts, nics, nbytes, inter_alpha=5e-6, nic_bw=50e9):
+    """The inter-host lower bound of an allreduce: at least ceil(log2 h) rounds cross hosts, and
+    every host sends (and receives) at least 2(h-1)/h of the message through its NICs."""
+    rounds = (hosts - 1).bit_length()
+    return max(rounds * inter_alpha, 2 * (hosts - 1) / hosts * nbytes / (nics * nic_bw))
+
+
+def scale_table(sim):
+    rows = ["| NICs per host | hosts × 8 | size | " + " | ".join(SCALE_ALGOS) +
+            " | bound | best / bound |",
+            "|---" * (len(SCALE_ALGOS) + 5) + "|"]
+    for nics in (1, 8):
+        for hosts in (8, 16, 32, 64):
+            for label, size, nbytes in SCALE_SIZES:
+                out = subprocess.run(
+                    [sim, "--algo", ",".join(SCALE_ALGOS), "--bytes", size, "--json",
+                     "--no-critical-path", "--n", str(8 * hosts), "--nics-per-host", str(nics)] +
+                    SCALE_LINKS, check=True, capture_output=True, text=True).stdout
+                t = {run["algorithm"]: run["time_s"] for run in json.loads(out)}
+                lb = bound(hosts, nics, nbytes)
+                best = min(t.values())
+                rows.append(f"| {nics} | {hosts} | {label} | " +
+                            " | ".join(show(t[a]) for a in SCALE_ALGOS) +
+                            f" | {show(lb)} | {best / lb:.2f} |")
+    return "\n".join(rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sim", default=os.path.join(ROOT, "build", "tools", "cclx-sim"))
@@ -65,7 +103,8 @@ def main():
                                                          "round_robin_topology.py"),
                             "--hosts", "8", "--ranks-per-host", "8"], check=True, stdout=f)
         body = table(a.sim, topology)
-    return generated.update(DOC, {"hierarchical-sim": body}, a.check, "cclx-sim",
+    blocks = {"hierarchical-sim": body, "hierarchical-scale": scale_table(a.sim)}
+    return generated.update(DOC, blocks, a.check, "cclx-sim",
                             "benchmarks/results/scripts/hierarchical_sim_table.py --sim PATH")
 
 
