@@ -84,6 +84,14 @@ std::uint32_t first_lane(int i, int k, std::uint32_t lanes) {
                                     static_cast<std::uint64_t>(k));
 }
 
+// Who stands for each host in a rooted collective: the root for its own, the leader elsewhere.
+std::vector<int> representatives(const HostMap& m, int root) {
+  std::vector<int> reps;
+  for (const auto& host : m.hosts) reps.push_back(host.front());
+  reps[static_cast<std::size_t>(m.host_of[static_cast<std::size_t>(root)])] = root;
+  return reps;
+}
+
 // Leader-based bcast: the root stands for its host. 1. Inter's bcast among the hosts'
 // representatives (the root, the other hosts' leaders) from the root's host; 2. on every host,
 // the binomial bcast from its representative.
@@ -91,9 +99,7 @@ Schedule leader_bcast(const ScheduleRequest& req, std::string_view algorithm,
                       const InterHost& inter, const HostMap& m) {
   const int h = m.num_hosts();
   const int root_host = m.host_of[static_cast<std::size_t>(req.root)];
-  std::vector<int> reps;
-  for (const auto& host : m.hosts) reps.push_back(host.front());
-  reps[static_cast<std::size_t>(root_host)] = req.root;
+  const std::vector<int> reps = representatives(m, req.root);
   ScheduleRequest sub = sub_request(Collective::bcast, h, false, req.bytes);
   sub.root = root_host;
   const Schedule between = inter_schedule(algorithm, inter, sub);
@@ -120,9 +126,7 @@ Schedule leader_reduce(const ScheduleRequest& req, std::string_view algorithm,
                        const InterHost& inter, const HostMap& m) {
   const int h = m.num_hosts();
   const int root_host = m.host_of[static_cast<std::size_t>(req.root)];
-  std::vector<int> reps;
-  for (const auto& host : m.hosts) reps.push_back(host.front());
-  reps[static_cast<std::size_t>(root_host)] = req.root;
+  const std::vector<int> reps = representatives(m, req.root);
   std::vector<Schedule> local;  // out of place: In is read, the result goes where it is mapped
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
     ScheduleRequest r = sub_request(Collective::reduce, static_cast<int>(m.hosts[j].size()), false);

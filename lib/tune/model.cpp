@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "cclx/algo/registry.hpp"
 #include "cclx/collectives/collectives.hpp"
@@ -30,11 +31,9 @@ sched::ScheduleRequest Workload::request() const {
 
 bool Workload::multi_host() const {
   if (hosts.empty()) return false;
-  bool shared = false;  // a host with two ranks
-  for (std::size_t i = 0; i < hosts.size() && !shared; ++i)
-    shared = std::count(hosts.begin(), hosts.end(), hosts[i]) > 1;
-  return shared &&
-         std::adjacent_find(hosts.begin(), hosts.end(), std::not_equal_to<>()) != hosts.end();
+  std::vector<int> ids(hosts.begin(), hosts.end());
+  std::sort(ids.begin(), ids.end());
+  return ids.front() != ids.back() && std::adjacent_find(ids.begin(), ids.end()) != ids.end();
 }
 
 double estimate(const sched::Schedule& s, std::size_t bytes, std::size_t elem_size,

@@ -136,6 +136,31 @@ std::function<bool()> test_of(Request r) {
   return [req = std::make_shared<Request>(std::move(r))] { return req->test(); };
 }
 
+// An operation's start: a reduce-scatter of `src` into `dst` (both contiguous) under `red`; with
+// `counts` (elements per rank) blocks of those sizes, else equal blocks.
+std::function<std::function<bool()>(Comm&)> reduce_scatter_of(
+    const at::Tensor& src, const at::Tensor& dst, R::RedOpType red, int rank,
+    std::vector<std::size_t> counts = {}) {
+  return [src, dst, red, rank, counts = std::move(counts)](Comm& c) {
+    const at::Tensor out = reducible(dst);
+    return test_of(reduce_with(src, red, rank, [&](auto span, const auto& o) {
+      using T = typename decltype(span)::element_type;
+      const std::span<T> result(static_cast<T*>(out.data_ptr()),
+                                static_cast<std::size_t>(out.numel()));
+      return counts.empty() ? c.ireduce_scatter(span, result, o, kAuto)
+                            : c.ireduce_scatterv(span, result, counts, o, kAuto);
+    }));
+  };
+}
+
+// An operation's finish for a reduction into `s`: the result copied back, divided for AVG.
+std::function<void()> reduction_result(const Staged& s, R::RedOpType red, int n) {
+  return [s, red, n] {
+    s.copy_back();
+    if (red == R::AVG) s.user.div_(n);
+  };
+}
+
 // An operation's start: an in-place allreduce of `buf` (contiguous) under `red`.
 std::function<std::function<bool()>(Comm&)> allreduce_of(const at::Tensor& buf, R::RedOpType red,
                                                          int rank) {
@@ -229,13 +254,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCclx::allreduce(std::vector<at::Tenso
   const R::RedOpType red = opts.reduceOp;
   check_reduction(t, red, rank_);
   const Staged s = stage(t);
-  const int n = size_;
   Operation op;
   op.start = allreduce_of(s.buf, red, rank_);
-  op.finish = [s, red, n] {
-    s.copy_back();
-    if (red == R::AVG) s.user.div_(n);
-  };
+  op.finish = reduction_result(s, red, size_);
   return run(c10d::OpType::ALLREDUCE, "cclx:all_reduce", describe("allreduce", t), {t},
              std::move(op));
 }
@@ -269,18 +290,14 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCclx::reduce(std::vector<at::Tensor>&
   const R::RedOpType red = opts.reduceOp;
   check_reduction(t, red, rank_);
   const Staged s = stage(t);
-  const int rank = rank_, n = size_, root = static_cast<int>(opts.rootRank);
+  const int rank = rank_, root = static_cast<int>(opts.rootRank);
   Operation op;
   op.start = [s, red, rank, root](Comm& c) {
     return test_of(reduce_with(s.buf, red, rank, [&](auto span, const auto& o) {
       return c.ireduce(span, o, root, kAuto);
     }));
   };
-  op.finish = [s, red, n, rank, root] {
-    if (rank != root) return;  // non-roots' tensors are only read
-    s.copy_back();
-    if (red == R::AVG) s.user.div_(n);
-  };
+  if (rank_ == root) op.finish = reduction_result(s, red, size_);  // non-roots' are only read
   return run(c10d::OpType::REDUCE, "cclx:reduce", describe("reduce", t), {t}, std::move(op));
 }
 
@@ -433,21 +450,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCclx::reduce_scatter(
     throw Error(rank_, "reduce_scatter: this rank's input block must have the output's size");
   const at::Tensor flat = flatten(ins).view(out.scalar_type());
   const Staged s = stage(out);
-  const int rank = rank_, n = size_;
   Operation op;
-  op.start = [flat, s, red, rank, counts](Comm& c) {
-    const at::Tensor dst = reducible(s.buf);
-    return test_of(reduce_with(flat, red, rank, [&](auto span, const auto& o) {
-      using T = typename decltype(span)::element_type;
-      const std::span<T> result(static_cast<T*>(dst.data_ptr()),
-                                static_cast<std::size_t>(dst.numel()));
-      return c.ireduce_scatterv(span, result, counts, o, kAuto);
-    }));
-  };
-  op.finish = [s, red, n] {
-    s.copy_back();
-    if (red == R::AVG) s.user.div_(n);
-  };
+  op.start = reduce_scatter_of(flat, s.buf, red, rank_, counts);
+  op.finish = reduction_result(s, red, size_);
   return run(c10d::OpType::REDUCE_SCATTER, "cclx:reduce_scatter", describe("reduce_scatter", flat),
              {out}, std::move(op));
 }
@@ -465,21 +470,9 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupCclx::_reduce_scatter_base(
   check_reduction(output, red, rank_);
   const at::Tensor src = input.contiguous();
   const Staged s = stage(output);
-  const int rank = rank_, n = size_;
   Operation op;
-  op.start = [src, s, red, rank](Comm& c) {
-    const at::Tensor dst = reducible(s.buf);
-    return test_of(reduce_with(src, red, rank, [&](auto span, const auto& o) {
-      using T = typename decltype(span)::element_type;
-      const std::span<T> result(static_cast<T*>(dst.data_ptr()),
-                                static_cast<std::size_t>(dst.numel()));
-      return c.ireduce_scatter(span, result, o, kAuto);
-    }));
-  };
-  op.finish = [s, red, n] {
-    s.copy_back();
-    if (red == R::AVG) s.user.div_(n);
-  };
+  op.start = reduce_scatter_of(src, s.buf, red, rank_);
+  op.finish = reduction_result(s, red, size_);
   return run(c10d::OpType::_REDUCE_SCATTER_BASE, "cclx:_reduce_scatter_base",
              describe("_reduce_scatter_base", input), {output}, std::move(op));
 }

@@ -19,7 +19,6 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <vector>
 
 #include "cclx/algo/by_name.hpp"
 #include "cclx/collective_call.hpp"
@@ -137,14 +136,15 @@ class AutoContext {
   // The state (created from the environment on first use; throws on a bad CCLX_* variable).
   tune::AutoState& state(int rank);
 
-  // The communicator's host map (Communicator::host_ids(), made at the agreement) that every
-  // workload carries; empty until then, or for a backend without one.
-  void set_hosts(std::span<const int> hosts) { hosts_.assign(hosts.begin(), hosts.end()); }
+  // The communicator's host map (Communicator::host_ids(), made at the agreement; the backend
+  // keeps it for the communicator's life) that every workload carries; empty until then, or for
+  // a backend without one.
+  void set_hosts(std::span<const int> hosts) { hosts_ = hosts; }
   [[nodiscard]] std::span<const int> hosts() const { return hosts_; }
 
  private:
   struct State;
-  std::vector<int> hosts_;
+  std::span<const int> hosts_;
   std::unique_ptr<State> s_;
   bool agreed_ = false;
   bool memo_valid_ = false;
