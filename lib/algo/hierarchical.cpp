@@ -8,6 +8,16 @@
 //   2. per lane, Inter's allreduce among the lane's carriers (one per host), in place on Out;
 //      a rank carrying several lanes runs their schedules in the same steps;
 //   3. per host, the ring allgather (in place) of the lanes.
+// Multi-lane allgather and reduce_scatter (block r is rank r's): lane l is the blocks of the hosts'
+// local ranks l, carried on host j by its local rank l mod k_j (its own block when l < k_j; a host
+// with fewer ranks than lanes has no block in the higher lanes but still carries them, so that
+// they reach its ranks). Allgather: 1. per lane, Inter's allgather among the lane's carriers (one
+// per host), each host's block of the lane being its block there, if any; 2. per host, the ring
+// allgather (in place) of what each rank carried. Reduce_scatter the other way round: 1. per host,
+// the ring reduce-scatter of the lanes each rank carries, into a Scratch copy of their own;
+// 2. per lane, Inter's reduce-scatter among its carriers from that copy into Out. A part's block
+// covers blocks scattered over the whole (compose.hpp's block sets); the v-collectives are the
+// same schedules, their blocks sized per call.
 // Leader-based: B blocks. 1. per host, the binomial reduce to its leader (local rank 0);
 // 2. Inter's allreduce among the leaders, in place on Out; 3. per host, the binomial bcast.
 // Leader-based bcast (when Inter serves bcast): Inter's bcast among the hosts' representatives,
@@ -29,7 +39,9 @@ namespace cclx::sched {
 
 namespace {
 
-constexpr std::array kAllreduce = {Collective::allreduce};
+constexpr std::array kMultiLane = {Collective::allreduce, Collective::allgather,
+                                   Collective::reduce_scatter, Collective::allgatherv,
+                                   Collective::reduce_scatterv};
 constexpr std::array kLeaderBased = {Collective::allreduce, Collective::bcast, Collective::reduce};
 
 ScheduleRequest sub_request(Collective c, int nranks, bool in_place, std::size_t bytes = 0) {
@@ -43,13 +55,16 @@ ScheduleRequest sub_request(Collective c, int nranks, bool in_place, std::size_t
 
 // Inter's schedule on the hosts' representatives (`sub`: allreduce in place, it runs on Out; or
 // bcast from the root's host); its errors name the composition and the number of hosts.
+void require_inter_serves(std::string_view algorithm, const InterHost& inter, Collective c) {
+  if (std::find(inter.collectives.begin(), inter.collectives.end(), c) == inter.collectives.end())
+    throw Error(std::string(algorithm) + ": the inter-host algorithm '" + std::string(inter.name) +
+                "' does not serve " + std::string(to_string(c)));
+}
+
 Schedule inter_schedule(std::string_view algorithm, const InterHost& inter,
                         const ScheduleRequest& sub) {
   const int hosts = sub.nranks;
-  if (std::find(inter.collectives.begin(), inter.collectives.end(), sub.collective) ==
-      inter.collectives.end())
-    throw Error(std::string(algorithm) + ": the inter-host algorithm '" + std::string(inter.name) +
-                "' does not serve " + std::string(to_string(sub.collective)));
+  require_inter_serves(algorithm, inter, sub.collective);
   try {
     return inter.generate(sub);
   } catch (const Error& e) {
@@ -158,12 +173,119 @@ Schedule leader_reduce(const ScheduleRequest& req, std::string_view algorithm,
   return c.finish(header(req, algorithm));
 }
 
+// The lanes of an allgather or reduce_scatter on `m` (see the top): for each lane, its carrier on
+// every host and the whole's blocks of each host in it (the part's block j: host j's, if any).
+struct RankLanes {
+  std::vector<std::vector<int>> carriers;                        // [lane][host]
+  std::vector<std::vector<std::vector<std::uint32_t>>> blocks;   // [lane][host]: 0 or 1 block
+  std::vector<std::vector<std::vector<std::uint32_t>>> carried;  // [host][local rank]: blocks
+};
+
+RankLanes rank_lanes(const HostMap& m) {
+  const auto lanes = static_cast<std::size_t>(m.max_ranks_per_host());
+  RankLanes r;
+  r.carriers.resize(lanes);
+  r.blocks.resize(lanes);
+  r.carried.resize(m.hosts.size());
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) r.carried[j].resize(m.hosts[j].size());
+  for (std::size_t l = 0; l < lanes; ++l)
+    for (const auto& host : m.hosts) {
+      r.carriers[l].push_back(host[l % host.size()]);
+      r.blocks[l].push_back(l < host.size()
+                                ? std::vector<std::uint32_t>{static_cast<std::uint32_t>(host[l])}
+                                : std::vector<std::uint32_t>{});
+    }
+  // What each rank carries: its lanes' blocks of every host, ascending (fewest runs).
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
+    const std::size_t k = m.hosts[j].size();
+    for (std::size_t l = 0; l < lanes; ++l)
+      for (const auto& b : r.blocks[l])
+        r.carried[j][l % k].insert(r.carried[j][l % k].end(), b.begin(), b.end());
+    for (auto& set : r.carried[j]) std::sort(set.begin(), set.end());
+  }
+  return r;
+}
+
+// The flat counterpart of a v-collective: its schedule in blocks is the same (schedule.hpp).
+Collective equal_blocks(Collective c) {
+  if (c == Collective::allgatherv) return Collective::allgather;
+  if (c == Collective::reduce_scatterv) return Collective::reduce_scatter;
+  return c;
+}
+
+Schedule multi_lane_allgather(const ScheduleRequest& req, std::string_view algorithm,
+                              const InterHost& inter, const HostMap& m) {
+  const int h = m.num_hosts();
+  const RankLanes lanes = rank_lanes(m);
+  const auto nlanes = static_cast<std::size_t>(m.max_ranks_per_host());
+  require_inter_serves(algorithm, inter, req.collective);  // the v-collective too
+  const Schedule lane = inter_schedule(
+      algorithm, inter,
+      sub_request(equal_blocks(req.collective), h, req.in_place, req.bytes / nlanes));
+  ScheduleComposer c(req.nranks, static_cast<std::uint32_t>(req.nranks), req.only_rank);
+  // Always, even on one host: out of place it moves each rank's block from In to Out.
+  for (std::size_t l = 0; l < nlanes; ++l) {
+    Embedding e{lanes.carriers[l], {}, Buf::in, Buf::out};
+    e.block_sets = lanes.blocks[l];
+    c.embed(lane, e);
+  }
+  c.next_phase();
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
+    const int k = static_cast<int>(m.hosts[j].size());
+    if (k == 1) continue;
+    Embedding e{m.hosts[j], {}, Buf::out, Buf::out};
+    e.block_sets = lanes.carried[j];
+    c.embed(ring(sub_request(Collective::allgather, k, true)), e);
+  }
+  return c.finish(header(req, algorithm));
+}
+
+Schedule multi_lane_reduce_scatter(const ScheduleRequest& req, std::string_view algorithm,
+                                   const InterHost& inter, const HostMap& m) {
+  const int h = m.num_hosts();
+  const RankLanes lanes = rank_lanes(m);
+  const auto nlanes = static_cast<std::size_t>(m.max_ranks_per_host());
+  require_inter_serves(algorithm, inter, req.collective);  // the v-collective too
+  const Schedule lane = inter_schedule(
+      algorithm, inter, sub_request(equal_blocks(req.collective), h, false, req.bytes / nlanes));
+  std::vector<Schedule> local;  // out of place: In is read, the host's partial sums go to Scratch
+  for (const auto& host : m.hosts)
+    local.push_back(
+        ring(sub_request(Collective::reduce_scatter, static_cast<int>(host.size()), false)));
+  std::uint32_t partial = lane.scratch_copies;  // the copy holding the host's partial sums
+  for (const Schedule& s : local) partial = std::max(partial, s.scratch_copies);
+
+  ScheduleComposer c(req.nranks, static_cast<std::uint32_t>(req.nranks), req.only_rank);
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
+    Embedding e{m.hosts[j], {}, Buf::in, Buf::scratch};
+    e.out_copy = partial;
+    e.block_sets = lanes.carried[j];
+    c.embed(local[j], e);
+  }
+  c.next_phase();
+  for (std::size_t l = 0; l < nlanes; ++l) {
+    Embedding e{lanes.carriers[l], {}, Buf::scratch, Buf::out};
+    e.in_copy = partial;
+    e.block_sets = lanes.blocks[l];
+    c.embed(lane, e);
+  }
+  return c.finish(header(req, algorithm));
+}
+
 }  // namespace
 
 Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
                     const InterHost& inter) {
-  require_supported(req, algorithm, kAllreduce);
+  require_supported(req, algorithm, kMultiLane);
   const HostMap m = hosts_of(req, algorithm);
+  switch (equal_blocks(req.collective)) {
+    case Collective::allgather:
+      return multi_lane_allgather(req, algorithm, inter, m);
+    case Collective::reduce_scatter:
+      return multi_lane_reduce_scatter(req, algorithm, inter, m);
+    default:
+      break;
+  }
   const int h = m.num_hosts();
   const auto lanes = static_cast<std::uint32_t>(m.max_ranks_per_host());
   const Schedule lane = inter_schedule(

@@ -22,9 +22,18 @@ ScheduleComposer::ScheduleComposer(int nranks, std::uint32_t nblocks, int only_r
       steps_(static_cast<std::size_t>(nranks)) {}
 
 void ScheduleComposer::embed(const Schedule& part, const Embedding& e) {
-  if (e.ranks.size() != static_cast<std::size_t>(part.nranks) ||
-      e.blocks.size() != static_cast<std::size_t>(part.nblocks) + 1 || e.blocks.back() > nblocks_ ||
-      part.programs.size() != e.ranks.size())
+  const bool sets = !e.block_sets.empty();
+  const auto part_blocks = static_cast<std::size_t>(part.nblocks);
+  bool fits = e.ranks.size() == static_cast<std::size_t>(part.nranks) &&
+              part.programs.size() == e.ranks.size();
+  if (sets) {
+    fits = fits && e.block_sets.size() == part_blocks;
+    for (const auto& set : e.block_sets)
+      for (std::uint32_t b : set) fits = fits && b < nblocks_;
+  } else {
+    fits = fits && e.blocks.size() == part_blocks + 1 && e.blocks.back() <= nblocks_;
+  }
+  if (!fits)
     throw Error("embedding of '" + part.algorithm + "' does not fit its schedule (" +
                 std::to_string(part.nranks) + " ranks, " + std::to_string(part.nblocks) +
                 " blocks) or the whole (" + std::to_string(nblocks_) + " blocks)");
@@ -34,8 +43,14 @@ void ScheduleComposer::embed(const Schedule& part, const Embedding& e) {
   phase_end_ = std::max(phase_end_, phase_start_ + part.num_rounds());
   for (const auto& [buf, copy] : {std::pair{e.in, e.in_copy}, std::pair{e.out, e.out_copy}})
     if (buf == Buf::scratch) scratch_copies_ = std::max(scratch_copies_, copy + 1);
+  // The whole's regions of part region g: one, or with block_sets one per run of adjacent blocks
+  // (none when its blocks cover none of the whole's).
   const auto moved = [&](Region g) {
-    if (g.count == 0) return g;  // token() or an unused operand
+    std::vector<Region> runs;
+    if (g.count == 0) {  // token() or an unused operand
+      runs.push_back(g);
+      return runs;
+    }
     std::uint32_t copy = 0, b = g.first;
     if (g.buf == Buf::scratch) {
       copy = g.first / part.nblocks;
@@ -45,9 +60,24 @@ void ScheduleComposer::embed(const Schedule& part, const Embedding& e) {
       g.buf = g.buf == Buf::in ? e.in : e.out;
     }
     const std::uint32_t base = g.buf == Buf::scratch ? copy * nblocks_ : 0;
-    g.first = base + e.blocks[b];
-    g.count = e.blocks[b + g.count] - e.blocks[b];
-    return g;
+    if (!sets) {
+      runs.push_back({g.buf, base + e.blocks[b], e.blocks[b + g.count] - e.blocks[b]});
+      return runs;
+    }
+    for (std::uint32_t p = b; p < b + g.count; ++p)
+      for (std::uint32_t w : e.block_sets[p]) {
+        if (!runs.empty() && runs.back().end() == base + w)
+          ++runs.back().count;
+        else
+          runs.push_back({g.buf, base + w, 1});
+      }
+    return runs;
+  };
+  const auto counts = [](const std::vector<Region>& r) {
+    std::vector<std::uint32_t> c;
+    c.reserve(r.size());
+    for (const Region& g : r) c.push_back(g.count);
+    return c;
   };
   for (std::size_t i = 0; i < e.ranks.size(); ++i) {
     const int rank = e.ranks[i];
@@ -58,12 +88,26 @@ void ScheduleComposer::embed(const Schedule& part, const Embedding& e) {
     if (prog.size() < phase_start_ + p.num_steps()) prog.resize(phase_start_ + p.num_steps());
     for (std::size_t s = 0; s < p.num_steps(); ++s)
       for (std::size_t k = 0; k < p.step_size(s); ++k) {
-        Op op = p.step_data(s)[k];
-        if (op.is_transfer()) op.peer = e.ranks[static_cast<std::size_t>(op.peer)];
-        op.dst = moved(op.dst);
-        op.src = moved(op.src);
-        op.src2 = moved(op.src2);
-        prog[phase_start_ + s].push_back(op);
+        const Op op = p.step_data(s)[k];
+        auto& step = prog[phase_start_ + s];
+        if (op.is_transfer()) {
+          const int peer = e.ranks[static_cast<std::size_t>(op.peer)];
+          const bool send = op.kind == OpKind::send;
+          for (const Region& g : moved(send ? op.src : op.dst))
+            step.push_back(send ? Op{OpKind::send, peer, {}, g, {}}
+                                : Op{OpKind::recv, peer, g, {}, {}});
+          continue;
+        }
+        const std::vector<Region> dst = moved(op.dst), src = moved(op.src);
+        const std::vector<Region> src2 =
+            op.kind == OpKind::reduce ? moved(op.src2) : std::vector<Region>(dst.size());
+        if (counts(src) != counts(dst) ||
+            (op.kind == OpKind::reduce && counts(src2) != counts(dst)))
+          throw Error("embedding of '" + part.algorithm + "': a " +
+                      std::string(to_string(op.kind)) +
+                      " whose operands cover different runs of the whole's blocks");
+        for (std::size_t j = 0; j < dst.size(); ++j)
+          step.push_back(Op{op.kind, op.peer, dst[j], src[j], src2[j]});
       }
   }
 }

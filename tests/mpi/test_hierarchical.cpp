@@ -2,14 +2,16 @@
 // mpi-n{N}-hierarchical-* set CCLX_HOSTS or CCLX_RANKS_PER_HOST (tests/CMakeLists.txt), and the
 // Communicator's host map must follow them. Every registered hierarchical policy, integer sums
 // (exact) against a locally computed reference, blocking, nonblocking and persistent, in and out
-// of place, and bcast and reduce from every kind of root where the policy serves them; every
-// rank's result bitwise identical.
+// of place, bcast and reduce from every kind of root, allgather and reduce_scatter and their
+// v-collectives, each where the policy serves it; every rank's result bitwise identical.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "support.hpp"
@@ -225,6 +227,133 @@ TEST_CASE("hierarchical: reduce on the host map, blocking, nonblocking and persi
               check("persistent start " + std::to_string(g) + " ", in, out, g);
             }
           }
+  });
+}
+
+// Per-rank block sizes for the v-collectives around `count`: a zero, small and larger blocks.
+std::vector<int> v_counts(int n, std::size_t count) {
+  std::vector<int> c;
+  for (int r = 0; r < n; ++r) c.push_back(r % 3 == 1 ? 0 : static_cast<int>(count) + r);
+  return c;
+}
+
+TEST_CASE("hierarchical: allgather and reduce_scatter on the host map, and their v-collectives") {
+  Comm comm(MPI_COMM_WORLD);
+  const int n = comm.size(), me = comm.rank();
+  const auto un = static_cast<std::size_t>(n), ume = static_cast<std::size_t>(me);
+  Consistency same(MPI_COMM_WORLD);
+  // The allgather of start g: block r holds rank r's values.
+  const auto gathered = [&](const std::vector<int>& counts, int g) {
+    std::vector<std::int32_t> v;
+    for (int r = 0; r < n; ++r)
+      for (std::size_t i = 0; i < static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]);
+           ++i)
+        v.push_back(data_value<std::int32_t>(r, i + static_cast<std::size_t>(g) * kShift));
+    return v;
+  };
+  const auto mine = [&](std::size_t count, int g) {
+    std::vector<std::int32_t> v(count);
+    for (std::size_t i = 0; i < count; ++i)
+      v[i] = data_value<std::int32_t>(me, i + static_cast<std::size_t>(g) * kShift);
+    return v;
+  };
+  for_each_hierarchical([&](std::string_view name, const auto& policy) {
+    using P = std::decay_t<decltype(policy)>;
+    for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{777}, std::size_t{20001}})
+      for (bool ip : {false, true}) {
+        const std::vector<int> equal(un, static_cast<int>(count)), varied = v_counts(n, count);
+        std::size_t offset = 0;  // of this rank's block among the varied ones
+        for (int r = 0; r < me; ++r) offset += static_cast<std::size_t>(varied[r]);
+        const std::size_t total =
+            static_cast<std::size_t>(std::accumulate(varied.begin(), varied.end(), std::size_t{0}));
+        const auto my_count = static_cast<std::size_t>(varied[ume]);
+        if constexpr (serves<P>(Coll::allgather)) {
+          const std::string label =
+              with(std::string(name) + " allgather count=" + std::to_string(count), name, ip);
+          progress(label);
+          for (int g = 0; g < 2; ++g) {
+            // Blocking (g = 0) and nonblocking (g = 1); in place, this rank's block in its place.
+            std::vector<std::int32_t> in = mine(count, g), out(un * count, -1);
+            if (ip) std::copy(in.begin(), in.end(), out.begin() + static_cast<long>(ume * count));
+            if (g == 0)
+              ip ? comm.allgather(out, policy) : comm.allgather(in, out, policy);
+            else
+              (ip ? comm.iallgather(out, policy) : comm.iallgather(in, out, policy)).wait();
+            compare((g ? "nonblocking " : "blocking ") + label, out, gathered(equal, g), true);
+            same.add(label, out);
+          }
+          std::vector<std::int32_t> in(count), out(un * count, -1);
+          auto p = comm.allgather_init(in, out, policy);
+          for (int g = 0; g < kStarts; ++g) {
+            const auto next = mine(count, g);
+            std::copy(next.begin(), next.end(), in.begin());
+            p.start();
+            p.wait();
+            compare("persistent start " + std::to_string(g) + " " + label, out, gathered(equal, g),
+                    true);
+          }
+        }
+        if constexpr (serves<P>(Coll::allgatherv)) {
+          const std::string label =
+              with(std::string(name) + " allgatherv count=" + std::to_string(count), name, ip);
+          progress(label);
+          std::vector<std::int32_t> in = mine(my_count, 0), out(total, -1);
+          if (ip) std::copy(in.begin(), in.end(), out.begin() + static_cast<long>(offset));
+          ip ? comm.allgatherv(out, varied, policy) : comm.allgatherv(in, out, varied, policy);
+          compare("blocking " + label, out, gathered(varied, 0), true);
+          same.add(label, out);
+          in = mine(my_count, 1);
+          comm.iallgatherv(in, out, varied, policy).wait();
+          compare("nonblocking " + label, out, gathered(varied, 1), true);
+        }
+        if constexpr (serves<P>(Coll::reduce_scatter)) {
+          const std::string label =
+              with(std::string(name) + " reduce_scatter count=" + std::to_string(count), name, ip);
+          progress(label);
+          for (int g = 0; g < kStarts; ++g) {
+            // Blocking, nonblocking, then persistent (bound once, started for the last g).
+            auto in = input<std::int32_t>(me, un * count, g);
+            const auto all = reference<std::int32_t>(n, un * count, g);
+            const std::vector<std::int32_t> want(
+                all.begin() + static_cast<long>(ume * count),
+                all.begin() + static_cast<long>((ume + 1) * count));
+            std::vector<std::int32_t> out(count, -1);
+            if (g == 0)
+              ip ? comm.reduce_scatter(in, cclx::sum, policy)
+                 : comm.reduce_scatter(in, out, cclx::sum, policy);
+            else if (g == 1)
+              (ip ? comm.ireduce_scatter(in, cclx::sum, policy)
+                  : comm.ireduce_scatter(in, out, cclx::sum, policy))
+                  .wait();
+            else {
+              auto p = ip ? comm.reduce_scatter_init(in, cclx::sum, policy)
+                          : comm.reduce_scatter_init(in, out, cclx::sum, policy);
+              p.start();
+              p.wait();
+            }
+            const std::vector<std::int32_t> got =
+                ip ? std::vector<std::int32_t>(in.begin(), in.begin() + static_cast<long>(count))
+                   : out;
+            compare("form " + std::to_string(g) + " " + label, got, want, true);
+          }
+        }
+        if constexpr (serves<P>(Coll::reduce_scatterv)) {
+          const std::string label =
+              with(std::string(name) + " reduce_scatterv count=" + std::to_string(count), name, ip);
+          progress(label);
+          auto in = input<std::int32_t>(me, total, 0);
+          const auto all = reference<std::int32_t>(n, total, 0);
+          const std::vector<std::int32_t> want(all.begin() + static_cast<long>(offset),
+                                               all.begin() + static_cast<long>(offset + my_count));
+          std::vector<std::int32_t> out(my_count, -1);
+          ip ? comm.reduce_scatterv(in, varied, cclx::sum, policy)
+             : comm.reduce_scatterv(in, out, varied, cclx::sum, policy);
+          const std::vector<std::int32_t> got =
+              ip ? std::vector<std::int32_t>(in.begin(), in.begin() + static_cast<long>(my_count))
+                 : out;
+          compare("blocking " + label, got, want, true);
+        }
+      }
   });
 }
 

@@ -12,8 +12,10 @@
 
 #include "cclx/algo/hierarchical.hpp"
 #include "cclx/algo/registry.hpp"
+#include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/cache.hpp"
+#include "cclx/schedule/compose.hpp"
 #include "cclx/schedule/hosts.hpp"
 #include "cclx/schedule/partition.hpp"
 #include "cclx/schedule/verifier.hpp"
@@ -65,6 +67,16 @@ std::vector<int> roots(Collective c, int n) {
   return r;
 }
 
+// Block sizes of a v-collective for the sweep's `count`: block b of n holds (b * 7 + count) % 5
+// elements, zeros among them, then count - 1 for the last (0 when count is 0).
+sched::BlockSizes v_sizes(int n, std::size_t count) {
+  std::vector<std::size_t> counts(static_cast<std::size_t>(n));
+  for (std::size_t b = 0; b < counts.size(); ++b) counts[b] = (b * 7 + count) % 5;
+  counts.back() = count == 0 ? 0 : count - 1;
+  return {std::vector(static_cast<std::size_t>(n), counts),
+          std::vector(static_cast<std::size_t>(n), counts)};
+}
+
 // Bytes rank r sends to ranks on other hosts, for `count` elements of `elem` bytes.
 std::size_t cross_host_bytes(const sched::Schedule& s, const sched::HostMap& m, int r,
                              std::size_t count, std::size_t elem) {
@@ -82,7 +94,7 @@ std::size_t cross_host_bytes(const sched::Schedule& s, const sched::HostMap& m, 
 
 }  // namespace
 
-TEST_CASE("hierarchical: the registry has the compositions, each on allreduce alone") {
+TEST_CASE("hierarchical: the registry has the compositions and what each serves") {
   const auto gens = hierarchical_generators();
   std::vector<std::string> names;
   for (const auto* g : gens) names.push_back(g->name);
@@ -91,12 +103,17 @@ TEST_CASE("hierarchical: the registry has the compositions, each on allreduce al
     CHECK(std::find(names.begin(), names.end(), want) != names.end());
   for (const auto* g : gens) {
     INFO(g->name);
-    // Leader-based serves bcast and reduce too when its inter-host algorithm does.
+    // Leader-based serves bcast and reduce too when its inter-host algorithm does, multi-lane
+    // allgather and reduce_scatter and their v-collectives.
     const bool rooted = g->name == "leader_rhd" || g->name == "leader_binomial_tree";
+    const bool lanes = g->name == "multilane_ring" || g->name == "multilane_rhd";
     const std::vector<Collective> want =
         rooted
             ? std::vector<Collective>{Collective::allreduce, Collective::bcast, Collective::reduce}
-            : std::vector<Collective>{Collective::allreduce};
+        : lanes ? std::vector<Collective>{Collective::allreduce, Collective::allgather,
+                                          Collective::reduce_scatter, Collective::allgatherv,
+                                          Collective::reduce_scatterv}
+                : std::vector<Collective>{Collective::allreduce};
     CHECK(g->collectives == want);
     CHECK(g->keeps_rank_order.empty());
   }
@@ -115,7 +132,9 @@ TEST_CASE("hierarchical: verifier sweep over host maps, n = 1..16") {
                 ScheduleRequest req{c, n, root, ip, count * 4};
                 req.hosts = map.ids;
                 const auto s = g->generate(req, {});
-                const auto rep = sched::verify(s, count, 4);
+                const auto rep = coll::has_variable_counts(c)
+                                     ? sched::verify(s, v_sizes(n, count), 4)
+                                     : sched::verify(s, count, 4);
                 std::string errs;
                 for (const auto& e : rep.errors) errs += "\n  " + e;
                 INFO(g->name, " ", sched::to_string(c), " n=", n, " root=", root,
@@ -173,6 +192,17 @@ TEST_CASE("hierarchical: multi-lane sends a lane's share between hosts, leader-b
     INFO("rank ", r);
     CHECK(cross_host_bytes(lanes, m, r, count, elem) == 2 * 3 * (s / 3) / 4);
   }
+  // Allgather and reduce_scatter: each rank's lane crosses hosts with one block per other host
+  // (the ring over h = 4 hosts), where the flat ring sends n - 1 = 11 blocks, 8 of them across.
+  for (Collective c : {Collective::allgather, Collective::reduce_scatter}) {
+    ScheduleRequest lane_req{c, 12, 0, false, s};
+    lane_req.hosts = hosts;
+    const auto lane = algo::generate_by_name("multilane_ring", lane_req);
+    for (int r = 0; r < 12; ++r) {
+      INFO(sched::to_string(c), " rank ", r);
+      CHECK(cross_host_bytes(lane, m, r, count, elem) == 3 * s / 12);
+    }
+  }
   // Bcast from rank 5 (host 1): the root and the other hosts' leaders cross hosts, no one else.
   req.collective = Collective::bcast;
   req.root = 5;
@@ -202,6 +232,45 @@ TEST_CASE("hierarchical: multi-lane sends a lane's share between hosts, leader-b
     CHECK(cross_host_bytes(leaders, m, r, count, elem) ==
           (m.local_of[static_cast<std::size_t>(r)] == 0 ? 2 * s : 0));
   }
+}
+
+TEST_CASE("hierarchical: a composed part's blocks scattered over the whole") {
+  using sched::Buf;
+  using sched::OpKind;
+  // The ring allgather of 2 ranks played by ranks 0 and 2 of 4: part block 0 is the whole's
+  // blocks 0 and 2 (not adjacent: two messages), part block 1 none (its transfers disappear).
+  const auto part = algo::generate_by_name("ring", {Collective::allgather, 2, 0, true, 8});
+  sched::ScheduleComposer c(4, 4);
+  sched::Embedding e{{0, 2}, {}, Buf::out, Buf::out};
+  e.block_sets = {{0, 2}, {}};
+  c.embed(part, e);
+  const auto s = c.finish({});
+  const auto ops = [&](int r, OpKind k) {
+    std::vector<sched::Region> regions;
+    for (const auto& op : s.programs[static_cast<std::size_t>(r)].ops)
+      if (op.kind == k) regions.push_back(k == OpKind::send ? op.src : op.dst);
+    return regions;
+  };
+  CHECK(ops(0, OpKind::send) == std::vector<sched::Region>{{Buf::out, 0, 1}, {Buf::out, 2, 1}});
+  CHECK(ops(2, OpKind::recv) == std::vector<sched::Region>{{Buf::out, 0, 1}, {Buf::out, 2, 1}});
+  CHECK(ops(2, OpKind::send).empty());
+  CHECK(ops(0, OpKind::recv).empty());
+  // A copy whose operands fall into different runs of the whole cannot be embedded.
+  sched::Schedule copy;
+  copy.algorithm = "copy";
+  copy.nblocks = 2;
+  copy.programs.resize(1);
+  sched::ProgramBuilder(copy.programs[0]).copy({Buf::out, 0, 1}, {Buf::in, 1, 1}).end_step();
+  sched::ScheduleComposer bad(1, 3);
+  sched::Embedding split{{0}, {}, Buf::in, Buf::out};
+  split.block_sets = {{0, 1}, {2}};
+  CHECK_THROWS_WITH_AS(bad.embed(copy, split),
+                       "cclx: embedding of 'copy': a copy whose operands cover different runs of "
+                       "the whole's blocks",
+                       cclx::Error);
+  // A set naming a block outside the whole.
+  split.block_sets = {{0}, {3}};
+  CHECK_THROWS_AS(bad.embed(copy, split), cclx::Error);
 }
 
 TEST_CASE("hierarchical: the schedule cache keys the host map, not its labels") {

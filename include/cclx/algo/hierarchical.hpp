@@ -1,8 +1,10 @@
-// Node-aware (hierarchical) allreduce on a rank -> host map (ScheduleRequest::hosts, a
+// Node-aware (hierarchical) collectives on a rank -> host map (ScheduleRequest::hosts, a
 // Communicator's host map: docs/hierarchical.md):
 //   MultiLane<Inter>    Traeff's multi-lane allreduce: reduce-scatter inside each host, then every
 //                       rank of a host, as a lane, allreduces its part of the data with its peers
-//                       on the other hosts by Inter, then allgather inside each host;
+//                       on the other hosts by Inter, then allgather inside each host; allgather:
+//                       the lanes' allgathers between hosts, then allgather inside each host;
+//                       reduce_scatter the other way round (and their v-collectives);
 //   LeaderBased<Inter>  for small messages: reduce to each host's leader, the leaders' allreduce by
 //                       Inter, bcast from the leader inside each host.
 // The inter-host part is Inter's own generator, run on the lanes' (the leaders') ranks through a
@@ -30,8 +32,9 @@ struct InterHost {
   std::function<Schedule(const ScheduleRequest&)> generate;  ///< its schedule for h ranks
 };
 
-/// The multi-lane allreduce named `algorithm` on req.hosts with `inter` between the hosts.
-/// Throws cclx::Error when `inter` does not serve allreduce or refuses the number of hosts.
+/// The multi-lane allreduce, allgather or reduce_scatter (or v-collective) named `algorithm` on
+/// req.hosts with `inter` between the hosts. Throws cclx::Error when `inter` does not serve the
+/// collective or refuses the number of hosts.
 Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, const InterHost& inter);
 /// The leader-based allreduce, bcast or reduce named `algorithm` on req.hosts with `inter` among
 /// the leaders. Throws cclx::Error when `inter` does not serve the collective or refuses the number
@@ -72,7 +75,10 @@ namespace cclx::algo {
 
 /// Policy: Traeff's multi-lane allreduce on the host map: intra-host ring reduce-scatter, each
 /// lane's part allreduced between the hosts by `Inter` (at its defaults), intra-host ring
-/// allgather. Registry names "multilane_<inter>".
+/// allgather; where `Inter` serves them, allgather (the lanes' allgathers by `Inter` between the
+/// hosts, then the intra-host ring allgather) and reduce_scatter (the intra-host ring
+/// reduce-scatter, then the lanes' reduce-scatters by `Inter`), and their v-collectives. Registry
+/// names "multilane_<inter>".
 template <class Inter>
 struct MultiLane {
   static_assert(serves<Inter>(sched::Collective::allreduce),
@@ -80,8 +86,21 @@ struct MultiLane {
   /// Its registry name: "multilane_" and Inter's name.
   static constexpr std::string_view name =
       cclx::detail::JoinedName<cclx::detail::multilane_prefix, Inter::name>::value;
-  /// What it serves, allreduce alone; with keeps_rank_order the one declaration of it.
-  static constexpr std::array collectives = {sched::Collective::allreduce};
+  /// What it serves: allreduce, and allgather, reduce_scatter and their v-collectives each where
+  /// Inter serves it; with keeps_rank_order the one declaration of it.
+  static constexpr auto collectives = [] {
+    using C = sched::Collective;
+    constexpr std::array optional = {C::allgather, C::reduce_scatter, C::allgatherv,
+                                     C::reduce_scatterv};
+    constexpr std::size_t size =
+        1 + static_cast<std::size_t>(std::count_if(optional.begin(), optional.end(),
+                                                   [](C c) { return serves<Inter>(c); }));
+    std::array<C, size> served{C::allreduce};
+    std::size_t i = 1;
+    for (C c : optional)
+      if (serves<Inter>(c)) served[i++] = c;
+    return served;
+  }();
   /// None: the hosts' partial sums are combined in host order, not rank order.
   static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
   /// Its schedule depends on the request's host map (ScheduleRequest::hosts), which the

@@ -4,7 +4,11 @@
 // inter-host part is the flat generator itself, on the hosts' representatives.
 //
 // A part's rank i plays rank `ranks[i]` of the whole; its block b is the whole's blocks
-// [blocks[b], blocks[b + 1]) (a part's block may cover several of the whole's, never part of one);
+// [blocks[b], blocks[b + 1]) (a part's block may cover several of the whole's, never part of one),
+// or any set of the whole's blocks (Embedding::block_sets: a lane of an allgather is one block per
+// host, scattered over the whole's rank order); an op on blocks that are not adjacent in the whole
+// becomes one op per run of adjacent blocks, the same on both ends of a transfer, since both name
+// the same part blocks; an op on part blocks that cover none of the whole's disappears;
 // its In and Out are the whole's buffers `in` and `out` (an allreduce's second phase works in place
 // on Out: in = out = Buf::out; a reduce keeps a host's partial result in a Scratch copy of its
 // own); its Scratch copy c is the whole's copy c, on the same blocks. Parts
@@ -32,6 +36,9 @@ struct Embedding {
   /// rank without Out).
   std::uint32_t in_copy = 0;
   std::uint32_t out_copy = 0;  ///< the same for `out`
+  /// When not empty, in place of `blocks`: part block b is the whole's blocks block_sets[b] (in
+  /// that order; none: the part block is empty on the whole).
+  std::vector<std::vector<std::uint32_t>> block_sets = {};
 };
 
 /// Block bounds for a part of `nblocks` blocks each covering `scale` blocks of the whole from
@@ -46,7 +53,8 @@ class ScheduleComposer {
   /// only that rank's program is built (ScheduleRequest::only_rank).
   ScheduleComposer(int nranks, std::uint32_t nblocks, int only_rank = -1);
   /// Adds `part` to the current phase as `e` says; throws cclx::Error when `e` does not fit
-  /// (rank or block counts differ from the part's, a block outside the whole).
+  /// (rank or block counts differ from the part's, a block outside the whole, a copy or reduce
+  /// whose operands split into different runs of the whole's blocks).
   void embed(const Schedule& part, const Embedding& e);
   /// Starts the next phase: parts embedded from now on begin after the longest part so far.
   void next_phase();
