@@ -178,7 +178,7 @@ for s in $sections; do
   hierarchical)
     # The node-aware policies (docs/hierarchical.md) beside native (MPICH's node-aware composition:
     # the emulated hosts are MPI's nodes) and the flat ring and RHD; Auto with its model's host
-    # map. 2 x 2 runs one rank per core; 4 x 2 (8 ranks on 2 cores) shows the policies work there.
+    # map. 2 x 2 runs 4 ranks on 2 cores, idle ranks blocking; 4 x 2 (8 ranks) shows they work there.
     say "hierarchical: allreduce, 2 hosts x 2 ranks, 200mbit"
     up --hosts 2 --rate 200mbit
     cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" allreduce -m 8:4M \
@@ -188,6 +188,11 @@ for s in $sections; do
     cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" bcast -m 8:4M \
       --algos native,binomial_tree,pipelined_tree,leader_binomial_tree,leader_rhd,auto \
       -i 3 -x 1 --repeat 5
+    for c in allgather reduce_scatter; do
+      say "hierarchical: $c, 2 hosts x 2 ranks, 200mbit"
+      cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" "$c" -m 8:4M \
+        --algos native,ring,rhd,multilane_ring,multilane_rhd,auto -i 3 -x 1 --repeat 5
+    done
     say "hierarchical: allreduce, 4 hosts x 2 ranks, 200mbit (functional: oversubscribed)"
     up --hosts 4 --rate 200mbit
     cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" allreduce -m 64K:4M \
