@@ -1,7 +1,7 @@
 #!/bin/bash
 # measure.sh: the measurements behind docs/testbed.md, with the exact commands.
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
-# Sections: rate rndv finalize idle gso ranks hierarchical (default: all). Uses its own testbed prefix
+# Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-tuned (default: all). Uses its own testbed prefix
 # (cclxtbm) so it never touches a testbed someone else brought up; tears it down on exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -22,7 +22,7 @@ cpu_of() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-tuned}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -197,6 +197,29 @@ for s in $sections; do
     up --hosts 4 --rate 200mbit
     cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" allreduce -m 64K:4M \
       --algos native,ring,rhd,multilane_ring,leader_rhd,auto -i 3 -x 1 --repeat 3
+    ;;
+  hierarchical-tuned)
+    # Auto with a tuning table measured here (benchmarks/tune.sh on the testbed, 2 hosts x 2
+    # ranks), beside native, the flat and the hierarchical candidates. TUNE_TABLE: where the table
+    # goes (default: a temporary directory).
+    table=${TUNE_TABLE:-$(mktemp -d)/testbed-2x2.json}
+    run_2x2="$TB run --ranks-per-host 2 --idle block --timeout 900"
+    say "hierarchical-tuned: tuning table, 2 hosts x 2 ranks, 200mbit -> $table"
+    up --hosts 2 --rate 200mbit
+    bash "$HERE/../tune.sh" -o "$table" -n 4 -c allreduce,bcast,allgather,reduce_scatter -m 8:4M \
+      -b "$(dirname "$(dirname "$BENCH")")" -l "$run_2x2" \
+      -a ring,rhd,recursive_doubling,binomial_tree,pipelined_tree,multilane_ring,multilane_rhd,leader_recursive_doubling,leader_rhd,leader_binomial_tree \
+      -- -i 3 -x 1 --repeat 5 2>&1 | grep -v '^\[cclx-testbed\] run:'
+    for c in allreduce bcast allgather reduce_scatter; do
+      case $c in
+        allreduce) algos=native,ring,rhd,multilane_ring,leader_recursive_doubling,leader_rhd,auto ;;
+        bcast) algos=native,binomial_tree,pipelined_tree,leader_binomial_tree,auto ;;
+        *) algos=native,ring,rhd,multilane_ring,multilane_rhd,auto ;;
+      esac
+      say "hierarchical-tuned: $c, 2 hosts x 2 ranks, 200mbit, Auto with the table"
+      cmd $run_2x2 --env CCLX_TUNE_FILE="$table" -- "$BENCH" "$c" -m 8:4M --algos "$algos" \
+        -i 3 -x 1 --repeat 5
+    done
     ;;
   *) echo "unknown section $s" >&2; exit 2 ;;
   esac

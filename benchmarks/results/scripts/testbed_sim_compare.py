@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""The simulator's prediction next to each testbed measurement of a `measure.sh hierarchical` log.
+
+Reads the cclx-bench tables of the log (one per collective and testbed shape), predicts every
+measured schedule with cclx-sim on the two-level machine the testbed emulates, and prints, per
+table, measured and predicted Max Latency and their ratio, then how many points lie within 20%.
+
+The machine: hosts of K ranks (the log's --ranks-per-host), one link per host at the rate the
+testbed achieves (--inter-bw, default 95.6% of 200 Mbit/s, docs/testbed.md), shared memory inside
+a host (--bw). The latencies are fitted, not assumed: the simulator's time is linear in its two
+alphas for small messages, so a least-squares fit of the relative error over the sizes up to
+--fit-max bytes gives a constant per call (the testbed's blocked ranks wake through the kernel),
+alpha inside a host and alpha between hosts; every larger size is a prediction.
+native (MPI's own collective) and auto (whatever it chose) are not schedules the simulator knows
+and are left out.
+
+Usage: testbed_sim_compare.py LOG [--sim build/tools/cclx-sim] [--fit-max 256]
+"""
+
+import argparse
+import math
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+SKIP = {"native", "auto"}
+# cclx-bench times back-to-back calls: a rooted collective's calls overlap, so its small-message
+# times are not one call's latency; the fit leaves them out.
+ROOTED = {"bcast", "reduce"}
+
+
+def parse_log(path):
+    """Tables: dicts with collective, n, k (ranks per host), rows {(size, algo): max_us}."""
+    tables, cur, k = [], None, 1
+    with open(path) as f:
+        for line in f:
+            m = re.search(r"--ranks-per-host (\d+)", line)
+            if line.startswith("$ ") and m:
+                k = int(m.group(1))
+            m = re.match(r"# Command: cclx-bench (\w+)", line)
+            if m:
+                cur = {"collective": m.group(1), "k": k, "n": None, "rows": {}}
+                tables.append(cur)
+                continue
+            m = re.match(r"# Ranks: (\d+)", line)
+            if m and cur is not None:
+                cur["n"] = int(m.group(1))
+                continue
+            parts = line.split()
+            if cur is not None and len(parts) >= 6 and parts[0].isdigit():
+                try:
+                    cur["rows"][(int(parts[0]), parts[5])] = float(parts[3])
+                except ValueError:
+                    pass
+    return [t for t in tables if t["rows"]]
+
+
+def simulate(sim, table, algos, size, alpha_l, alpha_g, bw_l, bw_g):
+    """Predicted seconds of each algorithm in `algos` for one size."""
+    cmd = [sim, "--algo", ",".join(algos), "--n", str(table["n"]), "--bytes", str(size),
+           "--collective", table["collective"], "--elem-size", "4",
+           "--ranks-per-host", str(table["k"]), "--alpha", repr(alpha_l), "--bw", repr(bw_l),
+           "--inter-alpha", repr(alpha_g), "--inter-bw", repr(bw_g)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    unit = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+    got = {}
+    for m in re.finditer(r"^(\S+)\s+n=\d+\s+rounds=\d+\s+time=([\d.e+-]+) (\w+)", out, re.M):
+        got[m.group(1)] = float(m.group(2)) * unit[m.group(3)]
+    return got
+
+
+def fit_latencies(sim, tables, fit_max, bw_l, bw_g):
+    """Per-call constant c and the two alphas, by least squares of the relative error over the
+    points up to fit_max bytes: the simulated time is base + x*alpha_l + y*alpha_g there, plus c."""
+    a_rows, r_rows = [], []
+    for t in tables:
+        if t["collective"] in ROOTED:
+            continue
+        algos = sorted({a for (_, a) in t["rows"] if a not in SKIP})
+        for size in sorted({s for (s, _) in t["rows"] if s <= fit_max}):
+            base = simulate(sim, t, algos, size, 0.0, 0.0, bw_l, bw_g)
+            unit_l = simulate(sim, t, algos, size, 1e-6, 0.0, bw_l, bw_g)
+            unit_g = simulate(sim, t, algos, size, 0.0, 1e-6, bw_l, bw_g)
+            for a in algos:
+                if (size, a) in t["rows"]:
+                    meas = t["rows"][(size, a)]  # microseconds
+                    a_rows.append([1.0 / meas, (unit_l[a] - base[a]) * 1e6 / meas,
+                                   (unit_g[a] - base[a]) * 1e6 / meas])
+                    r_rows.append(1.0 - base[a] * 1e6 / meas)
+    x, *_ = np.linalg.lstsq(np.array(a_rows), np.array(r_rows), rcond=None)
+    c_us, l_us, g_us = (max(float(v), 0.0) for v in x)
+    return c_us, l_us * 1e-6, g_us * 1e-6, len(r_rows)
+
+
+def size_label(b):
+    for unit, f in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= f and b % f == 0:
+            return f"{b // f} {unit}"
+    return f"{b} B"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("log")
+    ap.add_argument("--sim", default="build/tools/cclx-sim")
+    ap.add_argument("--fit-max", type=int, default=256, help="largest size the fit uses (bytes)")
+    ap.add_argument("--inter-bw", type=float, default=0.956 * 200e6 / 8, help="bytes/s per host link")
+    ap.add_argument("--bw", type=float, default=5e9, help="bytes/s inside a host")
+    ap.add_argument("--sizes", default="8,1024,65536,262144,1048576,4194304",
+                    help="sizes shown in the tables (all sizes count in the summary)")
+    args = ap.parse_args()
+    tables = [t for t in parse_log(args.log) if t["k"] > 1 and t["n"] and t["n"] <= 4]
+    if not tables:
+        sys.exit("no 2-host tables in " + args.log)
+    call_us, alpha_l, alpha_g, nfit = fit_latencies(args.sim, tables, args.fit_max, args.bw,
+                                                    args.inter_bw)
+    print(f"Fitted on {nfit} points up to {args.fit_max} B (not bcast): {call_us:.0f} us per "
+          f"call, alpha {alpha_l * 1e6:.1f} us inside a host, {alpha_g * 1e6:.1f} us between "
+          f"hosts; link {args.inter_bw / 1e6:.1f} MB/s, {args.bw / 1e9:.0f} GB/s inside a host.\n")
+    shown = {int(s) for s in args.sizes.split(",")}
+    within = total = 0
+    within_pred = total_pred = 0
+    for t in tables:
+        algos = [a for a in dict.fromkeys(a for (_, a) in t["rows"]) if a not in SKIP]
+        print(f"{t['collective']}, {t['n'] // t['k']} hosts x {t['k']} ranks: measured / "
+              f"predicted (ratio)\n")
+        print("| size | " + " | ".join(algos) + " |")
+        print("|---" * (len(algos) + 1) + "|")
+        for size in sorted({s for (s, _) in t["rows"]}):
+            pred = simulate(args.sim, t, algos, size, alpha_l, alpha_g, args.bw, args.inter_bw)
+            cells = []
+            for a in algos:
+                meas = t["rows"].get((size, a))
+                if meas is None or a not in pred:
+                    cells.append("")
+                    continue
+                p = pred[a] * 1e6 + call_us
+                ok = abs(math.log(meas / p)) <= math.log(1.2)
+                within += ok
+                total += 1
+                if size > args.fit_max:
+                    within_pred += ok
+                    total_pred += 1
+                cells.append(f"{meas:.0f} / {p:.0f} ({meas / p:.2f})")
+            if size in shown:
+                print(f"| {size_label(size)} | " + " | ".join(cells) + " |")
+        print()
+    print(f"Within 20% (measured/predicted in [1/1.2, 1.2]): {within} of {total} points; "
+          f"{within_pred} of {total_pred} above the fitted sizes.")
+
+
+if __name__ == "__main__":
+    main()
