@@ -6,6 +6,7 @@ losses and parameters in both modes (same algorithm, same reduction order), and 
 must agree to reduction-order tolerance. Also: a rank made to diverge is caught by the hash
 check; straggler_aware asked for persistent runs blocking
 and says so; adaptive (relay collectives) with a late rank agrees with native and runs persistent;
+on 3 ranks on 2 emulated hosts (CCLX_HOSTS) Auto picks a hierarchical schedule for every bucket;
 --reproducible gives bitwise identical losses and parameters across algorithms and modes, and
 refuses ring from 3 ranks on; a bad option fails with exit code 2.
 
@@ -65,6 +66,24 @@ with tempfile.TemporaryDirectory() as tmp:
         if abs(x - y) > TOLERANCE * abs(x):
             failures.append(f"native and auto losses differ at iteration {i + 1}: {x} vs {y}")
             break
+
+    # On emulated hosts (CCLX_HOSTS) Auto's model prices the hierarchical schedules on the host
+    # map and picks one for every bucket: no code change; the same losses as native.
+    if int(N) == 3:
+        path = os.path.join(tmp, "auto-hosts.csv")
+        p = run("--algo", "auto", "--csv", path,
+                env={"CCLX_HOSTS": "0,1,0", "CCLX_LOG": "tune"})
+        choices = re.findall(r"cclx tune: allreduce \d+ bytes.*?: (\w+) from model", p.stderr)
+        if not choices or not all(c.startswith(("multilane_", "leader_")) for c in choices):
+            failures.append("auto on 2 emulated hosts chose no hierarchical schedule: " +
+                            ", ".join(choices) + "\n" + p.stderr)
+        print(f"    auto on hosts 0,1,0 chose: {', '.join(sorted(set(choices)))}")
+        with open(path) as f:
+            hosts_losses = [float(r["loss"]) for r in csv.DictReader(f)]
+        for i, (x, y) in enumerate(zip(runs["native", "persistent"][0], hosts_losses)):
+            if abs(x - y) > TOLERANCE * abs(x):
+                failures.append(f"native and auto on hosts differ at iteration {i + 1}: {x} vs {y}")
+                break
 
     # algo::Adaptive (relay collectives, persistent only) with a late rank: the result is still
     # the full sum (same losses as native within the tolerance, parameters identical).

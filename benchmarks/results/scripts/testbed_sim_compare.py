@@ -14,10 +14,13 @@ alpha inside a host and alpha between hosts; every larger size is a prediction.
 native (MPI's own collective) and auto (whatever it chose) are not schedules the simulator knows
 and are left out.
 
-Usage: testbed_sim_compare.py LOG [--sim build/tools/cclx-sim] [--fit-max 256]
+Usage: testbed_sim_compare.py LOG [--sim build/tools/cclx-sim] [--fit-max 256] [--check FILE]
+(--check: compare with FILE, the stored output, instead of printing; exit 1 when they differ)
 """
 
 import argparse
+import contextlib
+import io
 import math
 import re
 import subprocess
@@ -110,7 +113,22 @@ def main():
     ap.add_argument("--bw", type=float, default=5e9, help="bytes/s inside a host")
     ap.add_argument("--sizes", default="8,1024,65536,262144,1048576,4194304",
                     help="sizes shown in the tables (all sizes count in the summary)")
+    ap.add_argument("--check", help="compare with this stored output instead of printing")
     args = ap.parse_args()
+    if args.check:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            report(args)
+        with open(args.check) as f:
+            stored = f.read()
+        if out.getvalue() != stored:
+            sys.exit(f"{args.check} differs from what {__file__} prints now:\n" + out.getvalue())
+        print(f"{args.check}: as cclx-sim predicts it")
+        return
+    report(args)
+
+
+def report(args):
     tables = [t for t in parse_log(args.log) if t["k"] > 1 and t["n"] and t["n"] <= 4]
     if not tables:
         sys.exit("no 2-host tables in " + args.log)
