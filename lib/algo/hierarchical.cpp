@@ -213,15 +213,21 @@ Collective equal_blocks(Collective c) {
   return c;
 }
 
+// Inter's schedule of one lane of the allgather or reduce_scatter (or v-collective) `req` on `m`.
+Schedule lane_schedule(const ScheduleRequest& req, std::string_view algorithm,
+                       const InterHost& inter, const HostMap& m, bool in_place) {
+  require_inter_serves(algorithm, inter, req.collective);  // the v-collective too
+  const auto lanes = static_cast<std::size_t>(m.max_ranks_per_host());
+  return inter_schedule(
+      algorithm, inter,
+      sub_request(equal_blocks(req.collective), m.num_hosts(), in_place, req.bytes / lanes));
+}
+
 Schedule multi_lane_allgather(const ScheduleRequest& req, std::string_view algorithm,
                               const InterHost& inter, const HostMap& m) {
-  const int h = m.num_hosts();
   const RankLanes lanes = rank_lanes(m);
-  const auto nlanes = static_cast<std::size_t>(m.max_ranks_per_host());
-  require_inter_serves(algorithm, inter, req.collective);  // the v-collective too
-  const Schedule lane = inter_schedule(
-      algorithm, inter,
-      sub_request(equal_blocks(req.collective), h, req.in_place, req.bytes / nlanes));
+  const std::size_t nlanes = lanes.carriers.size();
+  const Schedule lane = lane_schedule(req, algorithm, inter, m, req.in_place);
   ScheduleComposer c(req.nranks, static_cast<std::uint32_t>(req.nranks), req.only_rank);
   // Always, even on one host: out of place it moves each rank's block from In to Out.
   for (std::size_t l = 0; l < nlanes; ++l) {
@@ -242,12 +248,9 @@ Schedule multi_lane_allgather(const ScheduleRequest& req, std::string_view algor
 
 Schedule multi_lane_reduce_scatter(const ScheduleRequest& req, std::string_view algorithm,
                                    const InterHost& inter, const HostMap& m) {
-  const int h = m.num_hosts();
   const RankLanes lanes = rank_lanes(m);
-  const auto nlanes = static_cast<std::size_t>(m.max_ranks_per_host());
-  require_inter_serves(algorithm, inter, req.collective);  // the v-collective too
-  const Schedule lane = inter_schedule(
-      algorithm, inter, sub_request(equal_blocks(req.collective), h, false, req.bytes / nlanes));
+  const std::size_t nlanes = lanes.carriers.size();
+  const Schedule lane = lane_schedule(req, algorithm, inter, m, false);
   std::vector<Schedule> local;  // out of place: In is read, the host's partial sums go to Scratch
   for (const auto& host : m.hosts)
     local.push_back(
