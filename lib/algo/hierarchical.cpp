@@ -1,4 +1,4 @@
-// The hierarchical allreduce schedules (algo/hierarchical.hpp), composed of existing generators
+// The hierarchical schedules (algo/hierarchical.hpp), composed of existing generators
 // (schedule/compose.hpp). h hosts, host j with k_j ranks, L = max k_j lanes.
 //
 // Multi-lane: the data is L lanes of B blocks each (B: the inter-host schedule's blocks on h
