@@ -16,7 +16,7 @@
 // allgather (in place) of what each rank carried. Reduce_scatter the other way round: 1. per host,
 // the ring reduce-scatter of the lanes each rank carries, into a Scratch copy of their own;
 // 2. per lane, Inter's reduce-scatter among its carriers from that copy into Out. A part's block
-// covers blocks scattered over the whole (compose.hpp's block sets); the v-collectives are the
+// covers blocks scattered over the whole (compose.hpp's block maps); the v-collectives are the
 // same schedules, their blocks sized per call.
 // Leader-based: B blocks. 1. per host, the binomial reduce to its leader (local rank 0);
 // 2. Inter's allreduce among the leaders, in place on Out; 3. per host, the binomial bcast.
@@ -120,7 +120,7 @@ Schedule leader_bcast(const ScheduleRequest& req, std::string_view algorithm,
   const Schedule between = inter_schedule(algorithm, inter, sub);
   const std::uint32_t nb = between.nblocks;
   ScheduleComposer c(req.nranks, nb, req.only_rank);
-  if (h > 1) c.embed(between, {reps, block_bounds(0, nb), Buf::in, Buf::out});
+  if (h > 1) c.embed(between, {reps, contiguous(block_bounds(0, nb)), Buf::in, Buf::out});
   c.next_phase();
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
     const auto& host = m.hosts[j];
@@ -128,7 +128,7 @@ Schedule leader_bcast(const ScheduleRequest& req, std::string_view algorithm,
     if (k == 1) continue;
     ScheduleRequest local = sub_request(Collective::bcast, k, false);
     local.root = m.local_of[static_cast<std::size_t>(reps[j])];
-    c.embed(binomial_tree(local), {host, {0, nb}, Buf::in, Buf::out});
+    c.embed(binomial_tree(local), {host, contiguous({0, nb}), Buf::in, Buf::out});
   }
   return c.finish(header(req, algorithm));
 }
@@ -157,7 +157,7 @@ Schedule leader_reduce(const ScheduleRequest& req, std::string_view algorithm,
 
   ScheduleComposer c(req.nranks, nb, req.only_rank);
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
-    Embedding e{m.hosts[j], {0, nb}, Buf::in, Buf::out};
+    Embedding e{m.hosts[j], contiguous({0, nb}), Buf::in, Buf::out};
     if (h > 1) {
       e.out = Buf::scratch;
       e.out_copy = partial;
@@ -166,7 +166,7 @@ Schedule leader_reduce(const ScheduleRequest& req, std::string_view algorithm,
   }
   c.next_phase();
   if (h > 1) {
-    Embedding e{reps, block_bounds(0, nb), Buf::scratch, Buf::out};
+    Embedding e{reps, contiguous(block_bounds(0, nb)), Buf::scratch, Buf::out};
     e.in_copy = partial;
     c.embed(between, e);
   }
@@ -231,17 +231,14 @@ Schedule multi_lane_allgather(const ScheduleRequest& req, std::string_view algor
   ScheduleComposer c(req.nranks, static_cast<std::uint32_t>(req.nranks), req.only_rank);
   // Always, even on one host: out of place it moves each rank's block from In to Out.
   for (std::size_t l = 0; l < nlanes; ++l) {
-    Embedding e{lanes.carriers[l], {}, Buf::in, Buf::out};
-    e.block_sets = lanes.blocks[l];
-    c.embed(lane, e);
+    c.embed(lane, {lanes.carriers[l], lanes.blocks[l], Buf::in, Buf::out});
   }
   c.next_phase();
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
     const int k = static_cast<int>(m.hosts[j].size());
     if (k == 1) continue;
-    Embedding e{m.hosts[j], {}, Buf::out, Buf::out};
-    e.block_sets = lanes.carried[j];
-    c.embed(ring(sub_request(Collective::allgather, k, true)), e);
+    c.embed(ring(sub_request(Collective::allgather, k, true)),
+            {m.hosts[j], lanes.carried[j], Buf::out, Buf::out});
   }
   return c.finish(header(req, algorithm));
 }
@@ -260,16 +257,14 @@ Schedule multi_lane_reduce_scatter(const ScheduleRequest& req, std::string_view 
 
   ScheduleComposer c(req.nranks, static_cast<std::uint32_t>(req.nranks), req.only_rank);
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
-    Embedding e{m.hosts[j], {}, Buf::in, Buf::scratch};
+    Embedding e{m.hosts[j], lanes.carried[j], Buf::in, Buf::scratch};
     e.out_copy = partial;
-    e.block_sets = lanes.carried[j];
     c.embed(local[j], e);
   }
   c.next_phase();
   for (std::size_t l = 0; l < nlanes; ++l) {
-    Embedding e{lanes.carriers[l], {}, Buf::scratch, Buf::out};
+    Embedding e{lanes.carriers[l], lanes.blocks[l], Buf::scratch, Buf::out};
     e.in_copy = partial;
-    e.block_sets = lanes.blocks[l];
     c.embed(lane, e);
   }
   return c.finish(header(req, algorithm));
@@ -308,7 +303,7 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
     // Out of place even when the call is in place: the ring reads In block v only when it
     // completes Out block v, so In aliasing Out is harmless (the verifier checks it aliased).
     c.embed(ring(sub_request(Collective::reduce_scatter, k, false)),
-            {m.hosts[j], bounds[j], Buf::in, Buf::out});
+            {m.hosts[j], contiguous(bounds[j]), Buf::in, Buf::out});
   }
   c.next_phase();
   if (h > 1)
@@ -320,14 +315,14 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
         while (first_lane(i + 1, k, lanes) <= l) ++i;
         carriers.push_back(host[static_cast<std::size_t>(i)]);
       }
-      c.embed(lane, {carriers, block_bounds(l * nb, nb), Buf::out, Buf::out});
+      c.embed(lane, {carriers, contiguous(block_bounds(l * nb, nb)), Buf::out, Buf::out});
     }
   c.next_phase();
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
     const int k = static_cast<int>(m.hosts[j].size());
     if (k > 1)
       c.embed(ring(sub_request(Collective::allgather, k, true)),
-              {m.hosts[j], bounds[j], Buf::out, Buf::out});
+              {m.hosts[j], contiguous(bounds[j]), Buf::out, Buf::out});
   }
   return c.finish(header(req, algorithm));
 }
@@ -343,7 +338,7 @@ Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
       inter_schedule(algorithm, inter, sub_request(Collective::allreduce, h, true, req.bytes));
   const std::uint32_t nb = leaders.nblocks;
   ScheduleComposer c(req.nranks, nb, req.only_rank);
-  const std::vector<std::uint32_t> whole = {0, nb};  // the binomial tree's one block
+  const BlockMap whole = contiguous({0, nb});  // the binomial tree's one block
 
   for (const auto& host : m.hosts) {
     const int k = static_cast<int>(host.size());
@@ -354,7 +349,7 @@ Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
   if (h > 1) {
     std::vector<int> heads;
     for (const auto& host : m.hosts) heads.push_back(host.front());
-    c.embed(leaders, {heads, block_bounds(0, nb), Buf::out, Buf::out});
+    c.embed(leaders, {heads, contiguous(block_bounds(0, nb)), Buf::out, Buf::out});
   }
   c.next_phase();
   for (const auto& host : m.hosts) {

@@ -21,18 +21,19 @@ ScheduleComposer::ScheduleComposer(int nranks, std::uint32_t nblocks, int only_r
       only_rank_(only_rank),
       steps_(static_cast<std::size_t>(nranks)) {}
 
+BlockMap contiguous(const std::vector<std::uint32_t>& bounds) {
+  BlockMap m(bounds.empty() ? 0 : bounds.size() - 1);
+  for (std::size_t b = 0; b < m.size(); ++b)
+    for (std::uint32_t w = bounds[b]; w < bounds[b + 1]; ++w) m[b].push_back(w);
+  return m;
+}
+
 void ScheduleComposer::embed(const Schedule& part, const Embedding& e) {
-  const bool sets = !e.block_sets.empty();
-  const auto part_blocks = static_cast<std::size_t>(part.nblocks);
   bool fits = e.ranks.size() == static_cast<std::size_t>(part.nranks) &&
-              part.programs.size() == e.ranks.size();
-  if (sets) {
-    fits = fits && e.block_sets.size() == part_blocks;
-    for (const auto& set : e.block_sets)
-      for (std::uint32_t b : set) fits = fits && b < nblocks_;
-  } else {
-    fits = fits && e.blocks.size() == part_blocks + 1 && e.blocks.back() <= nblocks_;
-  }
+              part.programs.size() == e.ranks.size() &&
+              e.blocks.size() == static_cast<std::size_t>(part.nblocks);
+  for (const auto& set : e.blocks)
+    for (std::uint32_t b : set) fits = fits && b < nblocks_;
   if (!fits)
     throw Error("embedding of '" + part.algorithm + "' does not fit its schedule (" +
                 std::to_string(part.nranks) + " ranks, " + std::to_string(part.nblocks) +
@@ -43,8 +44,8 @@ void ScheduleComposer::embed(const Schedule& part, const Embedding& e) {
   phase_end_ = std::max(phase_end_, phase_start_ + part.num_rounds());
   for (const auto& [buf, copy] : {std::pair{e.in, e.in_copy}, std::pair{e.out, e.out_copy}})
     if (buf == Buf::scratch) scratch_copies_ = std::max(scratch_copies_, copy + 1);
-  // The whole's regions of part region g: one, or with block_sets one per run of adjacent blocks
-  // (none when its blocks cover none of the whole's).
+  // The whole's regions of part region g: one per run of adjacent blocks (none when its blocks
+  // cover none of the whole's).
   const auto moved = [&](Region g) {
     std::vector<Region> runs;
     if (g.count == 0) {  // token() or an unused operand
@@ -60,12 +61,8 @@ void ScheduleComposer::embed(const Schedule& part, const Embedding& e) {
       g.buf = g.buf == Buf::in ? e.in : e.out;
     }
     const std::uint32_t base = g.buf == Buf::scratch ? copy * nblocks_ : 0;
-    if (!sets) {
-      runs.push_back({g.buf, base + e.blocks[b], e.blocks[b + g.count] - e.blocks[b]});
-      return runs;
-    }
     for (std::uint32_t p = b; p < b + g.count; ++p)
-      for (std::uint32_t w : e.block_sets[p]) {
+      for (std::uint32_t w : e.blocks[p]) {
         if (!runs.empty() && runs.back().end() == base + w)
           ++runs.back().count;
         else

@@ -241,9 +241,7 @@ TEST_CASE("hierarchical: a composed part's blocks scattered over the whole") {
   // blocks 0 and 2 (not adjacent: two messages), part block 1 none (its transfers disappear).
   const auto part = algo::generate_by_name("ring", {Collective::allgather, 2, 0, true, 8});
   sched::ScheduleComposer c(4, 4);
-  sched::Embedding e{{0, 2}, {}, Buf::out, Buf::out};
-  e.block_sets = {{0, 2}, {}};
-  c.embed(part, e);
+  c.embed(part, {{0, 2}, {{0, 2}, {}}, Buf::out, Buf::out});
   const auto s = c.finish({});
   const auto ops = [&](int r, OpKind k) {
     std::vector<sched::Region> regions;
@@ -262,14 +260,13 @@ TEST_CASE("hierarchical: a composed part's blocks scattered over the whole") {
   copy.programs.resize(1);
   sched::ProgramBuilder(copy.programs[0]).copy({Buf::out, 0, 1}, {Buf::in, 1, 1}).end_step();
   sched::ScheduleComposer bad(1, 3);
-  sched::Embedding split{{0}, {}, Buf::in, Buf::out};
-  split.block_sets = {{0, 1}, {2}};
+  sched::Embedding split{{0}, {{0, 1}, {2}}, Buf::in, Buf::out};
   CHECK_THROWS_WITH_AS(bad.embed(copy, split),
                        "cclx: embedding of 'copy': a copy whose operands cover different runs of "
                        "the whole's blocks",
                        cclx::Error);
   // A set naming a block outside the whole.
-  split.block_sets = {{0}, {3}};
+  split.blocks = {{0}, {3}};
   CHECK_THROWS_AS(bad.embed(copy, split), cclx::Error);
 }
 

@@ -3,10 +3,10 @@
 // after phase. What the hierarchical schedules (algo/hierarchical.hpp) are made of, so that the
 // inter-host part is the flat generator itself, on the hosts' representatives.
 //
-// A part's rank i plays rank `ranks[i]` of the whole; its block b is the whole's blocks
-// [blocks[b], blocks[b + 1]) (a part's block may cover several of the whole's, never part of one),
-// or any set of the whole's blocks (Embedding::block_sets: a lane of an allgather is one block per
-// host, scattered over the whole's rank order); an op on blocks that are not adjacent in the whole
+// A part's rank i plays rank `ranks[i]` of the whole; its block b is a set of the whole's blocks
+// (Embedding::blocks: a range of them, contiguous(), or a lane of an allgather, one block per host
+// scattered over the whole's rank order; never part of a block); an op on blocks that are not
+// adjacent in the whole
 // becomes one op per run of adjacent blocks, the same on both ends of a transfer, since both name
 // the same part blocks; an op on part blocks that cover none of the whole's disappears;
 // its In and Out are the whole's buffers `in` and `out` (an allreduce's second phase works in place
@@ -25,26 +25,30 @@
 
 namespace cclx::sched {
 
+/// A part's blocks in the whole: part block b is the whole's blocks [b] (any, in that order; none:
+/// the part block is empty on the whole).
+using BlockMap = std::vector<std::vector<std::uint32_t>>;
+
 /// Where a part of a composed schedule runs: its ranks, its blocks and its buffers.
 struct Embedding {
-  std::vector<int> ranks;             ///< ranks[i]: the whole's rank playing the part's rank i
-  std::vector<std::uint32_t> blocks;  ///< part block b is the whole's [blocks[b], blocks[b + 1])
-  Buf in = Buf::in;                   ///< the whole's buffer holding the part's In
-  Buf out = Buf::out;                 ///< the whole's buffer holding the part's Out
+  std::vector<int> ranks;  ///< ranks[i]: the whole's rank playing the part's rank i
+  BlockMap blocks;         ///< blocks[b]: the whole's blocks of part block b
+  Buf in = Buf::in;        ///< the whole's buffer holding the part's In
+  Buf out = Buf::out;      ///< the whole's buffer holding the part's Out
   /// When `in` is Buf::scratch: the copy of the whole's Scratch that holds the part's In, above
   /// every copy the parts use for their own Scratch (a partial result kept between phases on a
   /// rank without Out).
   std::uint32_t in_copy = 0;
   std::uint32_t out_copy = 0;  ///< the same for `out`
-  /// When not empty, in place of `blocks`: part block b is the whole's blocks block_sets[b] (in
-  /// that order; none: the part block is empty on the whole).
-  std::vector<std::vector<std::uint32_t>> block_sets = {};
 };
 
 /// Block bounds for a part of `nblocks` blocks each covering `scale` blocks of the whole from
-/// block `first` (Embedding::blocks).
+/// block `first` (for contiguous()).
 [[nodiscard]] std::vector<std::uint32_t> block_bounds(std::uint32_t first, std::uint32_t nblocks,
                                                       std::uint32_t scale = 1);
+/// The map of part blocks that are consecutive ranges of the whole: part block b is the whole's
+/// [bounds[b], bounds[b + 1]).
+[[nodiscard]] BlockMap contiguous(const std::vector<std::uint32_t>& bounds);
 
 /// Builds a schedule of `nranks` ranks over `nblocks` blocks from embedded parts, phase by phase.
 class ScheduleComposer {
