@@ -14,6 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# The library first, then what the environment preloads already (the tests' yield wrapper).
+lib+=${LD_PRELOAD:+ $LD_PRELOAD}
 if [[ $flavour == openmpi ]]; then preload=(-x "LD_PRELOAD=$lib"); else preload=(-genv LD_PRELOAD "$lib"); fi
 
 "$mpiexec" "$@" -n "$np" "$app" >"$work/native.out" 2>"$work/native.err"
