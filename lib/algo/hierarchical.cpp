@@ -17,7 +17,9 @@
 // the ring reduce-scatter of the lanes each rank carries, into a Scratch copy of their own;
 // 2. per lane, Inter's reduce-scatter among its carriers from that copy into Out. A part's block
 // covers blocks scattered over the whole (compose.hpp's block maps); the v-collectives are the
-// same schedules, their blocks sized per call.
+// same schedules, their blocks sized per call. Multi-lane bcast and reduce (lanes as in the
+// allreduce): the root's host scatters the lanes, Inter broadcasts each between the hosts, every
+// host allgathers them; reduce the other way round, gathering the lanes to the root.
 // Leader-based: B blocks. 1. per host, the binomial reduce to its leader (local rank 0);
 // 2. Inter's allreduce among the leaders, in place on Out; 3. per host, the binomial bcast.
 // Leader-based bcast (when Inter serves bcast): Inter's bcast among the hosts' representatives,
@@ -39,9 +41,10 @@ namespace cclx::sched {
 
 namespace {
 
-constexpr std::array kMultiLane = {Collective::allreduce, Collective::allgather,
-                                   Collective::reduce_scatter, Collective::allgatherv,
-                                   Collective::reduce_scatterv};
+constexpr std::array kMultiLane = {Collective::allreduce,       Collective::allgather,
+                                   Collective::reduce_scatter,  Collective::allgatherv,
+                                   Collective::reduce_scatterv, Collective::bcast,
+                                   Collective::reduce};
 constexpr std::array kLeaderBased = {Collective::allreduce, Collective::bcast, Collective::reduce};
 
 ScheduleRequest sub_request(Collective c, int nranks, bool in_place, std::size_t bytes = 0) {
@@ -97,6 +100,30 @@ Schedule header(const ScheduleRequest& req, std::string_view algorithm) {
 std::uint32_t first_lane(int i, int k, std::uint32_t lanes) {
   return static_cast<std::uint32_t>(static_cast<std::uint64_t>(i) * lanes /
                                     static_cast<std::uint64_t>(k));
+}
+
+// The lanes of an allreduce, bcast or reduce on `m`, each of `nb` blocks: host j's local rank i
+// carries the whole's blocks [bounds[j][i], bounds[j][i + 1]).
+std::vector<std::vector<std::uint32_t>> lane_bounds(const HostMap& m, std::uint32_t lanes,
+                                                    std::uint32_t nb) {
+  std::vector<std::vector<std::uint32_t>> bounds(m.hosts.size());
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
+    const int k = static_cast<int>(m.hosts[j].size());
+    for (int i = 0; i <= k; ++i) bounds[j].push_back(first_lane(i, k, lanes) * nb);
+  }
+  return bounds;
+}
+
+// Lane l's carrier on every host, in host order.
+std::vector<int> lane_carriers(const HostMap& m, std::uint32_t lanes, std::uint32_t l) {
+  std::vector<int> carriers;
+  for (const auto& host : m.hosts) {
+    const int k = static_cast<int>(host.size());
+    int i = 0;
+    while (first_lane(i + 1, k, lanes) <= l) ++i;
+    carriers.push_back(host[static_cast<std::size_t>(i)]);
+  }
+  return carriers;
 }
 
 // Who stands for each host in a rooted collective: the root for its own, the leader elsewhere.
@@ -270,6 +297,90 @@ Schedule multi_lane_reduce_scatter(const ScheduleRequest& req, std::string_view 
   return c.finish(header(req, algorithm));
 }
 
+// Multi-lane bcast (Traeff's: every rank of a host moves 1/L of the data between hosts): 1. on
+// the root's host, the binomial scatter of the lanes from the root, local rank i receiving the
+// lanes it carries; 2. per lane, Inter's bcast among the lane's carriers from the root's host;
+// 3. per host, the ring allgather (in place) of the lanes. A bcast's data is in Out, the root's
+// too: the scatter reads it there.
+Schedule multi_lane_bcast(const ScheduleRequest& req, std::string_view algorithm,
+                          const InterHost& inter, const HostMap& m) {
+  const int h = m.num_hosts();
+  const auto root_host = static_cast<std::size_t>(m.host_of[static_cast<std::size_t>(req.root)]);
+  const auto lanes = static_cast<std::uint32_t>(m.max_ranks_per_host());
+  ScheduleRequest sub = sub_request(Collective::bcast, h, false, req.bytes / lanes);
+  sub.root = static_cast<int>(root_host);
+  const Schedule lane = inter_schedule(algorithm, inter, sub);
+  const std::uint32_t nb = lane.nblocks;
+  const auto bounds = lane_bounds(m, lanes, nb);
+  ScheduleComposer c(req.nranks, lanes * nb, req.only_rank);
+  const auto& home = m.hosts[root_host];
+  if (home.size() > 1) {
+    ScheduleRequest scatter = sub_request(Collective::scatter, static_cast<int>(home.size()), true);
+    scatter.root = m.local_of[static_cast<std::size_t>(req.root)];
+    c.embed(binomial_tree(scatter), {home, contiguous(bounds[root_host]), Buf::out, Buf::out});
+  }
+  c.next_phase();
+  if (h > 1)
+    for (std::uint32_t l = 0; l < lanes; ++l)
+      c.embed(lane, {lane_carriers(m, lanes, l), contiguous(block_bounds(l * nb, nb)), Buf::out,
+                     Buf::out});
+  c.next_phase();
+  for (std::size_t j = 0; j < m.hosts.size(); ++j)
+    if (m.hosts[j].size() > 1)
+      c.embed(ring(sub_request(Collective::allgather, static_cast<int>(m.hosts[j].size()), true)),
+              {m.hosts[j], contiguous(bounds[j]), Buf::out, Buf::out});
+  return c.finish(header(req, algorithm));
+}
+
+// Multi-lane reduce, the bcast reversed: 1. per host, the ring reduce-scatter of the lanes into a
+// Scratch copy (the host's partial sums); 2. per lane, Inter's reduce among the lane's carriers to
+// the root's host, into a second Scratch copy (a carrier other than the root has no Out); 3. on
+// the root's host, the binomial gather of the lanes into the root's Out.
+Schedule multi_lane_reduce(const ScheduleRequest& req, std::string_view algorithm,
+                           const InterHost& inter, const HostMap& m) {
+  const int h = m.num_hosts();
+  const auto root_host = static_cast<std::size_t>(m.host_of[static_cast<std::size_t>(req.root)]);
+  const auto lanes = static_cast<std::uint32_t>(m.max_ranks_per_host());
+  ScheduleRequest sub = sub_request(Collective::reduce, h, false, req.bytes / lanes);
+  sub.root = static_cast<int>(root_host);
+  const Schedule lane = inter_schedule(algorithm, inter, sub);
+  const std::uint32_t nb = lane.nblocks;
+  const auto bounds = lane_bounds(m, lanes, nb);
+  std::vector<Schedule> local;  // out of place: In is read, the partial sums go to Scratch
+  for (const auto& host : m.hosts)
+    local.push_back(
+        ring(sub_request(Collective::reduce_scatter, static_cast<int>(host.size()), false)));
+  const auto& home = m.hosts[root_host];
+  ScheduleRequest gather = sub_request(Collective::gather, static_cast<int>(home.size()), false);
+  gather.root = m.local_of[static_cast<std::size_t>(req.root)];
+  const Schedule collect = binomial_tree(gather);
+  // The two copies above every copy the parts use: the host's partial sums, the lanes' results.
+  std::uint32_t partial = std::max(lane.scratch_copies, collect.scratch_copies);
+  for (const Schedule& s : local) partial = std::max(partial, s.scratch_copies);
+  const std::uint32_t result = h > 1 ? partial + 1 : partial;
+
+  ScheduleComposer c(req.nranks, lanes * nb, req.only_rank);
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
+    Embedding e{m.hosts[j], contiguous(bounds[j]), Buf::in, Buf::scratch};
+    e.out_copy = partial;
+    c.embed(local[j], e);
+  }
+  c.next_phase();
+  if (h > 1)
+    for (std::uint32_t l = 0; l < lanes; ++l) {
+      Embedding e{lane_carriers(m, lanes, l), contiguous(block_bounds(l * nb, nb)), Buf::scratch,
+                  Buf::scratch};
+      e.in_copy = partial;
+      e.out_copy = result;
+      c.embed(lane, e);
+    }
+  c.next_phase();
+  Embedding e{home, contiguous(bounds[root_host]), Buf::scratch, Buf::out};
+  e.in_copy = result;
+  c.embed(collect, e);
+  return c.finish(header(req, algorithm));
+}
+
 }  // namespace
 
 Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
@@ -281,6 +392,10 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
       return multi_lane_allgather(req, algorithm, inter, m);
     case Collective::reduce_scatter:
       return multi_lane_reduce_scatter(req, algorithm, inter, m);
+    case Collective::bcast:
+      return multi_lane_bcast(req, algorithm, inter, m);
+    case Collective::reduce:
+      return multi_lane_reduce(req, algorithm, inter, m);
     default:
       break;
   }
@@ -291,12 +406,7 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
   const std::uint32_t nb = lane.nblocks;
   ScheduleComposer c(req.nranks, lanes * nb, req.only_rank);
 
-  // Host j's ring: local rank i's block is its lanes.
-  std::vector<std::vector<std::uint32_t>> bounds(m.hosts.size());
-  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
-    const int k = static_cast<int>(m.hosts[j].size());
-    for (int i = 0; i <= k; ++i) bounds[j].push_back(first_lane(i, k, lanes) * nb);
-  }
+  const auto bounds = lane_bounds(m, lanes, nb);  // host j's ring: local rank i's block its lanes
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
     const int k = static_cast<int>(m.hosts[j].size());
     if (k == 1 && req.in_place) continue;  // its input is its lanes' data already
@@ -307,16 +417,9 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
   }
   c.next_phase();
   if (h > 1)
-    for (std::uint32_t l = 0; l < lanes; ++l) {
-      std::vector<int> carriers;
-      for (const auto& host : m.hosts) {
-        const int k = static_cast<int>(host.size());
-        int i = 0;
-        while (first_lane(i + 1, k, lanes) <= l) ++i;
-        carriers.push_back(host[static_cast<std::size_t>(i)]);
-      }
-      c.embed(lane, {carriers, contiguous(block_bounds(l * nb, nb)), Buf::out, Buf::out});
-    }
+    for (std::uint32_t l = 0; l < lanes; ++l)
+      c.embed(lane, {lane_carriers(m, lanes, l), contiguous(block_bounds(l * nb, nb)), Buf::out,
+                     Buf::out});
   c.next_phase();
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
     const int k = static_cast<int>(m.hosts[j].size());

@@ -374,16 +374,23 @@ TEST_CASE("hierarchical: algo::Auto ranks the hierarchical policies where the ma
       comm.explain<std::int32_t>(cclx::sched::Collective::allreduce, std::size_t{1} << 22);
   CAPTURE(why);
   const auto names = [&](const char* part) { return why.find(part) != std::string::npos; };
-  // The same for allgather and reduce_scatter: the multi-lane schedules are priced among the rest.
+  // The same for allgather, reduce_scatter, bcast and reduce: the multi-lane schedules are priced
+  // among the rest.
   std::string lanes;
-  for (auto c : {cclx::sched::Collective::allgather, cclx::sched::Collective::reduce_scatter})
+  for (auto c : {cclx::sched::Collective::allgather, cclx::sched::Collective::reduce_scatter,
+                 cclx::sched::Collective::bcast, cclx::sched::Collective::reduce})
     lanes += comm.explain<std::int32_t>(c, std::size_t{1} << 22);
   CAPTURE(lanes);
   const auto lanes_name = [&](const char* part) { return lanes.find(part) != std::string::npos; };
   if (several_hosts && shared_host) {
     CHECK(names("multilane_ring="));
     CHECK(names("leader_recursive_doubling="));
-    CHECK(lanes_name("multilane_rhd="));
+    // One multilane_rhd line per collective.
+    std::size_t priced = 0;
+    for (auto at = lanes.find("multilane_rhd="); at != std::string::npos;
+         at = lanes.find("multilane_rhd=", at + 1))
+      ++priced;
+    CHECK(priced == 4);
   } else {
     CHECK_FALSE(names("multilane"));
     CHECK_FALSE(lanes_name("multilane"));

@@ -104,16 +104,16 @@ TEST_CASE("hierarchical: the registry has the compositions and what each serves"
   for (const auto* g : gens) {
     INFO(g->name);
     // Leader-based serves bcast and reduce too when its inter-host algorithm does, multi-lane
-    // allgather and reduce_scatter and their v-collectives.
+    // allgather, reduce_scatter and their v-collectives, bcast and reduce.
+    using C = Collective;
     const bool rooted = g->name == "leader_rhd" || g->name == "leader_binomial_tree";
-    const bool lanes = g->name == "multilane_ring" || g->name == "multilane_rhd";
-    const std::vector<Collective> want =
-        rooted
-            ? std::vector<Collective>{Collective::allreduce, Collective::bcast, Collective::reduce}
-        : lanes ? std::vector<Collective>{Collective::allreduce, Collective::allgather,
-                                          Collective::reduce_scatter, Collective::allgatherv,
-                                          Collective::reduce_scatterv}
-                : std::vector<Collective>{Collective::allreduce};
+    std::vector<C> want{C::allreduce};
+    if (rooted) want = {C::allreduce, C::bcast, C::reduce};
+    if (g->name == "multilane_ring")
+      want = {C::allreduce, C::allgather, C::reduce_scatter, C::allgatherv, C::reduce_scatterv};
+    if (g->name == "multilane_rhd")
+      want = {C::allreduce,       C::allgather, C::reduce_scatter, C::allgatherv,
+              C::reduce_scatterv, C::bcast,     C::reduce};
     CHECK(g->collectives == want);
     CHECK(g->keeps_rank_order.empty());
   }
@@ -222,6 +222,22 @@ TEST_CASE("hierarchical: multi-lane sends a lane's share between hosts, leader-b
     const auto ur = static_cast<std::size_t>(r);
     const bool leader = m.local_of[ur] == 0 && m.host_of[ur] != m.host_of[5];
     CHECK(cross_host_bytes(reduce, m, r, count, elem) == (leader ? s : 0));
+  }
+  // Multi-lane bcast and reduce at rank 5: every rank carries its lane between the hosts, a third
+  // of what its host's representative (the root, the other hosts' leaders) carries in the
+  // leader-based schedule with the same inter-host algorithm (RHD's on 4 hosts).
+  for (Collective c : {Collective::bcast, Collective::reduce}) {
+    req.collective = c;
+    const auto lanes_c = algo::generate_by_name("multilane_rhd", req);
+    const auto leader_c = algo::generate_by_name("leader_rhd", req);
+    for (int r = 0; r < 12; ++r) {
+      INFO(sched::to_string(c), ", rank ", r);
+      const int host = m.host_of[static_cast<std::size_t>(r)];
+      const int rep = host == m.host_of[5] ? 5 : m.hosts[static_cast<std::size_t>(host)].front();
+      const std::size_t mine = cross_host_bytes(lanes_c, m, r, count, elem);
+      CHECK(mine > 0);
+      CHECK(3 * mine == cross_host_bytes(leader_c, m, rep, count, elem));
+    }
   }
   req.collective = Collective::allreduce;
   req.root = 0;

@@ -4,7 +4,9 @@
 //                       rank of a host, as a lane, allreduces its part of the data with its peers
 //                       on the other hosts by Inter, then allgather inside each host; allgather:
 //                       the lanes' allgathers between hosts, then allgather inside each host;
-//                       reduce_scatter the other way round (and their v-collectives);
+//                       reduce_scatter the other way round (and their v-collectives); bcast:
+//                       scatter on the root's host, the lanes' bcasts, allgather in each host;
+//                       reduce the other way round;
 //   LeaderBased<Inter>  for small messages: reduce to each host's leader, the leaders' allreduce by
 //                       Inter, bcast from the leader inside each host.
 // The inter-host part is Inter's own generator, run on the lanes' (the leaders') ranks through a
@@ -77,8 +79,11 @@ namespace cclx::algo {
 /// lane's part allreduced between the hosts by `Inter` (at its defaults), intra-host ring
 /// allgather; where `Inter` serves them, allgather (the lanes' allgathers by `Inter` between the
 /// hosts, then the intra-host ring allgather) and reduce_scatter (the intra-host ring
-/// reduce-scatter, then the lanes' reduce-scatters by `Inter`), and their v-collectives. Registry
-/// names "multilane_<inter>".
+/// reduce-scatter, then the lanes' reduce-scatters by `Inter`), and their v-collectives; bcast
+/// (the binomial scatter of the lanes on the root's host, the lanes' bcasts by `Inter`, the
+/// intra-host ring allgather) and reduce (the intra-host ring reduce-scatter, the lanes' reduces
+/// by `Inter` to the root's host, the binomial gather to the root). Registry names
+/// "multilane_<inter>".
 template <class Inter>
 struct MultiLane {
   static_assert(serves<Inter>(sched::Collective::allreduce),
@@ -86,12 +91,12 @@ struct MultiLane {
   /// Its registry name: "multilane_" and Inter's name.
   static constexpr std::string_view name =
       cclx::detail::JoinedName<cclx::detail::multilane_prefix, Inter::name>::value;
-  /// What it serves: allreduce, and allgather, reduce_scatter and their v-collectives each where
-  /// Inter serves it; with keeps_rank_order the one declaration of it.
+  /// What it serves: allreduce, and allgather, reduce_scatter, their v-collectives, bcast and
+  /// reduce each where Inter serves it; with keeps_rank_order the one declaration of it.
   static constexpr auto collectives = [] {
     using C = sched::Collective;
-    constexpr std::array optional = {C::allgather, C::reduce_scatter, C::allgatherv,
-                                     C::reduce_scatterv};
+    constexpr std::array optional = {C::allgather,       C::reduce_scatter, C::allgatherv,
+                                     C::reduce_scatterv, C::bcast,          C::reduce};
     constexpr std::size_t size =
         1 + static_cast<std::size_t>(std::count_if(optional.begin(), optional.end(),
                                                    [](C c) { return serves<Inter>(c); }));
