@@ -9,6 +9,7 @@ then refuses further calls with the same error, and the process ends normally.
 """
 
 import datetime
+import os
 import sys
 import time
 
@@ -18,8 +19,13 @@ import torch
 import torch.distributed as dist
 
 TIMEOUT_S = 1.0
-dist.init_process_group("cclx", timeout=datetime.timedelta(seconds=TIMEOUT_S))
-RANK, N = dist.get_rank(), dist.get_world_size()
+# The rendezvous store gets a timeout of its own: env:// would connect with the group's 1 s, which
+# rank 0's start-up (importing torch) can exceed on a loaded machine before the test even begins.
+RANK, N = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), N, RANK == 0,
+                      timeout=datetime.timedelta(seconds=60))
+dist.init_process_group("cclx", store=store, rank=RANK, world_size=N,
+                        timeout=datetime.timedelta(seconds=TIMEOUT_S))
 LATE = N - 1
 
 
