@@ -1,7 +1,8 @@
 #!/bin/bash
 # measure.sh: the measurements behind docs/testbed.md, with the exact commands.
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
-# Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-tuned (default: all). Uses its own testbed prefix
+# Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-tuned
+# (default: all). Uses its own testbed prefix
 # (cclxtbm) so it never touches a testbed someone else brought up; tears it down on exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -22,7 +23,7 @@ cpu_of() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-tuned}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-tuned}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -197,6 +198,17 @@ for s in $sections; do
     up --hosts 4 --rate 200mbit
     cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" allreduce -m 64K:4M \
       --algos native,ring,rhd,multilane_ring,leader_rhd,auto -i 3 -x 1 --repeat 3
+    ;;
+  hierarchical-rooted)
+    # Bcast and reduce: multi-lane (the root's host scatters the lanes, each lane crosses between
+    # the hosts, every host allgathers them) beside leader-based, the flat trees and RHD, native.
+    up --hosts 2 --rate 200mbit
+    for c in bcast reduce; do
+      say "hierarchical-rooted: $c, 2 hosts x 2 ranks, 200mbit"
+      cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" "$c" -m 8:4M \
+        --algos native,binomial_tree,pipelined_tree,rhd,leader_binomial_tree,leader_rhd,multilane_rhd,auto \
+        -i 3 -x 1 --repeat 5
+    done
     ;;
   hierarchical-tuned)
     # Auto with a tuning table measured here (benchmarks/tune.sh on the testbed, 2 hosts x 2
