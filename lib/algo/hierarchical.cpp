@@ -297,30 +297,14 @@ Schedule multi_lane_reduce_scatter(const ScheduleRequest& req, std::string_view 
   return c.finish(header(req, algorithm));
 }
 
-// Multi-lane bcast (Traeff's: every rank of a host moves 1/L of the data between hosts): 1. on
-// the root's host, the binomial scatter of the lanes from the root, local rank i receiving the
-// lanes it carries; 2. per lane, Inter's bcast among the lane's carriers from the root's host;
-// 3. per host, the ring allgather (in place) of the lanes. A bcast's data is in Out, the root's
-// too: the scatter reads it there.
-Schedule multi_lane_bcast(const ScheduleRequest& req, std::string_view algorithm,
-                          const InterHost& inter, const HostMap& m) {
-  const int h = m.num_hosts();
-  const auto root_host = static_cast<std::size_t>(m.host_of[static_cast<std::size_t>(req.root)]);
+// The last two phases of the multi-lane allreduce and bcast, in place on Out: every lane's
+// `lane` schedule among its carriers (one per host), then on every host the ring allgather of
+// the lanes (host j's local rank i holding the whole's blocks [bounds[j][i], bounds[j][i + 1])).
+void lanes_then_allgather(ScheduleComposer& c, const HostMap& m, const Schedule& lane,
+                          const std::vector<std::vector<std::uint32_t>>& bounds) {
   const auto lanes = static_cast<std::uint32_t>(m.max_ranks_per_host());
-  ScheduleRequest sub = sub_request(Collective::bcast, h, false, req.bytes / lanes);
-  sub.root = static_cast<int>(root_host);
-  const Schedule lane = inter_schedule(algorithm, inter, sub);
   const std::uint32_t nb = lane.nblocks;
-  const auto bounds = lane_bounds(m, lanes, nb);
-  ScheduleComposer c(req.nranks, lanes * nb, req.only_rank);
-  const auto& home = m.hosts[root_host];
-  if (home.size() > 1) {
-    ScheduleRequest scatter = sub_request(Collective::scatter, static_cast<int>(home.size()), true);
-    scatter.root = m.local_of[static_cast<std::size_t>(req.root)];
-    c.embed(binomial_tree(scatter), {home, contiguous(bounds[root_host]), Buf::out, Buf::out});
-  }
-  c.next_phase();
-  if (h > 1)
+  if (m.num_hosts() > 1)
     for (std::uint32_t l = 0; l < lanes; ++l)
       c.embed(lane, {lane_carriers(m, lanes, l), contiguous(block_bounds(l * nb, nb)), Buf::out,
                      Buf::out});
@@ -329,6 +313,48 @@ Schedule multi_lane_bcast(const ScheduleRequest& req, std::string_view algorithm
     if (m.hosts[j].size() > 1)
       c.embed(ring(sub_request(Collective::allgather, static_cast<int>(m.hosts[j].size()), true)),
               {m.hosts[j], contiguous(bounds[j]), Buf::out, Buf::out});
+}
+
+// A multi-lane bcast's or reduce's lanes: Inter's schedule of one lane (s/L bytes) among the
+// hosts, rooted at the root's host, and where each host's ranks carry the lanes (lane_bounds).
+struct RootedLanes {
+  std::size_t root_host;
+  std::uint32_t lanes, nb;
+  Schedule lane;
+  std::vector<std::vector<std::uint32_t>> bounds;
+};
+
+RootedLanes rooted_lanes(const ScheduleRequest& req, std::string_view algorithm,
+                         const InterHost& inter, const HostMap& m) {
+  RootedLanes r{};
+  r.root_host = static_cast<std::size_t>(m.host_of[static_cast<std::size_t>(req.root)]);
+  r.lanes = static_cast<std::uint32_t>(m.max_ranks_per_host());
+  ScheduleRequest sub = sub_request(req.collective, m.num_hosts(), false, req.bytes / r.lanes);
+  sub.root = static_cast<int>(r.root_host);
+  r.lane = inter_schedule(algorithm, inter, sub);
+  r.nb = r.lane.nblocks;
+  r.bounds = lane_bounds(m, r.lanes, r.nb);
+  return r;
+}
+
+// Multi-lane bcast (Traeff's: every rank of a host moves 1/L of the data between hosts): 1. on
+// the root's host, the binomial scatter of the lanes from the root, local rank i receiving the
+// lanes it carries; 2. per lane, Inter's bcast among the lane's carriers from the root's host;
+// 3. per host, the ring allgather (in place) of the lanes. A bcast's data is in Out, the root's
+// too: the scatter reads it there.
+Schedule multi_lane_bcast(const ScheduleRequest& req, std::string_view algorithm,
+                          const InterHost& inter, const HostMap& m) {
+  const RootedLanes r = rooted_lanes(req, algorithm, inter, m);
+  const auto& [root_host, lanes, nb, lane, bounds] = r;
+  ScheduleComposer c(req.nranks, lanes * nb, req.only_rank);
+  const auto& home = m.hosts[root_host];
+  if (home.size() > 1) {
+    ScheduleRequest scatter = sub_request(Collective::scatter, static_cast<int>(home.size()), true);
+    scatter.root = m.local_of[static_cast<std::size_t>(req.root)];
+    c.embed(binomial_tree(scatter), {home, contiguous(bounds[root_host]), Buf::out, Buf::out});
+  }
+  c.next_phase();
+  lanes_then_allgather(c, m, lane, bounds);
   return c.finish(header(req, algorithm));
 }
 
@@ -339,13 +365,8 @@ Schedule multi_lane_bcast(const ScheduleRequest& req, std::string_view algorithm
 Schedule multi_lane_reduce(const ScheduleRequest& req, std::string_view algorithm,
                            const InterHost& inter, const HostMap& m) {
   const int h = m.num_hosts();
-  const auto root_host = static_cast<std::size_t>(m.host_of[static_cast<std::size_t>(req.root)]);
-  const auto lanes = static_cast<std::uint32_t>(m.max_ranks_per_host());
-  ScheduleRequest sub = sub_request(Collective::reduce, h, false, req.bytes / lanes);
-  sub.root = static_cast<int>(root_host);
-  const Schedule lane = inter_schedule(algorithm, inter, sub);
-  const std::uint32_t nb = lane.nblocks;
-  const auto bounds = lane_bounds(m, lanes, nb);
+  const RootedLanes r = rooted_lanes(req, algorithm, inter, m);
+  const auto& [root_host, lanes, nb, lane, bounds] = r;
   std::vector<Schedule> local;  // out of place: In is read, the partial sums go to Scratch
   for (const auto& host : m.hosts)
     local.push_back(
@@ -416,17 +437,7 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
             {m.hosts[j], contiguous(bounds[j]), Buf::in, Buf::out});
   }
   c.next_phase();
-  if (h > 1)
-    for (std::uint32_t l = 0; l < lanes; ++l)
-      c.embed(lane, {lane_carriers(m, lanes, l), contiguous(block_bounds(l * nb, nb)), Buf::out,
-                     Buf::out});
-  c.next_phase();
-  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
-    const int k = static_cast<int>(m.hosts[j].size());
-    if (k > 1)
-      c.embed(ring(sub_request(Collective::allgather, k, true)),
-              {m.hosts[j], contiguous(bounds[j]), Buf::out, Buf::out});
-  }
+  lanes_then_allgather(c, m, lane, bounds);
   return c.finish(header(req, algorithm));
 }
 
