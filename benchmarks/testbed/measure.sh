@@ -1,8 +1,8 @@
 #!/bin/bash
 # measure.sh: the measurements behind docs/testbed.md, with the exact commands.
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
-# Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-tuned
-# (default: all). Uses its own testbed prefix
+# Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-rails
+# hierarchical-tuned (default: all). Uses its own testbed prefix
 # (cclxtbm) so it never touches a testbed someone else brought up; tears it down on exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -23,7 +23,7 @@ cpu_of() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-tuned}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-rails hierarchical-tuned}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -210,6 +210,40 @@ for s in $sections; do
         -i 3 -x 1 --repeat 5
     done
     ;;
+  hierarchical-rails)
+    # Two NICs (rails) per host, each 200 Mbit/s; a rank listens on rail (local rank mod 2), so a
+    # pair of ranks talks on the rail of the one connected to (a lane: its own rail). The bytes
+    # each rail carried (tbf counters of h0's two links, both directions) for a run of native alone and one of native and multilane_ring
+    # (cclx-bench checks every algorithm against native before timing), then the comparison.
+    up --hosts 2 --nics-per-host 2 --rate 200mbit
+    rails() {
+      local r out=""
+      for r in 0 1; do
+        local up down dev=h0 ; [[ $r == 0 ]] || dev=h0r$r
+        up=$(tc -n "$CCLX_TESTBED_PREFIX-h0" -s qdisc show dev "tb$r" | awk '/Sent/ {print $2; exit}')
+        down=$(tc -n "$CCLX_TESTBED_PREFIX-sw" -s qdisc show dev "$dev" | awk '/Sent/ {print $2; exit}')
+        out+="rail$r=$((up + down)) "
+      done
+      echo "$out"
+    }
+    for algos in native native,multilane_ring; do
+      say "hierarchical-rails: bytes per rail of h0, allreduce 4M, --algos $algos"
+      before=$(rails)
+      cmd "$TB" run --ranks-per-host 2 --idle block --timeout 300 -- "$BENCH" allreduce -m 4M:4M \
+        --algos "$algos" -i 3 -x 1 --repeat 1 | grep -E '^4194304 '
+      echo "before: $before"
+      echo "after:  $(rails)"
+    done
+    for c in allreduce bcast; do
+      case $c in
+        allreduce) algos=native,ring,rhd,multilane_ring,multilane_rhd,leader_recursive_doubling,leader_rhd,auto ;;
+        bcast) algos=native,binomial_tree,pipelined_tree,leader_binomial_tree,leader_rhd,multilane_rhd,auto ;;
+      esac
+      say "hierarchical-rails: $c, 2 hosts x 2 ranks, 2 NICs per host, 200mbit each"
+      cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" "$c" -m 8:4M \
+        --algos "$algos" -i 3 -x 1 --repeat 5
+    done
+    ;;
   hierarchical-tuned)
     # Auto with a tuning table measured here (benchmarks/tune.sh on the testbed, 2 hosts x 2
     # ranks), beside native, the flat and the hierarchical candidates. TUNE_TABLE: where the table
@@ -229,8 +263,8 @@ for s in $sections; do
         *) algos=native,ring,rhd,multilane_ring,multilane_rhd,auto ;;
       esac
       say "hierarchical-tuned: $c, 2 hosts x 2 ranks, 200mbit, Auto with the table"
-      cmd $run_2x2 --env CCLX_TUNE_FILE="$table" -- "$BENCH" "$c" -m 8:4M --algos "$algos" \
-        -i 3 -x 1 --repeat 5
+      cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 --env CCLX_TUNE_FILE="$table" -- \
+        "$BENCH" "$c" -m 8:4M --algos "$algos" -i 3 -x 1 --repeat 5
     done
     ;;
   *) echo "unknown section $s" >&2; exit 2 ;;

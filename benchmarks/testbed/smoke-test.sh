@@ -35,6 +35,18 @@ grep -q 'rate_mbit=' <<<"$out" || { echo "FAIL: no rate reported"; exit 1; }
 "$TB" check --ranks-per-host 2 --size 1M --skip-rate ||
   { echo "FAIL: 2 ranks per host: node check or intra-host traffic check"; exit 1; }
 "$TB" down
+# 2 NICs per host: a rank listens on rail (local rank mod 2). Rank 0 (h0) sends 3 x 1 MiB to
+# rank 3 (h1, rail 1): the connection rank 0 makes to rank 3 leaves h0 on rail 1, not rail 0.
+"$TB" up --hosts 2 --nics-per-host 2 --rate 200mbit || { echo "FAIL: up with 2 NICs"; exit 1; }
+sent() { tc -n "$CCLX_TESTBED_PREFIX-h0" -s qdisc show dev "$1" | awk '/Sent/ {print $2; exit}'; }
+up0=$(sent tb0) up1=$(sent tb1)
+"$TB" run --ranks-per-host 2 --idle block --timeout 60 -- "$T" bw -s 1M -i 3 -w 0 -p 3 >/dev/null ||
+  { echo "FAIL: transfer with 2 NICs per host"; exit 1; }
+up0=$(($(sent tb0) - up0)) up1=$(($(sent tb1) - up1))
+echo "2 NICs: h0 sent $up1 bytes on rail 1 and $up0 on rail 0 (3 x 1048576 to rank 3, on rail 1)"
+((up1 >= 3 * 1048576 && up0 < 1048576)) ||
+  { echo "FAIL: 2 NICs per host: the transfer did not take rank 3's rail"; exit 1; }
+"$TB" down
 left=$(ip netns list | awk '{print $1}' | grep -E "^${CCLX_TESTBED_PREFIX}-" || true)
 [[ -z $left ]] || { echo "FAIL: namespaces left behind: $left"; exit 1; }
-echo "PASS: testbed smoke test (2 hosts up, MPI job, 2 ranks per host, down, nothing left)"
+echo "PASS: testbed smoke test (2 hosts up, MPI job, 2 ranks per host, 2 NICs per host, down, nothing left)"
