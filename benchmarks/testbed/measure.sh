@@ -243,6 +243,12 @@ for s in $sections; do
       cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" "$c" -m 8:4M \
         --algos "$algos" -i 3 -x 1 --repeat 5
     done
+    # 3 hosts (no power of two): RHD's and ring's cross-host pairs no longer keep to one rail
+    # (6 ranks on 2 cores, link-bound at these rates).
+    say "hierarchical-rails: allreduce, 3 hosts x 2 ranks, 2 NICs per host, 200mbit each"
+    up --hosts 3 --nics-per-host 2 --rate 200mbit
+    cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" allreduce -m 64K:4M \
+      --algos native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto -i 3 -x 1 --repeat 5
     ;;
   hierarchical-tuned)
     # Auto with a tuning table measured here (benchmarks/tune.sh on the testbed, 2 hosts x 2
