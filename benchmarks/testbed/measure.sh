@@ -2,7 +2,8 @@
 # measure.sh: the measurements behind docs/testbed.md, with the exact commands.
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-rails
-# hierarchical-tuned (default: all). Uses its own testbed prefix
+# hierarchical-tuned hierarchical-openmpi (default: all but hierarchical-openmpi, which needs
+# OMPI_BENCH: a cclx-bench built against Open MPI). Uses its own testbed prefix
 # (cclxtbm) so it never touches a testbed someone else brought up; tears it down on exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -249,6 +250,34 @@ for s in $sections; do
     up --hosts 3 --nics-per-host 2 --rate 200mbit
     cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" allreduce -m 64K:4M \
       --algos native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto -i 3 -x 1 --repeat 5
+    ;;
+  hierarchical-openmpi)
+    # Open MPI 4.1 on 2 x 2 (one link per host): its default collectives (coll/tuned, flat) and
+    # coll/han (hierarchical) as native, beside cclx's flat and node-aware schedules. OMPI_BENCH:
+    # cclx-bench built against Open MPI (the release-openmpi preset builds no benchmarks:
+    # cmake -S . -B DIR -DMPI_CXX_COMPILER=mpicxx.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi
+    # -DCMAKE_BUILD_TYPE=Release -DCCLX_BUILD_TESTS=OFF && cmake --build DIR --target cclx-bench).
+    # mpirun goes through netns-launch (docs/testbed-hosts.md); 4 ranks on 2 cores: idle ranks yield.
+    [[ -n ${OMPI_BENCH:-} && -x $OMPI_BENCH ]] || { echo "hierarchical-openmpi: set OMPI_BENCH" >&2; exit 2; }
+    up --hosts 2 --rate 200mbit
+    ompi() {
+      timeout 900 ip netns exec "$CCLX_TESTBED_PREFIX-sw" mpirun.openmpi --allow-run-as-root \
+        --mca plm_rsh_agent "$HERE/netns-launch" --mca oob_tcp_if_include 10.77.0.0/24 \
+        --host 10.77.0.1:2,10.77.0.2:2 -np 4 -x CCLX_TESTBED_PREFIX --mca btl self,vader,tcp \
+        --mca btl_tcp_if_include tb0 --mca pml ob1 --mca mpi_yield_when_idle 1 "$@"
+    }
+    for coll in tuned han; do
+      priority=()
+      [[ $coll == tuned ]] || priority=(--mca coll_han_priority 100)
+      for c in allreduce bcast; do
+        case $c in
+          allreduce) algos=native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto ;;
+          bcast) algos=native,binomial_tree,leader_binomial_tree,leader_rhd,multilane_rhd,auto ;;
+        esac
+        say "hierarchical-openmpi: $c, native = coll/$coll, 2 hosts x 2 ranks, 200mbit"
+        cmd ompi "${priority[@]}" "$OMPI_BENCH" "$c" -m 8:4M --algos "$algos" -i 3 -x 1 --repeat 5
+      done
+    done
     ;;
   hierarchical-tuned)
     # Auto with a tuning table measured here (benchmarks/tune.sh on the testbed, 2 hosts x 2
