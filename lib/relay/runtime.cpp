@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <limits>
 #include <map>
 #include <memory>
@@ -499,13 +500,28 @@ class RelayOp final : public PersistentOp {
 
   // ---- rank 0 ----
   // DECISION: the active flags, then the index of the plan.
+  // Posts one control message to every rank. A rank that cannot be reached (it died: the send to
+  // it fails) must keep neither the others from theirs nor the caller from recording that it was
+  // posted: the first failure is rethrown after the last post, for the progress thread to report.
+  void post_all(Msg kind, int epoch, const std::vector<std::uint8_t>& flags,
+                const std::string& text = {}) {
+    std::exception_ptr failed;
+    for (int q = 0; q < n_; ++q) {
+      try {
+        hub_->post(q, kind, id_, epoch, flags, text);
+      } catch (...) {
+        if (!failed) failed = std::current_exception();
+      }
+    }
+    if (failed) std::rethrow_exception(failed);
+  }
   void decide(int epoch, Round& r, int plan) {
     std::vector<std::uint8_t> flags(static_cast<std::size_t>(n_) + 1);
     for (int q = 0; q < n_; ++q) flags[static_cast<std::size_t>(q)] = r.ready_at[q] >= 0 ? 1 : 0;
     flags.back() = static_cast<std::uint8_t>(plan);
-    for (int q = 0; q < n_; ++q) hub_->post(q, Msg::decision, id_, epoch, flags);
     r.decided = true;
     if (r.nready < n_) partial_decisions.fetch_add(1);
+    post_all(Msg::decision, epoch, flags);
   }
   void declare_fault(int epoch, Round& r, double limit) {
     std::vector<std::uint8_t> flags(static_cast<std::size_t>(n_));
@@ -518,8 +534,8 @@ class RelayOp final : public PersistentOp {
     const std::string text = name_ + ": " + rank_list(missing) +
                              " did not start within the fault time-out of " +
                              engine::format_seconds(limit) + " after the first rank was ready";
-    for (int q = 0; q < n_; ++q) hub_->post(q, Msg::fault, id_, epoch, flags, text);
     r.faulted = true;
+    post_all(Msg::fault, epoch, flags, text);
   }
 
   std::shared_ptr<MpiBackend::State> s_;  // first: released last
