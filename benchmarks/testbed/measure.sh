@@ -28,11 +28,13 @@ sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
-# bytes through h<i>'s tbf qdiscs (upload + download) and its loopback
+# bytes through the tbf qdiscs (upload + download) of h<i>'s link (rail r, default 0), and
+# through its loopback
 link_total() {
-  local up down
-  up=$(tc -n "$CCLX_TESTBED_PREFIX-h$1" -s qdisc show dev tb0 | awk '/Sent/ {print $2; exit}')
-  down=$(tc -n "$CCLX_TESTBED_PREFIX-sw" -s qdisc show dev "h$1" | awk '/Sent/ {print $2; exit}')
+  local rail=${2:-0} sw_dev=h$1 up down
+  [[ $rail == 0 ]] || sw_dev=h$1r$rail
+  up=$(tc -n "$CCLX_TESTBED_PREFIX-h$1" -s qdisc show dev "tb$rail" | awk '/Sent/ {print $2; exit}')
+  down=$(tc -n "$CCLX_TESTBED_PREFIX-sw" -s qdisc show dev "$sw_dev" | awk '/Sent/ {print $2; exit}')
   echo $((up + down))
 }
 lo_total() { ip netns exec "$CCLX_TESTBED_PREFIX-h$1" cat /sys/class/net/lo/statistics/tx_bytes; }
@@ -217,16 +219,7 @@ for s in $sections; do
     # each rail carried (tbf counters of h0's two links, both directions) for a run of native alone and one of native and multilane_ring
     # (cclx-bench checks every algorithm against native before timing), then the comparison.
     up --hosts 2 --nics-per-host 2 --rate 200mbit
-    rails() {
-      local r out=""
-      for r in 0 1; do
-        local up down dev=h0 ; [[ $r == 0 ]] || dev=h0r$r
-        up=$(tc -n "$CCLX_TESTBED_PREFIX-h0" -s qdisc show dev "tb$r" | awk '/Sent/ {print $2; exit}')
-        down=$(tc -n "$CCLX_TESTBED_PREFIX-sw" -s qdisc show dev "$dev" | awk '/Sent/ {print $2; exit}')
-        out+="rail$r=$((up + down)) "
-      done
-      echo "$out"
-    }
+    rails() { echo "rail0=$(link_total 0 0) rail1=$(link_total 0 1) "; }
     for algos in native native,multilane_ring; do
       say "hierarchical-rails: bytes per rail of h0, allreduce 4M, --algos $algos"
       before=$(rails)

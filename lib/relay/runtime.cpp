@@ -499,7 +499,6 @@ class RelayOp final : public PersistentOp {
   }
 
   // ---- rank 0 ----
-  // DECISION: the active flags, then the index of the plan.
   // Posts one control message to every rank. A rank that cannot be reached (it died: the send to
   // it fails) must keep neither the others from theirs nor the caller from recording that it was
   // posted: the first failure is rethrown after the last post, for the progress thread to report.
@@ -515,6 +514,7 @@ class RelayOp final : public PersistentOp {
     }
     if (failed) std::rethrow_exception(failed);
   }
+  // DECISION: the active flags, then the index of the plan.
   void decide(int epoch, Round& r, int plan) {
     std::vector<std::uint8_t> flags(static_cast<std::size_t>(n_) + 1);
     for (int q = 0; q < n_; ++q) flags[static_cast<std::size_t>(q)] = r.ready_at[q] >= 0 ? 1 : 0;

@@ -1,4 +1,4 @@
-// Preloaded into the MPICH test jobs (cmake/cclxMpiTest.cmake): MPICH's yield-when-idle.
+// Preloaded into the MPICH test jobs (tests/CMakeLists.txt): MPICH's yield-when-idle.
 //
 // The test jobs run up to 8 ranks on 2 cores. Open MPI yields the core while it waits when it
 // sees more ranks than cores (its mpi_yield_when_idle); MPICH 4.0.2 over UCX never does (ch4's
