@@ -40,11 +40,14 @@
 #include "cclx/api/scatter.hpp"
 #include "cclx/api/scatterv.hpp"
 #include "cclx/backend/mpi.hpp"
+#include "cclx/call/check.hpp"
+#include "cclx/call/execute.hpp"
+#include "cclx/call/plan.hpp"
+#include "cclx/call/policy.hpp"
+#include "cclx/call/schedule.hpp"
 #include "cclx/collective_call.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/detail/auto_dispatch.hpp"
-#include "cclx/detail/call_support.hpp"
-#include "cclx/detail/plan_cache.hpp"
 #include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"
 #include "cclx/ops.hpp"
@@ -86,7 +89,7 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
  public:
   /// Collective over `comm` (it duplicates communicators, see MpiBackend).
   explicit Communicator(MPI_Comm comm = MPI_COMM_WORLD, Ownership own = Ownership::duplicate)
-      : b_(comm, own), reproducible_(detail::reproducible_setting(b_.rank())) {}
+      : b_(comm, own), reproducible_(call::reproducible_setting(b_.rank())) {}
 
   /// This process's rank in the communicator.
   [[nodiscard]] int rank() const { return b_.rank(); }
@@ -228,7 +231,7 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
     else if constexpr (algo::RelayAlgorithm<A>)
       return init_relay(in_mode(c), algorithm, std::move(keepalive));
     else
-      return init_erased(in_mode(c), algorithm, std::move(keepalive));
+      return init_policy(in_mode(c), call::erase(algorithm), std::move(keepalive));
   }
 
   /// algo::Auto's decision for `c`, for a caller that runs the call itself (libcclx-mpi, shim/):
@@ -355,116 +358,11 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
       return init<D>(make(o, bc), algorithm, std::move(keep));
   }
 
-  // Whether `c` needs the canonical order (reproducible mode) and A does not keep it on this
-  // communicator's size. The flag first: a call outside the mode reads one byte here.
-  template <algo::Algorithm A>
-  bool refuses_order(const CollectiveCall& c) const {
-    return c.reproducible && needs_canonical_order(c, size()) &&
-           !sched::reduces_canonically<A>(c.collective, size());
-  }
-
-  // Argument checks, then (with validation) agreement across ranks; throws on bad input. With
-  // validation on, a scheduled policy's schedule is made (or fetched from the cache) here, before
-  // the agreement, so that a rank whose generator refuses the call (e.g. StragglAR with an
-  // out-of-range straggler) still takes part and every rank throws instead of some hanging.
-  // Without validation a generator error that only some ranks hit (their policies differ) leaves
-  // the others waiting in the collective, as mismatched arguments do in MPI.
-  template <algo::Algorithm A>
-  void prepare(const CollectiveCall& c, [[maybe_unused]] const A& algorithm,
-               bool persistent = false) {
-    b_.begin_call(c);
-    if (!b_.validation()) {
-      if (!detail::plainly_valid(c))
-        if (const std::string err = detail::check_call(c, rank(), size()); !err.empty())
-          throw Error(rank(), err);
-      if (refuses_order<A>(c)) throw Error(rank(), detail::order_refusal(A::name, c, size()));
-      return;
-    }
-    typename B::Agreement mine{A::name, {}, detail::check_call(c, rank(), size()), persistent};
-    if (mine.local_error.empty() && refuses_order<A>(c))
-      mine.local_error = detail::order_refusal(A::name, c, size());
-    if constexpr (algo::ScheduledAlgorithm<A>) {
-      const sched::ScheduleRequest req = request_for<A>(c);
-      mine.params = algo::wire_params(algorithm, req);
-      if (mine.local_error.empty()) {
-        try {
-          detail::check_schedule(c, *algo::schedule_for(algorithm, req), rank());
-        } catch (const Error& e) {
-          mine.local_error = e.detail();
-        }
-      }
-    }
-    b_.agree(c, mine);
-  }
-
-  // The schedule request for `c` on this rank, with the host map when A's schedule depends on it
-  // (the hierarchical policies; its first use is collective, as the call is).
-  template <algo::ScheduledAlgorithm A>
-  sched::ScheduleRequest request_for(const CollectiveCall& c) const {
-    sched::ScheduleRequest r = detail::schedule_request(c, rank(), size());
-    if constexpr (algo::uses_hosts<A>) r.hosts = host_ids();
-    return r;
-  }
-
-  // The schedule of `a` for `c` from the process-wide cache (string-keyed).
-  template <algo::ScheduledAlgorithm A>
-  std::shared_ptr<const sched::Schedule> schedule(const CollectiveCall& c, const A& a) const {
-    try {
-      return algo::schedule_for(a, request_for<A>(c));
-    } catch (const Error& e) {
-      throw e.on_rank(rank());
-    }
-  }
-
-  // The plan of a scheduled call of `a` for `c`, from the plan cache (made on a miss), and the
-  // engine's buffer addresses for the call. See detail/plan_cache.hpp for the key.
-  template <algo::ScheduledAlgorithm A>
-  detail::PlanCache::Entry& plan_entry(const CollectiveCall& c, const A& a,
-                                       engine::Buffers& buffers) {
-    detail::PlanKey k;
-    k.count = c.count;
-    k.elem_size = c.kernel.elem_size;
-    k.handshake_bytes = b_.handshake_bytes();
-    k.root = c.root;
-    k.collective = c.collective;
-    k.in_place = c.in_place;
-    if (c.blocks) k.counts_hash = detail::counts_hash(*c.blocks);
-    std::shared_ptr<const sched::Schedule> s;
-    if constexpr (detail::policy_is_bytes<A>) {
-      k.policy = &detail::policy_tag<A>;
-      if constexpr (!std::is_empty_v<A>) std::memcpy(k.params.data(), &a, sizeof(A));
-    } else {
-      s = schedule(c, a);
-      k.policy = s.get();
-      const std::size_t seg = a.exec_options().segment_bytes;
-      std::memcpy(k.params.data(), &seg, sizeof seg);
-    }
-    const int r = rank();
-    if (detail::PlanCache::Entry* e = plans_.find(k)) {
-      const sched::Schedule& cached = *e->plan->schedule;
-      detail::check_schedule(c, cached, r);  // the op's commutativity is not in the key
-      buffers = detail::engine_buffers(c, cached, r);
-      if (e->plan->fits(buffers) && (!c.blocks || detail::same_counts(e->counts, *c.blocks)))
-        return *e;
-    }
-    if (!s) s = schedule(c, a);
-    detail::check_schedule(c, *s, r);
-    buffers = detail::engine_buffers(c, *s, r);
-    engine::ExecOptions o = a.exec_options();
-    o.handshake_bytes = k.handshake_bytes;
-    detail::PlanCache::Entry& e = plans_.insert(
-        k, engine::make_plan(std::move(s), r, size(), buffers, c.kernel.elem_size, o));
-    if (c.blocks) e.counts = detail::counts_values(*c.blocks);
-    return e;
-  }
-
-  // Wait policy and deadline of an execution started now.
-  engine::ExecOptions run_options() const {
-    engine::ExecOptions o;
-    o.wait = b_.wait_policy();
-    o.timeout_s = b_.timeout();
-    return o;
-  }
+  // ---- The call pipeline (docs/architecture.md, "One call, file by file") ----
+  // choose → check → plan (schedule on a miss) → execute. A fixed policy is its own choice and is
+  // erased here (call::erase, call/policy.hpp); algo::Auto (communicator_auto.hpp) and the
+  // adaptive policies (run_adaptive) choose, then hand their choice to the same stages. Every
+  // stage after this point is compiled once, in lib/call/.
 
   // What the type system can tell about a call is checked here, at compile time.
   template <class D, class A>
@@ -473,7 +371,6 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
                   "cclx: this algorithm does not serve this collective (see the policy's "
                   "`collectives` and the README's algorithm table)");
   }
-
   template <class D, class A>
   static constexpr void check_one_shot() {
     static_assert(!algo::RelayAlgorithm<A>,
@@ -481,11 +378,13 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
                   "and the request keeps the progress thread's relay state; use "
                   "comm.allreduce_init(buf, op, algo::Adaptive{}) (or reduce_init, bcast_init)");
   }
+
+  // The typed calls (invoke()): compile-time checks, then the path of the policy.
   template <class D, algo::Algorithm A>
   void run(const CollectiveCall& c, const A& algorithm) {
     check_policy<D, A>();
     check_one_shot<D, A>();
-    if constexpr (!algo::RelayAlgorithm<A>) run(c, algorithm);
+    run(c, algorithm);
   }
   template <class D, algo::Algorithm A>
   Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
@@ -495,10 +394,7 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
                   "cclx: adaptive policies (StragglerAware) serve blocking calls only: they "
                   "choose from the arrival times of the previous blocking calls and learn from "
                   "each call's completion; use its fallback or StragglAR for nonblocking calls");
-    if constexpr (algo::RelayAlgorithm<A>)
-      return {};  // refused above
-    else
-      return start(c, algorithm, std::move(keepalive));
+    return start(c, algorithm, std::move(keepalive));
   }
   template <class D, algo::Algorithm A>
   PersistentRequest init(const CollectiveCall& c, const A& algorithm,
@@ -512,12 +408,66 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
                   "cclx: adaptive policies (StragglerAware) cannot be persistent: they choose an "
                   "algorithm per call from the arrival times of earlier calls, while a persistent "
                   "request fixes its algorithm at init; use its fallback or StragglAR");
-    if constexpr (algo::AdaptiveAlgorithm<A> || (algo::RelayAlgorithm<A> && !RelayBackend<B, A>))
+    if constexpr (algo::AutoAlgorithm<A>)
+      return init_auto<D>(c, algorithm, std::move(keepalive));
+    else if constexpr (algo::AdaptiveAlgorithm<A> ||
+                       (algo::RelayAlgorithm<A> && !RelayBackend<B, A>))
       return {};  // refused above; nothing more to report
     else if constexpr (algo::RelayAlgorithm<A>)
       return init_relay(c, algorithm, std::move(keepalive));
     else
-      return init_erased(c, algorithm, std::move(keepalive));
+      return init_policy(c, call::erase(algorithm), std::move(keepalive));
+  }
+
+  // Every policy's path, typed or not (run_call()): the choosers choose, the rest is erased.
+  template <algo::Algorithm A>
+  void run(const CollectiveCall& c, const A& algorithm) {
+    if constexpr (algo::AutoAlgorithm<A>)
+      run_auto(c, algorithm);
+    else if constexpr (algo::AdaptiveAlgorithm<A>)
+      run_adaptive(c, algorithm);
+    else if constexpr (algo::RelayAlgorithm<A>)
+      throw Error(rank(), "algo::Adaptive is persistent only (use the *_init call)");
+    else
+      run_policy(c, call::erase(algorithm));
+  }
+  template <algo::Algorithm A>
+  Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
+    if constexpr (algo::AutoAlgorithm<A>)
+      return start_auto(c, algorithm, std::move(keepalive));
+    else if constexpr (algo::AdaptiveAlgorithm<A>)
+      throw Error(rank(), "adaptive policies serve blocking calls only");
+    else if constexpr (algo::RelayAlgorithm<A>)
+      throw Error(rank(), "algo::Adaptive is persistent only (use the *_init call)");
+    else
+      return start_policy(c, call::erase(algorithm), std::move(keepalive));
+  }
+
+  // The stages of a chosen policy, per form.
+  void run_policy(const CollectiveCall& c, const call::Policy& p) {
+    check(c, p);
+    if (p.native()) return b_.native(c);  // MPI matches its own collectives: no channel needed
+    engine::Buffers buffers;
+    call::Plans::Entry& e = plans_.plan(c, p, site(p), buffers);
+    call::execute(e, buffers, c.kernel, engine_for_call(), &end_call, &b_);
+  }
+  Request start_policy(const CollectiveCall& c, const call::Policy& p,
+                       std::shared_ptr<void> keepalive) {
+    check(c, p);
+    if (p.native()) return b_.native_start(c, std::move(keepalive));
+    engine::Buffers buffers;
+    call::Plans::Entry& e = plans_.plan(c, p, site(p), buffers);
+    return b_.execution_request(call::start(e, buffers, c.kernel, engine_for_call()),
+                                std::move(keepalive));
+  }
+  PersistentRequest init_policy(const CollectiveCall& c, const call::Policy& p,
+                                std::shared_ptr<void> keepalive) {
+    check(c, p, true);
+    if (p.native()) return PersistentRequest(b_.native_init(c, std::move(keepalive)));
+    engine::Buffers buffers;
+    std::shared_ptr<const engine::Plan> plan = plans_.plan(c, p, site(p), buffers).plan;
+    return PersistentRequest(
+        b_.persistent_execution(std::move(plan), buffers, c.kernel, std::move(keepalive)));
   }
   // algo::Adaptive: relay_init() (cclx/relay/adaptive.hpp, found by argument-dependent lookup)
   // synthesizes the trees once (collective, like every init); the relay runtime
@@ -526,46 +476,38 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
   requires RelayBackend<B, A> PersistentRequest init_relay(const CollectiveCall& c,
                                                            const A& algorithm,
                                                            std::shared_ptr<void> keepalive) {
-    prepare(c, algorithm, true);
+    check(c, call::erase(algorithm), true);
     return PersistentRequest(relay_init(b_, c, algorithm, std::move(keepalive)));
   }
-  template <algo::Algorithm A>
-  PersistentRequest init_erased(const CollectiveCall& c, const A& algorithm,
-                                std::shared_ptr<void> keepalive) {
-    if constexpr (std::same_as<A, algo::Native>) {
-      prepare(c, algorithm, true);
-      return PersistentRequest(b_.native_init(c, std::move(keepalive)));
-    } else {
-      prepare(c, algorithm, true);
-      engine::Buffers buffers;
-      std::shared_ptr<const engine::Plan> plan = plan_entry(c, algorithm, buffers).plan;
-      return PersistentRequest(
-          b_.persistent_execution(std::move(plan), buffers, c.kernel, std::move(keepalive)));
-    }
+
+  // The check stage (call/check.hpp), after the backend's begin_call hook; with validation
+  // (CCLX_VALIDATE) the agreement across ranks, which names every rank's error.
+  void check(const CollectiveCall& c, const call::Policy& p, bool persistent = false) {
+    b_.begin_call(c);
+    if (!b_.validation()) return call::check(c, p, rank(), size());
+    const call::Validation v =
+        call::validation(c, p, call::request(c, rank(), size(), hosts_for(p)), rank(), size());
+    b_.agree(c, typename B::Agreement{p.name(), v.params, v.local_error, persistent});
   }
 
-  template <algo::Algorithm A>
-  void run(const CollectiveCall& c, const A& algorithm) {
-    prepare(c, algorithm);
-    if constexpr (std::same_as<A, algo::Native>) {
-      b_.native(c);  // MPI matches its own collectives; no channel number needed
-    } else if constexpr (algo::AdaptiveAlgorithm<A>) {
-      run_adaptive(c, algorithm);
-    } else {
-      // The cached idle execution of this shape runs it and goes back to the cache afterwards.
-      // If the call throws, the execution is abandoned (destroyed: its transfers are cancelled)
-      // and the next call of this shape makes a new one.
-      engine::Buffers buffers;
-      detail::PlanCache::Entry& e = plan_entry(c, algorithm, buffers);
-      std::unique_ptr<engine::Execution> ex = std::move(e.idle);
-      if (!ex) ex = std::make_unique<engine::Execution>(e.plan, b_.transport(), b_.scratch());
-      ex->start(buffers, c.kernel, b_.next_channel(), run_options());
-      ex->wait();
-      b_.end_call();
-      if (e.plan->scratch_bytes > detail::PlanCache::keep_scratch_bytes) ex->release_scratch();
-      e.idle = std::move(ex);
-    }
+  // The host map where p's schedule depends on it (its first use is collective, as the call is).
+  std::span<const int> hosts_for(const call::Policy& p) const {
+    return p.type->uses_hosts ? host_ids() : std::span<const int>{};
   }
+  call::Site site(const call::Policy& p) const {
+    return {rank(), size(), b_.handshake_bytes(), hosts_for(p)};
+  }
+  // The engine of a scheduled call started now: its channel, wait policy and deadline.
+  call::Engine engine_for_call() {
+    call::Engine x;
+    x.transport = &b_.transport();
+    x.scratch = &b_.scratch();
+    x.channel = b_.next_channel();
+    x.options.wait = b_.wait_policy();
+    x.options.timeout_s = b_.timeout();
+    return x;
+  }
+  static void end_call(const void* backend) { static_cast<const B*>(backend)->end_call(); }
 
   // Runs the adaptive policy's choice, then shares every rank's arrival and completion time (one
   // small allgather) so that all ranks update the policy's state identically.
@@ -575,7 +517,7 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
     bool fallback = false;
     algorithm.dispatch([&](const auto& choice) {
       fallback = std::same_as<std::decay_t<decltype(choice)>, decltype(algorithm.fallback)>;
-      run(c, choice);
+      run_policy(c, call::erase(choice));
     });
     const double mine[2] = {arrived, b_.clock()};
     std::vector<double> all(2 * static_cast<std::size_t>(size()));
@@ -596,35 +538,8 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
     algorithm.detector->observe(arrivals, last_done - last_arrival, fallback);
   }
 
-  // algo::Adaptive through run_call() / start_call() (the typed overloads refuse it at compile
-  // time).
-  template <algo::RelayAlgorithm A>
-  void run(const CollectiveCall&, const A&) {
-    throw Error(rank(), "algo::Adaptive is persistent only (use the *_init call)");
-  }
-  template <algo::RelayAlgorithm A>
-  // The same parameter list as the other start() overloads (by value), so overload resolution
-  // picks by the policy's constraint alone.
-  Request start(const CollectiveCall&, const A&,
-                std::shared_ptr<void>) {  // NOLINT(performance-unnecessary-value-param)
-    throw Error(rank(), "algo::Adaptive is persistent only (use the *_init call)");
-  }
-
-  // algo::Auto (detail/communicator_auto.hpp): chooses a candidate, then comes back to run() or
-  // start() with it.
-  template <algo::AutoAlgorithm A>
-  void run(const CollectiveCall& c, const A& algorithm) {
-    run_auto(c, algorithm);
-  }
-  template <algo::AutoAlgorithm A>
-  Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
-    return start_auto(c, algorithm, std::move(keepalive));
-  }
-  template <class D, algo::AutoAlgorithm A>
-  PersistentRequest init(const CollectiveCall& c, const A& algorithm,
-                         std::shared_ptr<void> keepalive) {
-    return init_auto<D>(c, algorithm, std::move(keepalive));
-  }
+  // algo::Auto's choice (detail/communicator_auto.hpp), handed to run_policy() or start_policy()
+  // (or init_policy()) with the candidate erased.
   tune::Workload auto_workload(const CollectiveCall& c);
   template <class T>
   T max_over_ranks(T value);
@@ -640,25 +555,8 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
                               std::shared_ptr<void> keepalive);
   template <algo::AutoAlgorithm A>
   tune::Candidate untimed_choice(const CollectiveCall& c, const tune::Workload& w, const A& policy);
-
-  template <algo::Algorithm A>
-  Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
-    prepare(c, algorithm);
-    if constexpr (std::same_as<A, algo::Native>) {
-      return b_.native_start(c, std::move(keepalive));
-    } else {
-      engine::Buffers buffers;
-      detail::PlanCache::Entry& e = plan_entry(c, algorithm, buffers);
-      std::unique_ptr<engine::Execution> ex =
-          e.idle ? std::move(e.idle)
-                 : std::make_unique<engine::Execution>(e.plan, b_.transport(), b_.scratch());
-      ex->start(buffers, c.kernel, b_.next_channel(), run_options());
-      return b_.execution_request(std::move(ex), std::move(keepalive));
-    }
-  }
-
   B b_;
-  detail::PlanCache plans_;   // one-shot scheduled calls (detail/plan_cache.hpp)
+  call::Plans plans_;         // one-shot scheduled calls (call/plan.hpp)
   detail::AutoContext auto_;  // algo::Auto's state on this communicator
   bool reproducible_;         // set_reproducible()
 };

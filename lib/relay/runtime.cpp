@@ -43,7 +43,8 @@
 
 #include "../backend/mpi_state.hpp"
 #include "cclx/backend/mpi.hpp"
-#include "cclx/detail/call_support.hpp"
+#include "cclx/call/plan.hpp"
+#include "cclx/call/schedule.hpp"
 #include "cclx/engine/execution.hpp"
 #include "cclx/error.hpp"
 #include "cclx/relay/adaptive.hpp"
@@ -204,8 +205,8 @@ class RelayOp final : public PersistentOp {
         policy_(model_, o, n_, name_) {
     const std::vector<bool> all(static_cast<std::size_t>(n_), true);
     const RelayModel::Phases p = model_->phases(all, rank_, 0);
-    check_schedule(c, *p.phase1, rank_);  // a non-commutative op is refused here
-    buffers_ = engine_buffers(c, *p.phase1, rank_);
+    call::check_schedule(c, *p.phase1, rank_);  // a non-commutative op is refused here
+    buffers_ = call::engine_buffers(c, *p.phase1, rank_);
     {
       const std::lock_guard lock(hub_->mu);
       id_ = hub_->add(this);
@@ -729,7 +730,7 @@ std::unique_ptr<cclx::detail::PersistentOp> relay_init(MpiBackend& backend,
                                                        std::shared_ptr<void> keepalive) {
   const std::shared_ptr<MpiBackend::State>& state = backend.state();
   MpiBackend::State& s = *state;
-  sched::ScheduleRequest req = cclx::detail::schedule_request(call, s.rank, s.size);
+  sched::ScheduleRequest req = cclx::call::request(call, s.rank, s.size);
   req.only_rank = -1;
   std::shared_ptr<const cclx::detail::RelayModel> model;
   try {

@@ -1,15 +1,33 @@
 // engine::Plan (a schedule resolved for one buffer shape) and the Communicator's plan cache key
-// (detail/plan_cache.hpp), without MPI.
+// (call/plan.hpp), without MPI.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cstddef>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "cclx/call/plan.hpp"
 #include "cclx/cclx.hpp"
-#include "cclx/detail/plan_cache.hpp"
 #include "cclx/engine/plan.hpp"
 
 namespace {
+
+// A scheduled policy whose fields have padding between them.
+struct Padded {
+  static constexpr std::string_view name = "padded";
+  static constexpr std::array collectives{cclx::sched::Collective::allreduce};
+  static constexpr std::array keeps_rank_order{cclx::sched::Collective::allreduce};
+  std::size_t segment_bytes = 0;
+  int fanout = 2;
+  [[nodiscard]] cclx::sched::Schedule generate(const cclx::sched::ScheduleRequest&) const {
+    return {};
+  }
+  [[nodiscard]] std::string cache_params(const cclx::sched::ScheduleRequest&) const { return {}; }
+  [[nodiscard]] cclx::engine::ExecOptions exec_options() const { return {}; }
+};
+static_assert(cclx::algo::ScheduledAlgorithm<Padded>);
 
 using cclx::sched::Buf;
 using cclx::sched::Collective;
@@ -81,34 +99,37 @@ TEST_CASE("plan: a schedule for another rank count is refused") {
 
 TEST_CASE("plan cache: policies are keyed by their bytes where those are unique") {
   namespace algo = cclx::algo;
-  using cclx::detail::policy_is_bytes;
-  CHECK(policy_is_bytes<algo::Ring>);
-  CHECK(policy_is_bytes<algo::RecursiveHalvingDoubling>);
-  CHECK(policy_is_bytes<algo::BinomialTree>);  // empty
-  CHECK(policy_is_bytes<algo::StragglAR>);
-  CHECK(policy_is_bytes<algo::PipelinedTree>);  // size_t + int fanout + int channels
+  using cclx::call::policy_type;
+  CHECK(policy_type<algo::Ring>.keyed_by_bytes);
+  CHECK(policy_type<algo::RecursiveHalvingDoubling>.keyed_by_bytes);
+  CHECK(policy_type<algo::BinomialTree>.keyed_by_bytes);  // empty
+  CHECK(policy_type<algo::StragglAR>.keyed_by_bytes);
+  CHECK(policy_type<algo::PipelinedTree>.keyed_by_bytes);  // size_t + int fanout + int channels
   // Padding: keyed by its schedule (and segment size) instead.
-  struct Padded {
-    std::size_t segment_bytes = 0;
-    int fanout = 2;
-  };
-  CHECK_FALSE(policy_is_bytes<Padded>);
-  CHECK(&cclx::detail::policy_tag<algo::Ring> != &cclx::detail::policy_tag<algo::StragglAR>);
+  CHECK_FALSE(policy_type<Padded>.keyed_by_bytes);
+  CHECK(&policy_type<algo::Ring> != &policy_type<algo::StragglAR>);
+  // The erased policy points to the caller's object and its type's table.
+  const algo::Ring ring{.segment_bytes = 4096};
+  const cclx::call::Policy p = cclx::call::erase(ring);
+  CHECK(p.name() == "ring");
+  CHECK_FALSE(p.native());
+  CHECK(p.type->exec_options(p.self).segment_bytes == 4096);
+  CHECK(cclx::call::erase(algo::Native{}).native());
 }
 
 TEST_CASE("plan cache: most recently used first, the oldest goes when full") {
-  cclx::detail::PlanCache cache;
+  cclx::call::Plans cache;
   auto key = [](std::size_t count) {
-    cclx::detail::PlanKey k;
+    cclx::call::PlanKey k;
     k.count = count;
     return k;
   };
   const auto plan = std::make_shared<const cclx::engine::Plan>();
-  for (std::size_t i = 0; i < cclx::detail::PlanCache::capacity; ++i) cache.insert(key(i), plan);
-  CHECK(cache.size() == cclx::detail::PlanCache::capacity);
+  for (std::size_t i = 0; i < cclx::call::Plans::capacity; ++i) cache.insert(key(i), plan);
+  CHECK(cache.size() == cclx::call::Plans::capacity);
   REQUIRE(cache.find(key(0)) != nullptr);  // used: no longer the oldest
   cache.insert(key(100), plan);            // evicts key(1), the least recently used
-  CHECK(cache.size() == cclx::detail::PlanCache::capacity);
+  CHECK(cache.size() == cclx::call::Plans::capacity);
   CHECK(cache.find(key(1)) == nullptr);
   CHECK(cache.find(key(0)) != nullptr);
   CHECK(cache.find(key(100)) != nullptr);

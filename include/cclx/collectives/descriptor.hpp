@@ -34,7 +34,7 @@
 //                                  blocks; nblocks == n)
 //   separate_out_counts (opt.)     Out's blocks have their own counts (alltoallv's recvcounts,
 //                                  In's are its sendcounts); otherwise one array sizes both
-// and one buffer rule for all of them (detail::check_call): a buffer whose window is one block
+// and one buffer rule for all of them (call::check_call): a buffer whose window is one block
 // holds exactly that block's count; an n-block buffer holds the blocks packed (exactly the sum of
 // their counts), or, with MPI displacements (cclx::Displs, algo::Native only), at least up to the
 // end of its last non-empty block. In place the one buffer has the layout of Out's counts (In and

@@ -1,7 +1,8 @@
-// algo::Auto's dispatch: the Communicator members that run a call through the candidate its
-// AutoContext chooses (detail/auto_dispatch.hpp says why every rank chooses alike). Included at
-// the end of communicator.hpp; kept apart so that the Communicator itself carries only one branch
-// in run() and one in start().
+// algo::Auto's choose stage: the Communicator members that choose a call's candidate through its
+// AutoContext (detail/auto_dispatch.hpp says why every rank chooses alike) and hand it, erased
+// (call::erase), to the pipeline's next stages (run_policy(), start_policy(), init_policy()).
+// Included at the end of communicator.hpp; kept apart so that the Communicator itself carries only
+// one branch per form.
 //
 // A persistent collective (*_init) chooses once, at init, through the same AutoContext::choose(),
 // and keeps the candidate for the request's life. A persistent alltoallv first agrees on its size
@@ -77,10 +78,11 @@ void Communicator<B>::run_auto(const CollectiveCall& c, const A& policy) {
   // auto_miss(); the common native choice runs without a visit of the policy.
   const detail::AutoKey key = detail::auto_key(c, policy.online);
   if (const tune::AutoState::Entry* e = auto_.repeat(key)) {
-    if (!e->settled) return run(c, algo::Native{});
-    return std::visit([&](const auto& p) { run(c, p); }, e->policy);
+    if (!e->settled) return run_policy(c, call::erase(algo::Native{}));
+    return std::visit([&](const auto& p) { run_policy(c, call::erase(p)); }, e->policy);
   }
-  auto_miss(c, policy, true, key, [&](const tune::Candidate*, const auto& p) { run(c, p); });
+  auto_miss(c, policy, true, key,
+            [&](const tune::Candidate*, const auto& p) { run_policy(c, call::erase(p)); });
 }
 
 template <Backend B>
@@ -144,8 +146,9 @@ template <Backend B>
 template <algo::AutoAlgorithm A>
 Request Communicator<B>::start_auto(const CollectiveCall& c, const A& policy,
                                     std::shared_ptr<void> keepalive) {
-  return algo::with_policy(untimed_choice(c, auto_workload(c), policy),
-                           [&](const auto& p) { return start(c, p, std::move(keepalive)); });
+  return algo::with_policy(untimed_choice(c, auto_workload(c), policy), [&](const auto& p) {
+    return start_policy(c, call::erase(p), std::move(keepalive));
+  });
 }
 
 // A persistent request chooses once, here, and keeps that candidate for its whole life. An
@@ -164,7 +167,7 @@ PersistentRequest Communicator<B>::init_auto(const CollectiveCall& c, const A& p
   return algo::with_policy(untimed_choice(c, w, policy), [&](const auto& p) -> PersistentRequest {
     using P = std::decay_t<decltype(p)>;
     if constexpr (algo::serves<P>(D::id))
-      return init<D>(c, p, std::move(keepalive));
+      return init_policy(c, call::erase(p), std::move(keepalive));
     else  // the selector never chooses a candidate that does not serve the collective
       throw Error(rank(), "algo::Auto chose '" + std::string(P::name) + "', which does not serve " +
                               std::string(sched::to_string(D::id)));

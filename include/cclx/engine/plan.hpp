@@ -1,6 +1,6 @@
 // A plan: one rank's program of a schedule resolved for one buffer shape, i.e. everything the
 // engine can work out before any byte moves. Made once and shared: a persistent request makes its
-// plan at init, one-shot calls find theirs in the Communicator's plan cache (plan_cache.hpp), so
+// plan at init, one-shot calls find theirs in the Communicator's plan cache (call/plan.hpp), so
 // that starting an execution costs only the transfers and the local reductions.
 //
 // What it holds, per op: each region as a byte range of its buffer (In, Out, Scratch) relative to

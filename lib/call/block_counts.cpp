@@ -1,13 +1,16 @@
-// The v-collectives' counts and displacements: the argument checks and the block offsets the
-// engine runs on (descriptor.hpp states the rules; each descriptor its buffers).
+// The check stage's part for the v-collectives' counts and displacements (call/check.hpp;
+// descriptor.hpp states the rules, each descriptor its buffers).
 #include <algorithm>
 #include <limits>
 #include <string>
 
+#include "cclx/call/check.hpp"
 #include "cclx/collectives/collectives.hpp"
-#include "cclx/detail/call_support.hpp"
 
-namespace cclx::detail {
+namespace cclx::call {
+
+using detail::BlockCounts;
+using detail::IntArray;
 
 namespace {
 
@@ -178,4 +181,4 @@ std::string check_packed(const CollectiveCall& c, int rank, int n) {
   });
 }
 
-}  // namespace cclx::detail
+}  // namespace cclx::call

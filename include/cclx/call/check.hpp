@@ -1,0 +1,53 @@
+// Call pipeline, the check stage: what a call must satisfy before anything runs. Compiled once in
+// lib/call/check.cpp (block_counts.cpp: the v-collectives' part).
+//
+// The pipeline (docs/architecture.md): choose (a fixed policy, or algo::Auto's choice) → check
+// (this) → plan (call/plan.hpp, with the schedule of call/schedule.hpp on a miss) → execute
+// (call/execute.hpp). The check comes after the choice so that it checks, and with validation
+// agrees on, the policy that will run.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "cclx/call/policy.hpp"
+#include "cclx/collective_call.hpp"
+
+namespace cclx::call {
+
+/// Throws rank `rank`'s cclx::Error when `c` is not a valid call on `nranks` ranks (check_call()),
+/// or when it needs the canonical order (reproducible mode) and `p` does not keep it there.
+void check(const CollectiveCall& c, const Policy& p, int rank, int nranks);
+
+/// With validation (CCLX_VALIDATE): what this rank brings to the agreement besides the call. For a
+/// scheduled policy the schedule is made (or fetched from the cache) here, before the agreement, so
+/// that a rank whose generator refuses the call still takes part and every rank throws instead of
+/// some hanging.
+struct Validation {
+  std::string params;       ///< algo::wire_params() of a scheduled policy; empty for native
+  std::string local_error;  ///< check()'s or the schedule's error on this rank; empty when fine
+};
+Validation validation(const CollectiveCall& c, const Policy& p, const sched::ScheduleRequest& req,
+                      int rank, int nranks);
+
+/// Local argument checks (null data, root, buffer sizes, overlap). "" when fine, else the message
+/// (without the rank prefix).
+std::string check_call(const CollectiveCall& c, int rank, int nranks);
+
+/// The v-collectives' part of check_call(): the counts' and displacements' lengths and signs, and
+/// the buffer sizes they imply (descriptor.hpp states the rule). "" when fine.
+std::string check_block_counts(const CollectiveCall& c, int rank, int nranks);
+
+/// "" when the displacements that apply on this rank are the packed layout (or none were given),
+/// else the message saying that a scheduled algorithm needs the packed layout.
+std::string check_packed(const CollectiveCall& c, int rank, int nranks);
+
+/// Why `algorithm` cannot run `c`, a call that needs the canonical order (needs_canonical_order()):
+/// the message names the call, the mode and the algorithms that keep the order on `nranks` ranks
+/// (without the rank prefix).
+std::string order_refusal(std::string_view algorithm, const CollectiveCall& c, int nranks);
+
+/// CCLX_REPRODUCIBLE, a bad value thrown as rank `rank`'s cclx::Error.
+bool reproducible_setting(int rank);
+
+}  // namespace cclx::call
