@@ -62,7 +62,7 @@ Plans::Entry& Plans::plan(const CollectiveCall& c, const Policy& p, const Site& 
   const auto req = [&] { return request(c, s.rank, s.nranks, s.hosts); };
   if (p.type->keyed_by_bytes) {
     k.policy = p.type;
-    std::memcpy(k.params.data(), p.self, p.type->size);
+    std::memcpy(k.params.data(), p.self, p.type->key_size);
   } else {
     schedule = call::schedule(p, req(), s.rank);
     k.policy = schedule.get();

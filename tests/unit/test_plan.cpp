@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "cclx/call/plan.hpp"
@@ -21,13 +22,34 @@ struct Padded {
   static constexpr std::array keeps_rank_order{cclx::sched::Collective::allreduce};
   std::size_t segment_bytes = 0;
   int fanout = 2;
-  [[nodiscard]] cclx::sched::Schedule generate(const cclx::sched::ScheduleRequest&) const {
-    return {};
+  [[nodiscard]] cclx::sched::Schedule generate(const cclx::sched::ScheduleRequest& r) const {
+    cclx::sched::Schedule s = cclx::algo::Ring{}.generate(r);
+    s.algorithm = name;
+    return s;
+  }
+  [[nodiscard]] std::string cache_params(const cclx::sched::ScheduleRequest&) const { return {}; }
+  [[nodiscard]] cclx::engine::ExecOptions exec_options() const {
+    cclx::engine::ExecOptions o;
+    o.segment_bytes = segment_bytes;
+    return o;
+  }
+};
+static_assert(cclx::algo::ScheduledAlgorithm<Padded>);
+
+// A scheduled policy without fields.
+struct Bare {
+  static constexpr std::string_view name = "bare";
+  static constexpr std::array collectives{cclx::sched::Collective::allreduce};
+  static constexpr std::array keeps_rank_order{cclx::sched::Collective::allreduce};
+  [[nodiscard]] cclx::sched::Schedule generate(const cclx::sched::ScheduleRequest& r) const {
+    cclx::sched::Schedule s = cclx::algo::Ring{}.generate(r);
+    s.algorithm = name;
+    return s;
   }
   [[nodiscard]] std::string cache_params(const cclx::sched::ScheduleRequest&) const { return {}; }
   [[nodiscard]] cclx::engine::ExecOptions exec_options() const { return {}; }
 };
-static_assert(cclx::algo::ScheduledAlgorithm<Padded>);
+static_assert(std::is_empty_v<Bare>);
 
 using cclx::sched::Buf;
 using cclx::sched::Collective;
@@ -102,7 +124,7 @@ TEST_CASE("plan cache: policies are keyed by their bytes where those are unique"
   using cclx::call::policy_type;
   CHECK(policy_type<algo::Ring>.keyed_by_bytes);
   CHECK(policy_type<algo::RecursiveHalvingDoubling>.keyed_by_bytes);
-  CHECK(policy_type<algo::BinomialTree>.keyed_by_bytes);  // empty
+  CHECK(policy_type<algo::BinomialTree>.keyed_by_bytes);
   CHECK(policy_type<algo::StragglAR>.keyed_by_bytes);
   CHECK(policy_type<algo::PipelinedTree>.keyed_by_bytes);  // size_t + int fanout + int channels
   // Padding: keyed by its schedule (and segment size) instead.
@@ -136,4 +158,42 @@ TEST_CASE("plan cache: most recently used first, the oldest goes when full") {
   auto k = key(100);
   k.in_place = true;
   CHECK(cache.find(k) == nullptr);  // every field is part of the key
+}
+
+TEST_CASE("plan stage: a repeated call finds its plan; another policy value makes its own") {
+  namespace algo = cclx::algo;
+  std::vector<float> buf(64);
+  cclx::CollectiveCall c;
+  c.collective = Collective::allreduce;
+  c.type = cclx::data_type_of<float>();
+  c.kernel = cclx::make_kernel<float>(cclx::sum);
+  c.has_op = true;
+  c.in = c.out = buf.data();
+  c.in_place = true;
+  c.count = c.in_size = c.out_size = buf.size();
+  const cclx::call::Site site{0, 4, 0, {}};
+  cclx::call::Plans plans;
+  cclx::engine::Buffers b;
+  // An empty policy is keyed by its type alone: two objects, one entry.
+  const Bare t1, t2;
+  CHECK(cclx::call::policy_type<Bare>.keyed_by_bytes);
+  CHECK(cclx::call::policy_type<Bare>.key_size == 0);
+  cclx::call::Plans::Entry* e = &plans.plan(c, cclx::call::erase(t1), site, b);
+  CHECK(&plans.plan(c, cclx::call::erase(t2), site, b) == e);
+  CHECK(plans.size() == 1);
+  CHECK(b.out == buf.data());
+  // A policy keyed by its fields: another segment size is another entry, the same one is not.
+  const algo::Ring r1{.segment_bytes = 0}, r2{.segment_bytes = 4096}, r3{.segment_bytes = 4096};
+  plans.plan(c, cclx::call::erase(r1), site, b);
+  e = &plans.plan(c, cclx::call::erase(r2), site, b);
+  CHECK(plans.size() == 3);
+  CHECK(&plans.plan(c, cclx::call::erase(r3), site, b) == e);
+  CHECK(plans.size() == 3);
+  // A policy with padding is keyed by its schedule and segment size.
+  const Padded p1{.segment_bytes = 256}, p2{.segment_bytes = 256}, p3{.segment_bytes = 512};
+  e = &plans.plan(c, cclx::call::erase(p1), site, b);
+  CHECK(&plans.plan(c, cclx::call::erase(p2), site, b) == e);
+  CHECK(plans.size() == 4);
+  CHECK(&plans.plan(c, cclx::call::erase(p3), site, b) != e);
+  CHECK(plans.size() == 5);
 }

@@ -29,7 +29,9 @@ struct PolicyType {
   /// Its object representation identifies its value (no padding, at most key_bytes): the plan
   /// cache keys on the bytes instead of asking the schedule cache (call/plan.hpp).
   bool keyed_by_bytes = false;
-  std::size_t size = 0;  ///< sizeof the policy
+  /// The bytes of its object that keyed_by_bytes keys on: sizeof, or 0 for an empty policy (whose
+  /// one byte holds no value).
+  std::size_t key_size = 0;
   /// Whether it combines every element of a collective in the canonical order on n ranks.
   bool (*reduces_canonically)(sched::Collective, int nranks) = nullptr;
   /// A scheduled policy's: its cached schedule for a request, the parameters every rank must
@@ -75,7 +77,6 @@ template <class A>
 constexpr PolicyType make_type() {
   PolicyType t;
   t.name = A::name;
-  t.size = sizeof(A);
   t.reduces_canonically = &Erased<A>::reduces_canonically;
   if constexpr (std::same_as<A, algo::Native>) {
     t.native = true;
@@ -84,6 +85,7 @@ constexpr PolicyType make_type() {
     t.keyed_by_bytes = std::is_empty_v<A> ||
                        (std::is_trivially_copyable_v<A> &&
                         std::has_unique_object_representations_v<A> && sizeof(A) <= key_bytes);
+    t.key_size = std::is_empty_v<A> ? 0 : sizeof(A);
     t.schedule = &Erased<A>::schedule;
     t.wire_params = &Erased<A>::wire_params;
     t.exec_options = &Erased<A>::exec_options;
