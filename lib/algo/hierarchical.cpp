@@ -24,7 +24,11 @@
 // 2. Inter's allreduce among the leaders, in place on Out; 3. per host, the binomial bcast.
 // Leader-based bcast (when Inter serves bcast): Inter's bcast among the hosts' representatives,
 // the root standing for its host, then the binomial bcast on every host; reduce (when Inter
-// serves reduce) the other way round.
+// serves reduce) the other way round. Leader-based allgather (when Inter serves it): the binomial
+// gather to each leader, Inter's allgather among the leaders of the hosts' blocks, the binomial
+// bcast on every host; reduce_scatter (when Inter serves it) the other way round: the binomial
+// reduce to each leader, Inter's reduce-scatter among the leaders, the binomial scatter; the same
+// for their v-collectives.
 #include "cclx/algo/hierarchical.hpp"
 
 #include <algorithm>
@@ -45,7 +49,10 @@ constexpr std::array kMultiLane = {Collective::allreduce,       Collective::allg
                                    Collective::reduce_scatter,  Collective::allgatherv,
                                    Collective::reduce_scatterv, Collective::bcast,
                                    Collective::reduce};
-constexpr std::array kLeaderBased = {Collective::allreduce, Collective::bcast, Collective::reduce};
+constexpr std::array kLeaderBased = {Collective::allreduce,      Collective::bcast,
+                                     Collective::reduce,         Collective::allgather,
+                                     Collective::reduce_scatter, Collective::allgatherv,
+                                     Collective::reduce_scatterv};
 
 ScheduleRequest sub_request(Collective c, int nranks, bool in_place, std::size_t bytes = 0) {
   ScheduleRequest r;
@@ -250,6 +257,95 @@ Schedule lane_schedule(const ScheduleRequest& req, std::string_view algorithm,
       sub_request(equal_blocks(req.collective), m.num_hosts(), in_place, req.bytes / lanes));
 }
 
+// The leaders' ranks (each host's lowest) and the whole's blocks of host j: the leaders' block j.
+std::vector<int> leaders(const HostMap& m) {
+  std::vector<int> heads;
+  for (const auto& host : m.hosts) heads.push_back(host.front());
+  return heads;
+}
+BlockMap host_blocks(const HostMap& m) {
+  BlockMap blocks;
+  for (const auto& host : m.hosts) blocks.emplace_back(host.begin(), host.end());
+  return blocks;
+}
+// A host's ranks' own blocks: its local rank i's block is the whole's block of host[i].
+BlockMap own_blocks(const std::vector<int>& host) {
+  BlockMap blocks;
+  for (const int r : host) blocks.push_back({static_cast<std::uint32_t>(r)});
+  return blocks;
+}
+// Inter's schedule of the allgather or reduce_scatter (or v-collective) `req` among the leaders.
+Schedule leaders_schedule(const ScheduleRequest& req, std::string_view algorithm,
+                          const InterHost& inter, const HostMap& m, bool in_place) {
+  require_inter_serves(algorithm, inter, req.collective);  // the v-collective too
+  return inter_schedule(
+      algorithm, inter,
+      sub_request(equal_blocks(req.collective), m.num_hosts(), in_place, req.bytes));
+}
+
+// Leader-based allgather: 1. per host, the binomial gather of its ranks' blocks to its leader;
+// 2. Inter's allgather among the leaders (in place on Out), host j's blocks being their block j;
+// 3. per host, the binomial bcast of all the blocks from its leader.
+Schedule leader_allgather(const ScheduleRequest& req, std::string_view algorithm,
+                          const InterHost& inter, const HostMap& m) {
+  const Schedule between = leaders_schedule(req, algorithm, inter, m, true);
+  const auto n = static_cast<std::uint32_t>(req.nranks);
+  ScheduleComposer c(req.nranks, n, req.only_rank);
+  for (const auto& host : m.hosts)
+    c.embed(
+        binomial_tree(sub_request(Collective::gather, static_cast<int>(host.size()), req.in_place)),
+        {host, own_blocks(host), Buf::in, Buf::out});
+  c.next_phase();
+  if (m.num_hosts() > 1) c.embed(between, {leaders(m), host_blocks(m), Buf::out, Buf::out});
+  c.next_phase();
+  for (const auto& host : m.hosts)
+    if (host.size() > 1)
+      c.embed(binomial_tree(sub_request(Collective::bcast, static_cast<int>(host.size()), false)),
+              {host, contiguous({0, n}), Buf::in, Buf::out});
+  return c.finish(header(req, algorithm));
+}
+
+// Leader-based reduce_scatter, the allgather reversed: 1. per host, the binomial reduce of all the
+// blocks to its leader, into a Scratch copy (the host's partial sums); 2. Inter's reduce-scatter
+// among the leaders into a second Scratch copy (a leader's Out holds its own block only), host j's
+// blocks being their block j; 3. per host, the binomial scatter from its leader to its ranks' Out.
+// One host: phase 3 scatters the partial sums.
+Schedule leader_reduce_scatter(const ScheduleRequest& req, std::string_view algorithm,
+                               const InterHost& inter, const HostMap& m) {
+  const int h = m.num_hosts();
+  const Schedule between = leaders_schedule(req, algorithm, inter, m, false);
+  std::vector<Schedule> reduce, scatter;
+  std::uint32_t partial = between.scratch_copies;  // the copy holding a host's partial sums
+  for (const auto& host : m.hosts) {
+    const int k = static_cast<int>(host.size());
+    reduce.push_back(binomial_tree(sub_request(Collective::reduce, k, false)));
+    scatter.push_back(binomial_tree(sub_request(Collective::scatter, k, false)));
+    partial = std::max({partial, reduce.back().scratch_copies, scatter.back().scratch_copies});
+  }
+  const std::uint32_t result = h > 1 ? partial + 1 : partial;  // the leaders' reduce-scatter's
+  const auto n = static_cast<std::uint32_t>(req.nranks);
+  ScheduleComposer c(req.nranks, n, req.only_rank);
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
+    Embedding e{m.hosts[j], contiguous({0, n}), Buf::in, Buf::scratch};
+    e.out_copy = partial;
+    c.embed(reduce[j], e);
+  }
+  c.next_phase();
+  if (h > 1) {
+    Embedding e{leaders(m), host_blocks(m), Buf::scratch, Buf::scratch};
+    e.in_copy = partial;
+    e.out_copy = result;
+    c.embed(between, e);
+  }
+  c.next_phase();
+  for (std::size_t j = 0; j < m.hosts.size(); ++j) {
+    Embedding e{m.hosts[j], own_blocks(m.hosts[j]), Buf::scratch, Buf::out};
+    e.in_copy = result;
+    c.embed(scatter[j], e);
+  }
+  return c.finish(header(req, algorithm));
+}
+
 Schedule multi_lane_allgather(const ScheduleRequest& req, std::string_view algorithm,
                               const InterHost& inter, const HostMap& m) {
   const RankLanes lanes = rank_lanes(m);
@@ -447,10 +543,14 @@ Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
   const HostMap m = hosts_of(req, algorithm);
   if (req.collective == Collective::bcast) return leader_bcast(req, algorithm, inter, m);
   if (req.collective == Collective::reduce) return leader_reduce(req, algorithm, inter, m);
+  if (equal_blocks(req.collective) == Collective::allgather)
+    return leader_allgather(req, algorithm, inter, m);
+  if (equal_blocks(req.collective) == Collective::reduce_scatter)
+    return leader_reduce_scatter(req, algorithm, inter, m);
   const int h = m.num_hosts();
-  const Schedule leaders =
+  const Schedule between =
       inter_schedule(algorithm, inter, sub_request(Collective::allreduce, h, true, req.bytes));
-  const std::uint32_t nb = leaders.nblocks;
+  const std::uint32_t nb = between.nblocks;
   ScheduleComposer c(req.nranks, nb, req.only_rank);
   const BlockMap whole = contiguous({0, nb});  // the binomial tree's one block
 
@@ -460,11 +560,7 @@ Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
             {host, whole, Buf::in, Buf::out});
   }
   c.next_phase();
-  if (h > 1) {
-    std::vector<int> heads;
-    for (const auto& host : m.hosts) heads.push_back(host.front());
-    c.embed(leaders, {heads, contiguous(block_bounds(0, nb)), Buf::out, Buf::out});
-  }
+  if (h > 1) c.embed(between, {leaders(m), contiguous(block_bounds(0, nb)), Buf::out, Buf::out});
   c.next_phase();
   for (const auto& host : m.hosts) {
     const int k = static_cast<int>(host.size());

@@ -103,12 +103,14 @@ TEST_CASE("hierarchical: the registry has the compositions and what each serves"
     CHECK(std::find(names.begin(), names.end(), want) != names.end());
   for (const auto* g : gens) {
     INFO(g->name);
-    // Leader-based serves bcast and reduce too when its inter-host algorithm does, multi-lane
-    // allgather, reduce_scatter and their v-collectives, bcast and reduce.
+    // Both serve, besides allreduce, what their inter-host algorithm serves of bcast, reduce,
+    // allgather, reduce_scatter and their v-collectives.
     using C = Collective;
-    const bool rooted = g->name == "leader_rhd" || g->name == "leader_binomial_tree";
     std::vector<C> want{C::allreduce};
-    if (rooted) want = {C::allreduce, C::bcast, C::reduce};
+    if (g->name == "leader_binomial_tree") want = {C::allreduce, C::bcast, C::reduce};
+    if (g->name == "leader_rhd")
+      want = {C::allreduce,      C::bcast,      C::reduce,         C::allgather,
+              C::reduce_scatter, C::allgatherv, C::reduce_scatterv};
     if (g->name == "multilane_ring")
       want = {C::allreduce, C::allgather, C::reduce_scatter, C::allgatherv, C::reduce_scatterv};
     if (g->name == "multilane_rhd")
@@ -237,6 +239,18 @@ TEST_CASE("hierarchical: multi-lane sends a lane's share between hosts, leader-b
       const std::size_t mine = cross_host_bytes(lanes_c, m, r, count, elem);
       CHECK(mine > 0);
       CHECK(3 * mine == cross_host_bytes(leader_c, m, rep, count, elem));
+    }
+  }
+  // Leader-based allgather and reduce_scatter: only the leaders cross hosts, each with the other
+  // hosts' blocks as RHD on 4 hosts moves them: 1 + 2 of the 4 hosts' 3 blocks, 3/4 of the data.
+  for (Collective c : {Collective::allgather, Collective::reduce_scatter}) {
+    req.collective = c;
+    req.root = 0;
+    const auto leader_c = algo::generate_by_name("leader_rhd", req);
+    for (int r = 0; r < 12; ++r) {
+      INFO(sched::to_string(c), ", rank ", r);
+      const bool leader = m.local_of[static_cast<std::size_t>(r)] == 0;
+      CHECK(cross_host_bytes(leader_c, m, r, count, elem) == (leader ? 3 * s / 4 : 0));
     }
   }
   req.collective = Collective::allreduce;

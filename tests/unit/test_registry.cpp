@@ -36,7 +36,7 @@ void for_each_policy(F&& f) {
   f("CanonicalHalving", algo::CanonicalHalving{});
   // The README row of a composed policy lists what it serves with the Inter that serves most.
   f("MultiLane", algo::MultiLane<algo::RecursiveHalvingDoubling>{});
-  f("LeaderBased", algo::LeaderBased<algo::BinomialTree>{});
+  f("LeaderBased", algo::LeaderBased<algo::RecursiveHalvingDoubling>{});
   f("Auto", algo::Auto{});
   f("Adaptive", algo::Adaptive{});
 }

@@ -8,7 +8,8 @@
 //                       scatter on the root's host, the lanes' bcasts, allgather in each host;
 //                       reduce the other way round;
 //   LeaderBased<Inter>  for small messages: reduce to each host's leader, the leaders' allreduce by
-//                       Inter, bcast from the leader inside each host.
+//                       Inter, bcast from the leader inside each host; bcast, reduce, allgather
+//                       and reduce_scatter likewise through the leaders.
 // The inter-host part is Inter's own generator, run on the lanes' (the leaders') ranks through a
 // schedule composition (schedule/compose.hpp); the intra-host parts are the ring's reduce-scatter
 // and allgather and the binomial tree's reduce and bcast.
@@ -38,9 +39,9 @@ struct InterHost {
 /// req.hosts with `inter` between the hosts. Throws cclx::Error when `inter` does not serve the
 /// collective or refuses the number of hosts.
 Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, const InterHost& inter);
-/// The leader-based allreduce, bcast or reduce named `algorithm` on req.hosts with `inter` among
-/// the leaders. Throws cclx::Error when `inter` does not serve the collective or refuses the number
-/// of hosts.
+/// The leader-based allreduce, bcast, reduce, allgather or reduce_scatter (or v-collective) named
+/// `algorithm` on req.hosts with `inter` among the leaders. Throws cclx::Error when `inter` does
+/// not serve the collective or refuses the number of hosts.
 Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
                       const InterHost& inter);
 
@@ -66,6 +67,20 @@ template <class Inter>
 sched::InterHost inter_host() {
   return {Inter::name, Inter::collectives,
           [](const sched::ScheduleRequest& r) { return algo::generate(Inter{}, r); }};
+}
+// A composition's collectives: allreduce, then those `optional()` lists that Inter serves, in
+// that order (`optional`: a lambda returning the list, so that it is a constant here).
+template <class Inter, class List>
+constexpr auto served_by(List /*optional*/) {
+  constexpr auto optional = List{}();
+  constexpr std::size_t size = 1 + static_cast<std::size_t>(std::count_if(
+                                       optional.begin(), optional.end(),
+                                       [](sched::Collective c) { return algo::serves<Inter>(c); }));
+  std::array<sched::Collective, size> served{sched::Collective::allreduce};
+  std::size_t i = 1;
+  for (sched::Collective c : optional)
+    if (algo::serves<Inter>(c)) served[i++] = c;
+  return served;
 }
 // "hosts=0,0,1,1": the host map as it shapes the schedule (empty for an empty map).
 inline std::string hosts_param(const sched::ScheduleRequest& r) {
@@ -93,19 +108,11 @@ struct MultiLane {
       cclx::detail::JoinedName<cclx::detail::multilane_prefix, Inter::name>::value;
   /// What it serves: allreduce, and allgather, reduce_scatter, their v-collectives, bcast and
   /// reduce each where Inter serves it; with keeps_rank_order the one declaration of it.
-  static constexpr auto collectives = [] {
+  static constexpr auto collectives = cclx::detail::served_by<Inter>([] {
     using C = sched::Collective;
-    constexpr std::array optional = {C::allgather,       C::reduce_scatter, C::allgatherv,
-                                     C::reduce_scatterv, C::bcast,          C::reduce};
-    constexpr std::size_t size =
-        1 + static_cast<std::size_t>(std::count_if(optional.begin(), optional.end(),
-                                                   [](C c) { return serves<Inter>(c); }));
-    std::array<C, size> served{C::allreduce};
-    std::size_t i = 1;
-    for (C c : optional)
-      if (serves<Inter>(c)) served[i++] = c;
-    return served;
-  }();
+    return std::array{C::allgather,       C::reduce_scatter, C::allgatherv,
+                      C::reduce_scatterv, C::bcast,          C::reduce};
+  });
   /// None: the hosts' partial sums are combined in host order, not rank order.
   static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
   /// Its schedule depends on the request's host map (ScheduleRequest::hosts), which the
@@ -141,8 +148,12 @@ struct MultiLane {
 /// Policy: leader-based allreduce on the host map: intra-host binomial reduce to each host's
 /// leader (its lowest rank), the leaders' allreduce by `Inter` (at its defaults), intra-host
 /// binomial bcast; where `Inter` serves them, bcast (`Inter`'s bcast among the hosts'
-/// representatives, the root for its own host, then the intra-host binomial bcast) and reduce
-/// (the intra-host binomial reduce to the representatives, then `Inter`'s reduce among them).
+/// representatives, the root for its own host, then the intra-host binomial bcast), reduce
+/// (the intra-host binomial reduce to the representatives, then `Inter`'s reduce among them),
+/// allgather (the intra-host binomial gather to the leaders, `Inter`'s allgather of the hosts'
+/// blocks among them, the intra-host binomial bcast), reduce_scatter (the intra-host binomial
+/// reduce to the leaders, `Inter`'s reduce-scatter among them, the intra-host binomial scatter)
+/// and their v-collectives.
 /// Registry names "leader_<inter>".
 template <class Inter>
 struct LeaderBased {
@@ -151,20 +162,13 @@ struct LeaderBased {
   /// Its registry name: "leader_" and Inter's name.
   static constexpr std::string_view name =
       cclx::detail::JoinedName<cclx::detail::leader_prefix, Inter::name>::value;
-  /// What it serves: allreduce, and bcast and reduce where Inter serves them; with
-  /// keeps_rank_order the one declaration of it.
-  static constexpr auto collectives = [] {
+  /// What it serves: allreduce, and bcast, reduce, allgather, reduce_scatter and their
+  /// v-collectives each where Inter serves it; with keeps_rank_order the one declaration of it.
+  static constexpr auto collectives = cclx::detail::served_by<Inter>([] {
     using C = sched::Collective;
-    constexpr bool bcast = serves<Inter>(C::bcast), reduce = serves<Inter>(C::reduce);
-    if constexpr (bcast && reduce)
-      return std::array{C::allreduce, C::bcast, C::reduce};
-    else if constexpr (bcast)
-      return std::array{C::allreduce, C::bcast};
-    else if constexpr (reduce)
-      return std::array{C::allreduce, C::reduce};
-    else
-      return std::array{C::allreduce};
-  }();
+    return std::array{C::bcast,          C::reduce,     C::allgather,
+                      C::reduce_scatter, C::allgatherv, C::reduce_scatterv};
+  });
   /// None: the hosts' partial sums are combined in host order, not rank order.
   static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
   /// Its schedule depends on the request's host map (ScheduleRequest::hosts), which the
