@@ -1,9 +1,9 @@
 #!/bin/bash
 # measure.sh: the measurements behind docs/testbed.md, with the exact commands.
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
-# Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-rails
-# hierarchical-tuned hierarchical-openmpi (default: all but hierarchical-openmpi, which needs
-# OMPI_BENCH: a cclx-bench built against Open MPI). Uses its own testbed prefix
+# Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
+# hierarchical-rails hierarchical-tuned hierarchical-openmpi (default: all but
+# hierarchical-openmpi, which needs OMPI_BENCH: a cclx-bench built against Open MPI). Uses its own testbed prefix
 # (cclxtbm) so it never touches a testbed someone else brought up; tears it down on exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -24,7 +24,7 @@ cpu_of() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-rails hierarchical-tuned}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -195,7 +195,7 @@ for s in $sections; do
     for c in allgather reduce_scatter; do
       say "hierarchical: $c, 2 hosts x 2 ranks, 200mbit"
       cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" "$c" -m 8:4M \
-        --algos native,ring,rhd,multilane_ring,multilane_rhd,auto -i 3 -x 1 --repeat 5
+        --algos native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto -i 3 -x 1 --repeat 5
     done
     say "hierarchical: allreduce, 4 hosts x 2 ranks, 200mbit (functional: oversubscribed)"
     up --hosts 4 --rate 200mbit
@@ -211,6 +211,19 @@ for s in $sections; do
       cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" "$c" -m 8:4M \
         --algos native,binomial_tree,pipelined_tree,rhd,leader_binomial_tree,leader_rhd,multilane_rhd,auto \
         -i 3 -x 1 --repeat 5
+    done
+    ;;
+  hierarchical-leaders)
+    # Allgather and reduce_scatter through the hosts' leaders (gather or reduce inside the host,
+    # Inter among the leaders, bcast or scatter inside) beside multi-lane, the flat ring and RHD,
+    # native; on 2 hosts and on 3 (6 ranks on the 2 cores).
+    for hosts in 2 3; do
+      up --hosts "$hosts" --rate 200mbit
+      for c in allgather reduce_scatter; do
+        say "hierarchical-leaders: $c, $hosts hosts x 2 ranks, 200mbit"
+        cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" "$c" -m 8:4M \
+          --algos native,ring,rhd,multilane_rhd,leader_rhd,auto -i 3 -x 1 --repeat 5
+      done
     done
     ;;
   hierarchical-rails)
