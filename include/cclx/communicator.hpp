@@ -484,7 +484,10 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
   // (CCLX_VALIDATE) the agreement across ranks, which names every rank's error.
   void check(const CollectiveCall& c, const call::Policy& p, bool persistent = false) {
     b_.begin_call(c);
-    if (!b_.validation()) return call::check(c, p, rank(), size());
+    if (!b_.validation()) {
+      if (!call::plainly_valid(c)) call::check(c, p, rank(), size());
+      return;
+    }
     const call::Validation v =
         call::validation(c, p, call::request(c, rank(), size(), hosts_for(p)), rank(), size());
     b_.agree(c, typename B::Agreement{p.name(), v.params, v.local_error, persistent});

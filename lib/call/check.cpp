@@ -1,8 +1,6 @@
 // The check stage of the call pipeline (call/check.hpp).
 #include "cclx/call/check.hpp"
 
-#include <cstddef>
-
 #include "cclx/algo/registry.hpp"
 #include "cclx/call/plan.hpp"
 #include "cclx/call/schedule.hpp"
@@ -14,19 +12,6 @@ namespace cclx::call {
 
 namespace {
 
-// True when check_call() cannot fail: an allreduce whose buffers are present, equal in size and
-// either identical (in place) or disjoint; the common call skips the full check.
-bool plainly_valid(const CollectiveCall& c) {
-  if (c.collective != sched::Collective::allreduce || c.in_size != c.out_size) return false;
-  if (c.out_size == 0) return true;
-  if (!c.in || !c.out) return false;
-  if (c.in_place) return true;
-  const auto* a = static_cast<const std::byte*>(c.in);
-  const auto* b = static_cast<const std::byte*>(c.out);
-  const std::size_t bytes = c.out_size * c.kernel.elem_size;
-  return a + bytes <= b || b + bytes <= a;
-}
-
 // Whether `c` needs the canonical order (reproducible mode) and `p` does not keep it on `nranks`
 // ranks. The flag first: a call outside the mode reads one byte here.
 bool refuses_order(const CollectiveCall& c, const Policy& p, int nranks) {
@@ -37,8 +22,7 @@ bool refuses_order(const CollectiveCall& c, const Policy& p, int nranks) {
 }  // namespace
 
 void check(const CollectiveCall& c, const Policy& p, int rank, int nranks) {
-  if (!plainly_valid(c))
-    if (const std::string err = check_call(c, rank, nranks); !err.empty()) throw Error(rank, err);
+  if (const std::string err = check_call(c, rank, nranks); !err.empty()) throw Error(rank, err);
   if (refuses_order(c, p, nranks)) throw Error(rank, order_refusal(p.name(), c, nranks));
 }
 

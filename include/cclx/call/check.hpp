@@ -7,6 +7,7 @@
 // agrees on, the policy that will run.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,21 @@ namespace cclx::call {
 /// Throws rank `rank`'s cclx::Error when `c` is not a valid call on `nranks` ranks (check_call()),
 /// or when it needs the canonical order (reproducible mode) and `p` does not keep it there.
 void check(const CollectiveCall& c, const Policy& p, int rank, int nranks);
+
+/// True when check() cannot fail, whatever the policy: an allreduce outside reproducible mode whose
+/// buffers are present, equal in size and either identical (in place) or disjoint. Inline, so that
+/// the common call skips check() (and asking the backend for its rank and size).
+[[nodiscard]] inline bool plainly_valid(const CollectiveCall& c) {
+  if (c.collective != sched::Collective::allreduce || c.in_size != c.out_size || c.reproducible)
+    return false;
+  if (c.out_size == 0) return true;
+  if (!c.in || !c.out) return false;
+  if (c.in_place) return true;
+  const auto* a = static_cast<const std::byte*>(c.in);
+  const auto* b = static_cast<const std::byte*>(c.out);
+  const std::size_t bytes = c.out_size * c.kernel.elem_size;
+  return a + bytes <= b || b + bytes <= a;
+}
 
 /// With validation (CCLX_VALIDATE): what this rank brings to the agreement besides the call. For a
 /// scheduled policy the schedule is made (or fetched from the cache) here, before the agreement, so
