@@ -133,10 +133,16 @@ std::vector<int> lane_carriers(const HostMap& m, std::uint32_t lanes, std::uint3
   return carriers;
 }
 
+// The leaders' ranks: each host's lowest.
+std::vector<int> leaders(const HostMap& m) {
+  std::vector<int> heads;
+  for (const auto& host : m.hosts) heads.push_back(host.front());
+  return heads;
+}
+
 // Who stands for each host in a rooted collective: the root for its own, the leader elsewhere.
 std::vector<int> representatives(const HostMap& m, int root) {
-  std::vector<int> reps;
-  for (const auto& host : m.hosts) reps.push_back(host.front());
+  std::vector<int> reps = leaders(m);
   reps[static_cast<std::size_t>(m.host_of[static_cast<std::size_t>(root)])] = root;
   return reps;
 }
@@ -247,22 +253,16 @@ Collective equal_blocks(Collective c) {
   return c;
 }
 
-// Inter's schedule of one lane of the allgather or reduce_scatter (or v-collective) `req` on `m`.
-Schedule lane_schedule(const ScheduleRequest& req, std::string_view algorithm,
-                       const InterHost& inter, const HostMap& m, bool in_place) {
+// Inter's schedule of the allgather or reduce_scatter (or v-collective) `req` among the h hosts
+// (one lane's carriers, or the leaders), on `bytes` of the message.
+Schedule between_hosts(const ScheduleRequest& req, std::string_view algorithm,
+                       const InterHost& inter, const HostMap& m, bool in_place, std::size_t bytes) {
   require_inter_serves(algorithm, inter, req.collective);  // the v-collective too
-  const auto lanes = static_cast<std::size_t>(m.max_ranks_per_host());
-  return inter_schedule(
-      algorithm, inter,
-      sub_request(equal_blocks(req.collective), m.num_hosts(), in_place, req.bytes / lanes));
+  return inter_schedule(algorithm, inter,
+                        sub_request(equal_blocks(req.collective), m.num_hosts(), in_place, bytes));
 }
 
-// The leaders' ranks (each host's lowest) and the whole's blocks of host j: the leaders' block j.
-std::vector<int> leaders(const HostMap& m) {
-  std::vector<int> heads;
-  for (const auto& host : m.hosts) heads.push_back(host.front());
-  return heads;
-}
+// The whole's blocks of host j: the leaders' block j.
 BlockMap host_blocks(const HostMap& m) {
   BlockMap blocks;
   for (const auto& host : m.hosts) blocks.emplace_back(host.begin(), host.end());
@@ -274,21 +274,13 @@ BlockMap own_blocks(const std::vector<int>& host) {
   for (const int r : host) blocks.push_back({static_cast<std::uint32_t>(r)});
   return blocks;
 }
-// Inter's schedule of the allgather or reduce_scatter (or v-collective) `req` among the leaders.
-Schedule leaders_schedule(const ScheduleRequest& req, std::string_view algorithm,
-                          const InterHost& inter, const HostMap& m, bool in_place) {
-  require_inter_serves(algorithm, inter, req.collective);  // the v-collective too
-  return inter_schedule(
-      algorithm, inter,
-      sub_request(equal_blocks(req.collective), m.num_hosts(), in_place, req.bytes));
-}
 
 // Leader-based allgather: 1. per host, the binomial gather of its ranks' blocks to its leader;
 // 2. Inter's allgather among the leaders (in place on Out), host j's blocks being their block j;
 // 3. per host, the binomial bcast of all the blocks from its leader.
 Schedule leader_allgather(const ScheduleRequest& req, std::string_view algorithm,
                           const InterHost& inter, const HostMap& m) {
-  const Schedule between = leaders_schedule(req, algorithm, inter, m, true);
+  const Schedule between = between_hosts(req, algorithm, inter, m, true, req.bytes);
   const auto n = static_cast<std::uint32_t>(req.nranks);
   ScheduleComposer c(req.nranks, n, req.only_rank);
   for (const auto& host : m.hosts)
@@ -313,7 +305,7 @@ Schedule leader_allgather(const ScheduleRequest& req, std::string_view algorithm
 Schedule leader_reduce_scatter(const ScheduleRequest& req, std::string_view algorithm,
                                const InterHost& inter, const HostMap& m) {
   const int h = m.num_hosts();
-  const Schedule between = leaders_schedule(req, algorithm, inter, m, false);
+  const Schedule between = between_hosts(req, algorithm, inter, m, false, req.bytes);
   std::vector<Schedule> reduce, scatter;
   std::uint32_t partial = between.scratch_copies;  // the copy holding a host's partial sums
   for (const auto& host : m.hosts) {
@@ -350,7 +342,7 @@ Schedule multi_lane_allgather(const ScheduleRequest& req, std::string_view algor
                               const InterHost& inter, const HostMap& m) {
   const RankLanes lanes = rank_lanes(m);
   const std::size_t nlanes = lanes.carriers.size();
-  const Schedule lane = lane_schedule(req, algorithm, inter, m, req.in_place);
+  const Schedule lane = between_hosts(req, algorithm, inter, m, req.in_place, req.bytes / nlanes);
   ScheduleComposer c(req.nranks, static_cast<std::uint32_t>(req.nranks), req.only_rank);
   // Always, even on one host: out of place it moves each rank's block from In to Out.
   for (std::size_t l = 0; l < nlanes; ++l) {
@@ -370,7 +362,7 @@ Schedule multi_lane_reduce_scatter(const ScheduleRequest& req, std::string_view 
                                    const InterHost& inter, const HostMap& m) {
   const RankLanes lanes = rank_lanes(m);
   const std::size_t nlanes = lanes.carriers.size();
-  const Schedule lane = lane_schedule(req, algorithm, inter, m, false);
+  const Schedule lane = between_hosts(req, algorithm, inter, m, false, req.bytes / nlanes);
   std::vector<Schedule> local;  // out of place: In is read, the host's partial sums go to Scratch
   for (const auto& host : m.hosts)
     local.push_back(

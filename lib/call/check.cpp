@@ -13,10 +13,9 @@ namespace cclx::call {
 namespace {
 
 // Whether `c` needs the canonical order (reproducible mode) and `p` does not keep it on `nranks`
-// ranks. The flag first: a call outside the mode reads one byte here.
+// ranks.
 bool refuses_order(const CollectiveCall& c, const Policy& p, int nranks) {
-  return c.reproducible && needs_canonical_order(c, nranks) &&
-         !p.type->reduces_canonically(c.collective, nranks);
+  return needs_canonical_order(c, nranks) && !p.type->reduces_canonically(c.collective, nranks);
 }
 
 }  // namespace
@@ -35,7 +34,7 @@ Validation validation(const CollectiveCall& c, const Policy& p, const sched::Sch
   v.params = p.type->wire_params(p.self, req);
   if (v.local_error.empty()) {
     try {
-      check_schedule(c, *p.type->schedule(p.self, req), rank);
+      check_schedule(c, *schedule(p, req, rank), rank);
     } catch (const Error& e) {
       v.local_error = e.detail();
     }

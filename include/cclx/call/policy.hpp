@@ -10,7 +10,6 @@
 // runtime (relay/adaptive.hpp).
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <memory>
 #include <string>

@@ -78,7 +78,7 @@ void Communicator<B>::run_auto(const CollectiveCall& c, const A& policy) {
   // auto_miss(); the common native choice runs without a visit of the policy.
   const detail::AutoKey key = detail::auto_key(c, policy.online);
   if (const tune::AutoState::Entry* e = auto_.repeat(key)) {
-    if (!e->settled) return run_policy(c, call::erase(algo::Native{}));
+    if (!e->settled) return run_native(c);
     return std::visit([&](const auto& p) { run_policy(c, call::erase(p)); }, e->policy);
   }
   auto_miss(c, policy, true, key,
