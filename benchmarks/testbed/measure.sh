@@ -288,13 +288,16 @@ for s in $sections; do
   hierarchical-tuned)
     # Auto with a tuning table measured here (benchmarks/tune.sh on the testbed, 2 hosts x 2
     # ranks), beside native, the flat and the hierarchical candidates. TUNE_TABLE: where the table
-    # goes (default: a temporary directory).
+    # goes (default: a temporary directory); TUNE_RUNS: launches pooled per part of the table
+    # (tune.sh -r, default 1); TUNED_REPEAT: repetitions of each comparison (default 5);
+    # TUNED_JSON: a directory that keeps each comparison as cclx-bench --json (<collective>.json,
+    # for benchmarks/results/scripts/auto_paired.py) instead of printing its table.
     table=${TUNE_TABLE:-$(mktemp -d)/testbed-2x2.json}
     run_2x2="$TB run --ranks-per-host 2 --idle block --timeout 900"
     say "hierarchical-tuned: tuning table, 2 hosts x 2 ranks, 200mbit -> $table"
     up --hosts 2 --rate 200mbit
     bash "$HERE/../tune.sh" -o "$table" -n 4 -c allreduce,bcast,allgather,reduce_scatter -m 8:4M \
-      -b "$(dirname "$(dirname "$BENCH")")" -l "$run_2x2" \
+      -r "${TUNE_RUNS:-1}" -b "$(dirname "$(dirname "$BENCH")")" -l "$run_2x2" \
       -a ring,rhd,recursive_doubling,binomial_tree,pipelined_tree,multilane_ring,multilane_rhd,leader_recursive_doubling,leader_rhd,leader_binomial_tree \
       -- -i 3 -x 1 --repeat 5 2>&1 | grep -v '^\[cclx-testbed\] run:'
     for c in allreduce bcast allgather reduce_scatter; do
@@ -304,8 +307,15 @@ for s in $sections; do
         *) algos=native,ring,rhd,multilane_ring,multilane_rhd,auto ;;
       esac
       say "hierarchical-tuned: $c, 2 hosts x 2 ranks, 200mbit, Auto with the table"
-      cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 --env CCLX_TUNE_FILE="$table" -- \
-        "$BENCH" "$c" -m 8:4M --algos "$algos" -i 3 -x 1 --repeat 5
+      bench=("$TB" run --ranks-per-host 2 --idle block --timeout 900 --env CCLX_TUNE_FILE="$table"
+        -- "$BENCH" "$c" -m 8:4M --algos "$algos" -i 3 -x 1 --repeat "${TUNED_REPEAT:-5}")
+      if [[ -n ${TUNED_JSON:-} ]]; then
+        mkdir -p "$TUNED_JSON"
+        printf '$ %s --json > %s\n' "${bench[*]}" "$TUNED_JSON/$c.json"
+        "${bench[@]}" --json 2>&1 >"$TUNED_JSON/$c.json" | grep -v '^\[cclx-testbed\] run:' || true
+      else
+        cmd "${bench[@]}"
+      fi
     done
     ;;
   *) echo "unknown section $s" >&2; exit 2 ;;

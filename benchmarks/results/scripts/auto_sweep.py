@@ -6,11 +6,18 @@ below 0.97x, a totals line, each point below 0.97x native (auto's and native's t
 spreads), and a PNG of the ratios.
 
 usage: auto_sweep.py SWEEP_DIR[,SWEEP_DIR...] [PNG]
+       auto_sweep.py --paired SWEEP_DIR[,SWEEP_DIR...]
        auto_sweep.py --write [--doc PAGE] [--results DIR]
        auto_sweep.py --check [--doc PAGE] [--results DIR]
   SWEEP_DIR holds cclx-bench --json files, one per collective. Several directories (separate
   launches of the same sweep) are pooled: each (collective, size, algorithm)'s repetitions of
   every launch, their median and spread (slowest - fastest) / median, as one launch's would be.
+  --paired prints, per collective and size, auto against every other algorithm of the run, native
+  included, round by round: cclx-bench times the algorithms of a repetition in one interleaved
+  round, so repetition r of auto and of a candidate share the machine's state; the ratio of a
+  candidate is the median over rounds of (candidate's time / auto's time) and auto's ratio to the
+  best candidate is the lowest of them (the candidate it named, its interquartile range over
+  rounds, and the candidate with the lowest median time).
   --write puts the page's tables, made from the sweeps stored under --results
   (benchmarks/results/auto-tuning/: TOTALS and ALLTOALLV below), into --doc (docs/tuning-results.md)
   between `<!-- BEGIN GENERATED: NAME -->` / `<!-- END GENERATED: NAME -->` markers (NAME:
@@ -93,6 +100,45 @@ def analyze(dirs):
     return out
 
 
+def quantile(v, q):
+    v = sorted(v)
+    x = q * (len(v) - 1)
+    i = int(x)
+    return v[i] if i + 1 >= len(v) else v[i] + (x - i) * (v[i + 1] - v[i])
+
+
+def paired(dirs):
+    """Markdown tables of auto's paired per-round ratios (see --paired), one per collective, and
+    a summary line each: the sizes below 0.97."""
+    lines = []
+    for coll, runs in sorted(load(dirs).items()):
+        lines += [f"\n{coll}:\n",
+                  "| size | auto / best candidate, paired | against | rounds: q25–q75 | "
+                  "fastest by median | auto vs it, paired |",
+                  "|---:|---:|---|---:|---|---:|"]
+        low = []
+        for size, algos in sorted(runs.items()):
+            if "auto" not in algos:
+                continue
+            auto = algos["auto"]
+            per_round = {}
+            for a, reps in algos.items():
+                if a in EXCLUDED or len(reps) != len(auto):
+                    continue
+                per_round[a] = [c / t for c, t in zip(reps, auto)]
+            worst = min(per_round, key=lambda a: median(per_round[a]))
+            fastest = min(per_round, key=lambda a: median(algos[a]))
+            r = per_round[worst]
+            if median(r) < LOW:
+                low.append(size)
+            lines.append(f"| {size} | {median(r):.3f} | {worst} | {quantile(r, 0.25):.2f}–"
+                         f"{quantile(r, 0.75):.2f} | {fastest} | "
+                         f"{median(per_round[fastest]):.3f} |")
+        lines.append(f"\n{coll}: {len(low)} sizes below {LOW}" +
+                     (f" ({', '.join(map(str, low))})" if low else ""))
+    return "\n".join(lines)
+
+
 def row(label, sizes, vs_native, vs_best):
     def summary(r):
         i = min(range(len(r)), key=r.__getitem__)
@@ -149,6 +195,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("sweeps", nargs="?", help="SWEEP_DIR[,SWEEP_DIR...]: print the summary")
     ap.add_argument("png", nargs="?", help="and plot the ratios into this PNG")
+    ap.add_argument("--paired", action="store_true",
+                    help="print auto's paired per-round ratios to every candidate instead")
     ap.add_argument("--results", default=RESULTS, help="the stored sweeps of the page's tables")
     ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "tuning-results.md"))
     ap.add_argument("--write", action="store_true",
@@ -163,6 +211,9 @@ def main():
                                 "benchmarks/results/scripts/auto_sweep.py --write")
     if not a.sweeps:
         ap.error("SWEEP_DIR is required (or --write / --check)")
+    if a.paired:
+        print(paired(a.sweeps.split(",")))
+        return 0
     res = analyze(a.sweeps.split(","))
     print("\n".join(HEADER))
     series = {}
