@@ -287,35 +287,44 @@ for s in $sections; do
     ;;
   hierarchical-tuned)
     # Auto with a tuning table measured here (benchmarks/tune.sh on the testbed, 2 hosts x 2
-    # ranks), beside native, the flat and the hierarchical candidates. TUNE_TABLE: where the table
-    # goes (default: a temporary directory); TUNE_RUNS: launches pooled per part of the table
+    # ranks), beside native and every candidate of the table. Up to 16 KiB a timed block runs for
+    # about 50 ms (a few hundred calls: one call's time is dominated by waking blocked ranks, which
+    # varies from call to call); from 32 KiB it is 3 calls. TUNE_TABLE: where the table goes
+    # (default: a temporary directory); TUNE_RUNS: launches pooled per part of the table
     # (tune.sh -r, default 1); TUNED_REPEAT: repetitions of each comparison (default 5);
-    # TUNED_JSON: a directory that keeps each comparison as cclx-bench --json (<collective>.json,
-    # for benchmarks/results/scripts/auto_paired.py) instead of printing its table.
+    # TUNED_JSON: a directory that keeps each comparison as cclx-bench --json
+    # (<collective>-small.json, <collective>-large.json; for
+    # `benchmarks/results/scripts/auto_sweep.py --paired`) instead of printing its table.
     table=${TUNE_TABLE:-$(mktemp -d)/testbed-2x2.json}
     run_2x2="$TB run --ranks-per-host 2 --idle block --timeout 900"
+    candidates=ring,rhd,recursive_doubling,binomial_tree,pipelined_tree,multilane_ring,multilane_rhd,leader_recursive_doubling,leader_rhd,leader_binomial_tree
+    declare -A range_sizes=([small]=8:16K [large]=32K:4M)
+    declare -A range_args=([small]="--target-ms 50" [large]="-i 3 -x 1")
     say "hierarchical-tuned: tuning table, 2 hosts x 2 ranks, 200mbit -> $table"
     up --hosts 2 --rate 200mbit
-    bash "$HERE/../tune.sh" -o "$table" -n 4 -c allreduce,bcast,allgather,reduce_scatter -m 8:4M \
-      -r "${TUNE_RUNS:-1}" -b "$(dirname "$(dirname "$BENCH")")" -l "$run_2x2" \
-      -a ring,rhd,recursive_doubling,binomial_tree,pipelined_tree,multilane_ring,multilane_rhd,leader_recursive_doubling,leader_rhd,leader_binomial_tree \
-      -- -i 3 -x 1 --repeat 5 2>&1 | grep -v '^\[cclx-testbed\] run:'
+    for range in small large; do
+      # shellcheck disable=SC2086  # the range's arguments are words
+      bash "$HERE/../tune.sh" -o "${table%.json}-$range.json" -n 4 -c allreduce,bcast,allgather,reduce_scatter \
+        -m "${range_sizes[$range]}" -r "${TUNE_RUNS:-1}" -b "$(dirname "$(dirname "$BENCH")")" \
+        -l "$run_2x2" -a "$candidates" -- ${range_args[$range]} --repeat 5 2>&1 |
+        grep -v '^\[cclx-testbed\] run:'
+    done
+    "$(dirname "$BENCH")/../tools/cclx-tune" merge -o "$table" "${table%.json}-small.json" "${table%.json}-large.json"
     for c in allreduce bcast allgather reduce_scatter; do
-      case $c in
-        allreduce) algos=native,ring,rhd,multilane_ring,leader_recursive_doubling,leader_rhd,auto ;;
-        bcast) algos=native,binomial_tree,pipelined_tree,leader_binomial_tree,auto ;;
-        *) algos=native,ring,rhd,multilane_ring,multilane_rhd,auto ;;
-      esac
-      say "hierarchical-tuned: $c, 2 hosts x 2 ranks, 200mbit, Auto with the table"
-      bench=("$TB" run --ranks-per-host 2 --idle block --timeout 900 --env CCLX_TUNE_FILE="$table"
-        -- "$BENCH" "$c" -m 8:4M --algos "$algos" -i 3 -x 1 --repeat "${TUNED_REPEAT:-5}")
-      if [[ -n ${TUNED_JSON:-} ]]; then
-        mkdir -p "$TUNED_JSON"
-        printf '$ %s --json > %s\n' "${bench[*]}" "$TUNED_JSON/$c.json"
-        "${bench[@]}" --json 2>&1 >"$TUNED_JSON/$c.json" | grep -v '^\[cclx-testbed\] run:' || true
-      else
-        cmd "${bench[@]}"
-      fi
+      for range in small large; do
+        say "hierarchical-tuned: $c, $range sizes, 2 hosts x 2 ranks, 200mbit, Auto with the table"
+        # shellcheck disable=SC2206  # the range's arguments are words
+        bench=("$TB" run --ranks-per-host 2 --idle block --timeout 900 --env CCLX_TUNE_FILE="$table"
+          -- "$BENCH" "$c" -m "${range_sizes[$range]}" ${range_args[$range]} --algos "native,$candidates,auto" --skip-unserving
+          --repeat "${TUNED_REPEAT:-5}")
+        if [[ -n ${TUNED_JSON:-} ]]; then
+          mkdir -p "$TUNED_JSON"
+          printf '$ %s --json > %s\n' "${bench[*]}" "$TUNED_JSON/$c-$range.json"
+          "${bench[@]}" --json 2>&1 >"$TUNED_JSON/$c-$range.json" | grep -v '^\[cclx-testbed\] run:' || true
+        else
+          cmd "${bench[@]}"
+        fi
+      done
     done
     ;;
   *) echo "unknown section $s" >&2; exit 2 ;;

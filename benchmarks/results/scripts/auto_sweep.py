@@ -65,6 +65,8 @@ def load(dirs):
     for d in dirs:
         for path in sorted(glob.glob(os.path.join(d, "*.json"))):
             j = json.load(open(path))
+            if j.get("benchmark") != "cclx-bench":
+                continue  # e.g. the tuning table beside the runs
             c = pooled.setdefault(j["collective"], {})
             for r in j["results"]:
                 reps = r.get("repetitions_max_latency_us") or [r["max_latency_us"]]
