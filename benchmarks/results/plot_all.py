@@ -7,8 +7,9 @@ Needs matplotlib (Debian: python3-matplotlib). Each plot, its data set and its s
 
   scaling      docs/img/scaling_*.png and the GENERATED tables of docs/simulation.md, from
                scaling-sim/*.json (plot_scaling.py --from-results; no simulator run)
-  auto-sweep   docs/img/auto-sweep-2ranks{,-margin,-pooled}.png, from auto-tuning/sweep-2ranks*
-               (auto_sweep.py)
+  auto-sweep   docs/img/auto-sweep-2ranks{,-margin,-pooled}.png, from auto-tuning/sweep-2ranks*,
+               and docs/img/auto-paired-testbed-2x2.png, from
+               testbed-hierarchical/2026-11-29-804b494-paired/ (auto_sweep.py, --paired)
   adaptive     docs/img/adaptive_*.png, from adaptive-testbed/ (adaptive_campaign.py); needs
                cclx-sim (--sim, default build/tools/cclx-sim, built by `bash cmake/setup.sh`) for
                the predictions (about 4 minutes of CPU for the three plot sets); skipped when
@@ -54,6 +55,12 @@ def auto_sweep(_):
             print("+ auto_sweep.py", os.path.relpath(data.split(",")[0], ROOT), png, file=sys.stderr)
             subprocess.run([PY, os.path.join(SCRIPTS, "auto_sweep.py"), data,
                             os.path.join(IMG, png)], check=True, cwd=ROOT, stdout=quiet)
+    paired = os.path.join(HERE, "testbed-hierarchical", "2026-11-29-804b494-paired")
+    with open(os.devnull, "w") as quiet:
+        print("+ auto_sweep.py --paired", os.path.relpath(paired, ROOT), file=sys.stderr)
+        subprocess.run([PY, os.path.join(SCRIPTS, "auto_sweep.py"), "--paired", paired,
+                        os.path.join(IMG, "auto-paired-testbed-2x2.png")], check=True, cwd=ROOT,
+                       stdout=quiet)
 
 
 def adaptive(sim):

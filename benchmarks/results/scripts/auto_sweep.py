@@ -6,7 +6,7 @@ below 0.97x, a totals line, each point below 0.97x native (auto's and native's t
 spreads), and a PNG of the ratios.
 
 usage: auto_sweep.py SWEEP_DIR[,SWEEP_DIR...] [PNG]
-       auto_sweep.py --paired SWEEP_DIR[,SWEEP_DIR...]
+       auto_sweep.py --paired SWEEP_DIR[,SWEEP_DIR...] [PNG]
        auto_sweep.py --write [--doc PAGE] [--results DIR]
        auto_sweep.py --check [--doc PAGE] [--results DIR]
   SWEEP_DIR holds cclx-bench --json files, one per collective. Several directories (separate
@@ -15,9 +15,10 @@ usage: auto_sweep.py SWEEP_DIR[,SWEEP_DIR...] [PNG]
   --paired prints, per collective and size, auto against every other algorithm of the run, native
   included, round by round: cclx-bench times the algorithms of a repetition in one interleaved
   round, so repetition r of auto and of a candidate share the machine's state; the ratio of a
-  candidate is the median over rounds of (candidate's time / auto's time) and auto's ratio to the
-  best candidate is the lowest of them (the candidate it named, its interquartile range over
-  rounds, and the candidate with the lowest median time).
+  candidate is the median over rounds of (candidate's time / auto's time): against the candidate
+  with the lowest median time (with the interquartile range of its per-round ratios), and the
+  lowest ratio against any candidate (the strictest reading: with many candidates one of them
+  wins by chance).
   --write puts the page's tables, made from the sweeps stored under --results
   (benchmarks/results/auto-tuning/: TOTALS and ALLTOALLV below), into --doc (docs/tuning-results.md)
   between `<!-- BEGIN GENERATED: NAME -->` / `<!-- END GENERATED: NAME -->` markers (NAME:
@@ -111,14 +112,14 @@ def quantile(v, q):
 
 def paired(dirs):
     """Markdown tables of auto's paired per-round ratios (see --paired), one per collective, and
-    a summary line each: the sizes below 0.97."""
-    lines = []
+    a summary line each: the sizes below 0.97; and {collective: (sizes, ratios to the fastest)}."""
+    lines, series = [], {}
     for coll, runs in sorted(load(dirs).items()):
         lines += [f"\n{coll}:\n",
-                  "| size | auto / best candidate, paired | against | rounds: q25–q75 | "
-                  "fastest by median | auto vs it, paired |",
-                  "|---:|---:|---|---:|---|---:|"]
-        low = []
+                  "| size | fastest candidate (median) | auto vs it, paired | rounds: q25–q75 | "
+                  "lowest paired ratio | against |",
+                  "|---:|---|---:|---:|---:|---|"]
+        low, strict = [], []
         for size, algos in sorted(runs.items()):
             if "auto" not in algos:
                 continue
@@ -128,17 +129,23 @@ def paired(dirs):
                 if a in EXCLUDED or len(reps) != len(auto):
                     continue
                 per_round[a] = [c / t for c, t in zip(reps, auto)]
-            worst = min(per_round, key=lambda a: median(per_round[a]))
             fastest = min(per_round, key=lambda a: median(algos[a]))
-            r = per_round[worst]
+            worst = min(per_round, key=lambda a: median(per_round[a]))
+            r = per_round[fastest]
+            series.setdefault(coll, ([], []))
+            series[coll][0].append(size)
+            series[coll][1].append(median(r))
             if median(r) < LOW:
                 low.append(size)
-            lines.append(f"| {size} | {median(r):.3f} | {worst} | {quantile(r, 0.25):.2f}–"
-                         f"{quantile(r, 0.75):.2f} | {fastest} | "
-                         f"{median(per_round[fastest]):.3f} |")
-        lines.append(f"\n{coll}: {len(low)} sizes below {LOW}" +
-                     (f" ({', '.join(map(str, low))})" if low else ""))
-    return "\n".join(lines)
+            if median(per_round[worst]) < LOW:
+                strict.append(size)
+            lines.append(f"| {size} | {fastest} | {median(r):.3f} | {quantile(r, 0.25):.2f}–"
+                         f"{quantile(r, 0.75):.2f} | {median(per_round[worst]):.3f} | {worst} |")
+        lines.append(f"\n{coll}: auto vs the fastest candidate below {LOW} at {len(low)} sizes" +
+                     (f" ({', '.join(map(str, low))})" if low else "") +
+                     f"; vs some candidate at {len(strict)}" +
+                     (f" ({', '.join(map(str, strict))})" if strict else ""))
+    return "\n".join(lines), series
 
 
 def row(label, sizes, vs_native, vs_best):
@@ -174,7 +181,9 @@ def blocks(results):
     return out
 
 
-def plot(series, png):
+def plot(series, png,
+         title="algo::Auto with a measured tuning table vs native, 2 ranks (MPICH, shared memory)",
+         ylabel="native time / auto time (>1: auto faster)", log_ratio=True):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -183,10 +192,13 @@ def plot(series, png):
         ax.plot(sizes, r, marker=".", label=name)
     ax.axhline(LOW, color="gray", linestyle="--", linewidth=1)
     ax.set_xscale("log", base=2)
-    ax.set_yscale("log", base=2)
+    if log_ratio:
+        ax.set_yscale("log", base=2)
+    else:
+        ax.grid(axis="y", linewidth=0.3)
     ax.set_xlabel("bytes (whole partition)")
-    ax.set_ylabel("native time / auto time (>1: auto faster)")
-    ax.set_title("algo::Auto with a measured tuning table vs native, 2 ranks (MPICH, shared memory)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
     ax.legend(fontsize=7, ncol=3)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
@@ -214,7 +226,12 @@ def main():
     if not a.sweeps:
         ap.error("SWEEP_DIR is required (or --write / --check)")
     if a.paired:
-        print(paired(a.sweeps.split(",")))
+        text, series = paired(a.sweeps.split(","))
+        print(text)
+        if a.png:
+            plot(series, a.png, title="algo::Auto with a measured tuning table vs the fastest "
+                 "candidate of the run, paired per round",
+                 ylabel="fastest candidate's time / auto's (median over rounds)", log_ratio=False)
         return 0
     res = analyze(a.sweeps.split(","))
     print("\n".join(HEADER))
