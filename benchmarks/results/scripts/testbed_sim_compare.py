@@ -14,14 +14,22 @@ alpha inside a host and alpha between hosts; every larger size is a prediction.
 native (MPI's own collective) and auto (whatever it chose) are not schedules the simulator knows
 and are left out.
 
-Usage: testbed_sim_compare.py LOG [--sim build/tools/cclx-sim] [--fit-max 256] [--check FILE]
+LOG may also be a directory of `cclx-bench --json` files (e.g. `measure.sh hierarchical-tuned`
+with TUNED_JSON): one table per collective, its files' sizes together, on hosts of
+--ranks-per-host ranks.
+
+Usage: testbed_sim_compare.py LOG|DIR [--sim build/tools/cclx-sim] [--fit-max 256]
+       [--ranks-per-host K] [--check FILE]
 (--check: compare with FILE, the stored output, instead of printing; exit 1 when they differ)
 """
 
 import argparse
 import contextlib
+import glob
 import io
+import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -58,6 +66,21 @@ def parse_log(path):
                 except ValueError:
                     pass
     return [t for t in tables if t["rows"]]
+
+
+def parse_json_dir(path, k):
+    """The tables of parse_log from a directory of cclx-bench --json files."""
+    tables = {}
+    for f in sorted(glob.glob(os.path.join(path, "*.json"))):
+        with open(f) as fh:
+            j = json.load(fh)
+        if j.get("benchmark") != "cclx-bench":
+            continue  # e.g. a tuning table beside the runs
+        t = tables.setdefault(j["collective"],
+                              {"collective": j["collective"], "k": k, "n": j["ranks"], "rows": {}})
+        for r in j["results"]:
+            t["rows"][(r["size"], r["algorithm"])] = r["max_latency_us"]
+    return [t for t in tables.values() if t["rows"]]
 
 
 def simulate(sim, table, algos, size, alpha_l, alpha_g, bw_l, bw_g):
@@ -113,6 +136,8 @@ def main():
     ap.add_argument("--bw", type=float, default=5e9, help="bytes/s inside a host")
     ap.add_argument("--sizes", default="8,1024,65536,262144,1048576,4194304",
                     help="sizes shown in the tables (all sizes count in the summary)")
+    ap.add_argument("--ranks-per-host", type=int, default=2,
+                    help="ranks per host of a directory's JSON runs (a log names its own)")
     ap.add_argument("--check", help="compare with this stored output instead of printing")
     args = ap.parse_args()
     if args.check:
@@ -129,7 +154,9 @@ def main():
 
 
 def report(args):
-    tables = [t for t in parse_log(args.log) if t["k"] > 1 and t["n"] and t["n"] <= 4]
+    parsed = (parse_json_dir(args.log, args.ranks_per_host) if os.path.isdir(args.log)
+              else parse_log(args.log))
+    tables = [t for t in parsed if t["k"] > 1 and t["n"] and t["n"] <= 4]
     if not tables:
         sys.exit("no 2-host tables in " + args.log)
     call_us, alpha_l, alpha_g, nfit = fit_latencies(args.sim, tables, args.fit_max, args.bw,
