@@ -2,7 +2,6 @@
 #include "cclx/call/check.hpp"
 
 #include "cclx/algo/registry.hpp"
-#include "cclx/call/plan.hpp"
 #include "cclx/call/schedule.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
@@ -23,6 +22,18 @@ bool refuses_order(const CollectiveCall& c, const Policy& p, int nranks) {
 void check(const CollectiveCall& c, const Policy& p, int rank, int nranks) {
   if (const std::string err = check_call(c, rank, nranks); !err.empty()) throw Error(rank, err);
   if (refuses_order(c, p, nranks)) throw Error(rank, order_refusal(p.name(), c, nranks));
+}
+
+void check_schedule(const CollectiveCall& c, const sched::Schedule& s, int rank) {
+  if (c.has_op && !c.kernel.commutative && !s.preserves_order)
+    throw Error(rank, "algorithm '" + s.algorithm +
+                          "' reorders contributions and cannot honor a non-commutative op; use "
+                          "an algorithm that keeps rank order (" +
+                          algo::order_preserving_algorithms(c.collective) + ")");
+  if (static_cast<int>(s.programs.size()) <= rank)
+    throw Error(rank, "algorithm '" + s.algorithm + "' produced no program for this rank");
+  if (c.blocks)
+    if (std::string e = check_packed(c, rank, s.nranks); !e.empty()) throw Error(rank, e);
 }
 
 Validation validation(const CollectiveCall& c, const Policy& p, const sched::ScheduleRequest& req,

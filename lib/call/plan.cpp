@@ -5,11 +5,9 @@
 #include <cstring>
 #include <utility>
 
-#include "cclx/algo/registry.hpp"
 #include "cclx/call/check.hpp"
 #include "cclx/call/schedule.hpp"
 #include "cclx/collectives/collectives.hpp"
-#include "cclx/error.hpp"
 
 namespace cclx::call {
 
@@ -109,18 +107,6 @@ Plans::Entry& Plans::insert(const PlanKey& k, std::shared_ptr<const engine::Plan
   e->plan = std::move(plan);
   e->idle.reset();
   return *e;
-}
-
-void check_schedule(const CollectiveCall& c, const sched::Schedule& s, int rank) {
-  if (c.has_op && !c.kernel.commutative && !s.preserves_order)
-    throw Error(rank, "algorithm '" + s.algorithm +
-                          "' reorders contributions and cannot honor a non-commutative op; use "
-                          "an algorithm that keeps rank order (" +
-                          algo::order_preserving_algorithms(c.collective) + ")");
-  if (static_cast<int>(s.programs.size()) <= rank)
-    throw Error(rank, "algorithm '" + s.algorithm + "' produced no program for this rank");
-  if (c.blocks)
-    if (std::string e = check_packed(c, rank, s.nranks); !e.empty()) throw Error(rank, e);
 }
 
 engine::Buffers engine_buffers(const CollectiveCall& c, const sched::Schedule& s, int rank) {

@@ -43,6 +43,7 @@
 
 #include "../backend/mpi_state.hpp"
 #include "cclx/backend/mpi.hpp"
+#include "cclx/call/check.hpp"
 #include "cclx/call/plan.hpp"
 #include "cclx/call/schedule.hpp"
 #include "cclx/engine/execution.hpp"

@@ -35,6 +35,11 @@ void check(const CollectiveCall& c, const Policy& p, int rank, int nranks);
   return a + bytes <= b || b + bytes <= a;
 }
 
+/// Throws rank `rank`'s cclx::Error when schedule `s` cannot honor `c` (a non-commutative op on an
+/// algorithm that reorders, no program for this rank, a v-collective's displacements that are not
+/// the packed layout).
+void check_schedule(const CollectiveCall& c, const sched::Schedule& s, int rank);
+
 /// With validation (CCLX_VALIDATE): what this rank brings to the agreement besides the call. For a
 /// scheduled policy the schedule is made (or fetched from the cache) here, before the agreement, so
 /// that a rank whose generator refuses the call still takes part and every rank throws instead of

@@ -63,7 +63,7 @@ class Plans {
 
   /// The stage: the entry holding the plan of `c` run by scheduled policy `p` (made on a miss,
   /// from p's schedule), and in `buffers` the engine's addresses for this call. Throws rank
-  /// s.rank's cclx::Error when the schedule cannot honor the call (check_schedule()).
+  /// s.rank's cclx::Error when the schedule cannot honor the call (call::check_schedule()).
   Entry& plan(const CollectiveCall& c, const Policy& p, const Site& s, engine::Buffers& buffers);
 
   /// The entry of `k`, moved to the front (most recently used), or null.
@@ -81,11 +81,6 @@ class Plans {
  private:
   std::vector<std::unique_ptr<Entry>> entries_;
 };
-
-/// Throws rank `rank`'s cclx::Error when schedule `s` cannot honor `c` (a non-commutative op on an
-/// algorithm that reorders, no program for this rank, a v-collective's displacements that are not
-/// the packed layout).
-void check_schedule(const CollectiveCall& c, const sched::Schedule& s, int rank);
 
 /// The engine's buffer addresses of `c` on `rank` for schedule `s`, including the in-place
 /// aliasing of partition.hpp.
