@@ -25,7 +25,8 @@
 //                                  bytes (collectives/barrier.hpp)
 //
 // The v-collectives (gatherv.hpp, scatterv.hpp, allgatherv.hpp, reduce_scatterv.hpp,
-// alltoallv.hpp) have per-rank block sizes instead of count() and check_sizes():
+// alltoallv.hpp) have per-rank block sizes instead of count() and check_sizes(); each derives
+// the members it shares with its shape from VariableCounts<Shape> (below):
 //   variable_counts = true         block b holds counts[b] elements; the counts are given per call
 //                                  (on every rank, CollectiveCall::blocks), count is their total
 //   shape                          the equal-block collective whose windows, in-place layout,
@@ -91,6 +92,34 @@ constexpr Collective shape_of() {
   else
     return D::id;
 }
+
+/// The members a v-collective shares with its equal-block `Shape` (gather for gatherv, ...): its
+/// flags (but equal_blocks: a v-collective's blocks have their own sizes), windows, in-place
+/// layout and postcondition; the partition is the per-call counts' total. A v-collective's
+/// descriptor derives from it and adds its id and name (and separate_out_counts).
+template <class Shape>
+struct VariableCounts {
+  static constexpr bool reduces = Shape::reduces;                      ///< as Shape
+  static constexpr bool rooted = Shape::rooted;                        ///< as Shape
+  static constexpr bool blocks_are_ranks = Shape::blocks_are_ranks;    ///< as Shape
+  static constexpr bool equal_blocks = false;                          ///< blocks have own sizes
+  static constexpr bool root_out_is_input = Shape::root_out_is_input;  ///< as Shape
+  static constexpr bool variable_counts = true;                        ///< sizes given per call
+  static constexpr Collective shape = Shape::id;                       ///< the shape's id
+
+  /// Elements in the schedule's partition: the per-call counts' total.
+  static std::size_t partition_count(std::size_t count, int /*n*/) { return count; }
+  /// The blocks each buffer of `rank` covers: the shape's.
+  static Windows windows(int n, int rank, int root, std::uint32_t nb) {
+    return Shape::windows(n, rank, root, nb);
+  }
+  /// Where an in-place call's one buffer holds In and Out: the shape's layout.
+  static InPlaceLayout in_place(int rank, int root) { return Shape::in_place(rank, root); }
+  /// What Out block `b` of `rank` holds at the end: the shape's postcondition.
+  static Expectation expected(int rank, int root, std::uint32_t b) {
+    return Shape::expected(rank, root, b);
+  }
+};
 
 /// For expected(): the Out block holds partition block `block` combined over every rank.
 inline Expectation from_all(std::uint32_t block) {

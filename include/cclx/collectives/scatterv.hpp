@@ -15,32 +15,11 @@
 namespace cclx::coll {
 
 /// Descriptor of scatterv: scatter with per-rank block sizes.
-struct ScatterV {
+struct ScatterV : VariableCounts<Scatter> {
   /// The collective's enum value.
   static constexpr Collective id = Collective::scatterv;
   /// The collective's name, as users and messages spell it.
   static constexpr std::string_view name = "scatterv";
-  static constexpr bool reduces = false;            ///< takes a reduction op
-  static constexpr bool rooted = true;              ///< has a root (checked to be in [0, n))
-  static constexpr bool blocks_are_ranks = true;    ///< the partition has one block per rank
-  static constexpr bool equal_blocks = false;       ///< every block has the same size
-  static constexpr bool root_out_is_input = false;  ///< the root's Out holds the data initially
-  static constexpr bool variable_counts = true;     ///< per-rank block sizes, given per call
-  /// The equal-block collective whose windows, layout and schedules this one shares.
-  static constexpr Collective shape = Collective::scatter;
-
-  /// Elements in the schedule's partition (all blocks) for a call of `count`.
-  static std::size_t partition_count(std::size_t count, int) { return count; }
-  /// The blocks each buffer of `rank` covers (schedule/partition.hpp).
-  static Windows windows(int n, int rank, int root, std::uint32_t nb) {
-    return Scatter::windows(n, rank, root, nb);
-  }
-  /// Where an in-place call's one buffer holds In and Out on `rank`.
-  static InPlaceLayout in_place(int rank, int root) { return Scatter::in_place(rank, root); }
-  /// What Out block `b` of `rank` holds at the end: the verifier's postcondition.
-  static Expectation expected(int rank, int root, std::uint32_t b) {
-    return Scatter::expected(rank, root, b);
-  }
 };
 
 }  // namespace cclx::coll
