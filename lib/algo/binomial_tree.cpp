@@ -156,20 +156,12 @@ void emit_scatter(ProgramBuilder& b, const Plan& plan, int r, int root, bool in_
 
 Schedule binomial_tree(const ScheduleRequest& req) {
   using C = Collective;
-  require_supported<algo::BinomialTree>(req);
   const int n = req.nranks;
   const C shape = coll::shape_of(req.collective);
-  Schedule s;
-  s.algorithm = "binomial_tree";
-  s.collective = req.collective;
-  s.nranks = n;
-  s.root = shape == C::allreduce ? 0 : req.root;
-  s.in_place = req.in_place;
   const bool per_rank = shape == C::gather || shape == C::scatter;
-  s.nblocks = per_rank ? static_cast<std::uint32_t>(n) : 1;
-  s.preserves_order = keeps_rank_order<algo::BinomialTree>(req.collective) || n == 1;
-  s.canonical_order = reduces_canonically<algo::BinomialTree>(req.collective, n);
-  s.programs.resize(static_cast<std::size_t>(n));
+  Schedule s =
+      begin_schedule<algo::BinomialTree>(req, per_rank ? static_cast<std::uint32_t>(n) : 1);
+  if (shape == C::allreduce) s.root = 0;
 
   const int L = ceil_log2(n);
   Plan plan(static_cast<std::size_t>(L));

@@ -158,19 +158,10 @@ void emit_step(ProgramBuilder& b, const Step& st, int r) {
 
 Schedule canonical_halving(const ScheduleRequest& req) {
   using C = Collective;
-  require_supported<algo::CanonicalHalving>(req);
   const int n = req.nranks;
   const C shape = coll::shape_of(req.collective);
-  Schedule s;
-  s.algorithm = "canonical_halving";
-  s.collective = req.collective;
-  s.nranks = n;
-  s.root = shape == C::reduce ? req.root : 0;
-  s.in_place = req.in_place;
-  s.nblocks = static_cast<std::uint32_t>(n);
-  s.preserves_order = keeps_rank_order<algo::CanonicalHalving>(req.collective);
-  s.canonical_order = reduces_canonically<algo::CanonicalHalving>(req.collective, n);
-  s.programs.resize(static_cast<std::size_t>(n));
+  Schedule s = begin_schedule<algo::CanonicalHalving>(req, static_cast<std::uint32_t>(n));
+  if (shape != C::reduce) s.root = 0;
   const auto nb = static_cast<std::uint32_t>(n);
   const bool wanted_all = req.only_rank < 0;
   const auto wanted = [&](int r) { return wanted_all || r == req.only_rank; };

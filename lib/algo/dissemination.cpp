@@ -7,16 +7,9 @@
 namespace cclx::sched {
 
 Schedule dissemination(const ScheduleRequest& req) {
-  require_supported<algo::Dissemination>(req);
   const int n = req.nranks;
-  Schedule s;
-  s.algorithm = "dissemination";
-  s.collective = req.collective;
-  s.nranks = n;
-  s.in_place = req.in_place;
-  s.nblocks = 1;
-  s.preserves_order = keeps_rank_order<algo::Dissemination>(req.collective) || n == 1;
-  s.programs.resize(static_cast<std::size_t>(n));
+  Schedule s = begin_schedule<algo::Dissemination>(req, 1);
+  s.root = 0;
   for (int r = 0; r < n; ++r) {
     if (req.only_rank >= 0 && r != req.only_rank) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);

@@ -199,7 +199,6 @@ void allreduce_rank(ProgramBuilder& b, const Tree& tree, const std::vector<long 
 
 Schedule pipelined_tree(const ScheduleRequest& req, std::size_t segment_bytes, int fanout) {
   using C = Collective;
-  require_supported<algo::PipelinedTree>(req);
   if (fanout < 1)
     throw Error("pipelined_tree: fanout must be >= 1 (1 = chain), got " + std::to_string(fanout));
   if (segment_bytes == 0) throw Error("pipelined_tree: segment_bytes must be > 0");
@@ -207,16 +206,9 @@ Schedule pipelined_tree(const ScheduleRequest& req, std::size_t segment_bytes, i
   const std::size_t want = req.bytes / segment_bytes + (req.bytes % segment_bytes != 0);
   const auto S = static_cast<std::uint32_t>(std::clamp<std::size_t>(want, 1, 1024));
 
-  Schedule s;
-  s.algorithm = "pipelined_tree";
+  Schedule s = begin_schedule<algo::PipelinedTree>(req, S);
   s.params = "segments=" + std::to_string(S) + ",fanout=" + std::to_string(fanout);
-  s.collective = req.collective;
-  s.nranks = n;
-  s.root = req.collective == C::allreduce ? 0 : req.root;
-  s.in_place = req.in_place;
-  s.nblocks = S;
-  s.preserves_order = keeps_rank_order<algo::PipelinedTree>(req.collective) || n == 1;
-  s.programs.resize(static_cast<std::size_t>(n));
+  if (req.collective == C::allreduce) s.root = 0;
 
   const Tree tree(n, fanout);
   const bool reduce_tree = req.collective == C::reduce && fanout > 1;

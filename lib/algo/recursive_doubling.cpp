@@ -88,21 +88,13 @@ void allreduce_rank(ProgramBuilder& b, int n, int r, bool in_place) {
 }  // namespace
 
 Schedule recursive_doubling(const ScheduleRequest& req) {
-  require_supported<algo::RecursiveDoubling>(req);
   const int n = req.nranks;
-  Schedule s;
-  s.algorithm = "recursive_doubling";
-  s.collective = req.collective;
-  s.nranks = n;
-  s.in_place = req.in_place;
-  s.nblocks = 1;
+  Schedule s = begin_schedule<algo::RecursiveDoubling>(req, 1);
+  s.root = 0;
   // Copy 1 holds X_0 of in-place ranks when log2 p is odd and >= 3, and an in-place keeper's fold
   // when log2 p is even (see the header comment).
   const auto [p, levels] = Pow2(n);
   if (req.in_place && n > 1 && (levels % 2 == 1 ? levels >= 3 : n != p)) s.scratch_copies = 2;
-  s.preserves_order = keeps_rank_order<algo::RecursiveDoubling>(req.collective) || n == 1;
-  s.canonical_order = reduces_canonically<algo::RecursiveDoubling>(req.collective, n);
-  s.programs.resize(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) {
     if (req.only_rank >= 0 && r != req.only_rank) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);

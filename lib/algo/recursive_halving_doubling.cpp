@@ -90,18 +90,6 @@ struct Fold {
   }
 };
 
-Schedule base(const ScheduleRequest& req, std::uint32_t nblocks) {
-  Schedule s;
-  s.algorithm = "rhd";
-  s.collective = req.collective;
-  s.nranks = req.nranks;
-  s.root = req.root;
-  s.in_place = req.in_place;
-  s.nblocks = nblocks;
-  s.programs.resize(static_cast<std::size_t>(req.nranks));
-  return s;
-}
-
 // Recursive halving over the p participants, distance 1 first so that every combine joins
 // neighbouring rank intervals: after the step with mask m, v holds the contributions of the
 // virtual ranks [v & ~(2m-1), +2m). Ends with v's blocks [lo, hi) reduced in home(...).
@@ -521,7 +509,6 @@ void bcast_rank(ProgramBuilder& b, const Fold& f, int r, int root) {
 
 Schedule recursive_halving_doubling(const ScheduleRequest& req) {
   using C = Collective;
-  require_supported<algo::RecursiveHalvingDoubling>(req);
   const int n = req.nranks;
   const C shape = coll::shape_of(req.collective);
   const bool rooted = shape == C::reduce || shape == C::bcast;
@@ -531,9 +518,9 @@ Schedule recursive_halving_doubling(const ScheduleRequest& req) {
     odd_keeper = req.root / 2;
   const Fold f(n, odd_keeper);
   const bool p_blocks = shape == C::allreduce || shape == C::reduce;
-  Schedule s = base(req, static_cast<std::uint32_t>(p_blocks ? f.p : n));
+  Schedule s = begin_schedule<algo::RecursiveHalvingDoubling>(
+      req, static_cast<std::uint32_t>(p_blocks ? f.p : n));
   if (!rooted) s.root = 0;
-  s.preserves_order = keeps_rank_order<algo::RecursiveHalvingDoubling>(req.collective) || n == 1;
   // A second scratch copy where some rank without Out (and with In read-only) must keep a partial
   // sum while a message lands: see the header comment.
   if (shape == C::reduce && n > 2) {
@@ -571,12 +558,9 @@ Schedule recursive_halving_doubling(const ScheduleRequest& req) {
 }
 
 Schedule rhd_elimination(const ScheduleRequest& req) {
-  require_supported<algo::RhdElimination>(req);
   const Fold f(req.nranks);
-  Schedule s = base(req, static_cast<std::uint32_t>(f.p));
-  s.algorithm = "rhd_elimination";
+  Schedule s = begin_schedule<algo::RhdElimination>(req, static_cast<std::uint32_t>(f.p));
   s.root = 0;
-  s.preserves_order = keeps_rank_order<algo::RhdElimination>(req.collective) || req.nranks == 1;
   for (int r = 0; r < req.nranks; ++r) {
     if (req.only_rank >= 0 && r != req.only_rank) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);

@@ -27,21 +27,12 @@ void ring_reduce_scatter(ProgramBuilder& b, int n, int r, int shift, Buf partial
 
 Schedule ring(const ScheduleRequest& req) {
   using C = Collective;
-  require_supported<algo::Ring>(req);
   const int n = req.nranks;
-  Schedule s;
-  s.algorithm = "ring";
-  s.collective = req.collective;
-  s.nranks = n;
-  s.root = req.root;
-  s.in_place = req.in_place;
-  s.nblocks = static_cast<std::uint32_t>(n);
   // The ring adds contributions in rotated order; only the trivial ring keeps rank order.
-  s.preserves_order = keeps_rank_order<algo::Ring>(req.collective) || n == 1;
+  Schedule s = begin_schedule<algo::Ring>(req, static_cast<std::uint32_t>(n));
   const C shape = coll::shape_of(req.collective);
   // Around the ring every rank hears only from its left neighbour; alltoall's shifts do not.
   s.one_sender_per_receiver = shape != C::alltoall;
-  s.programs.resize(static_cast<std::size_t>(n));
   const auto all = static_cast<std::uint32_t>(n);
 
   for (int r = 0; r < n; ++r) {

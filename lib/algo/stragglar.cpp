@@ -24,21 +24,12 @@
 namespace cclx::sched {
 
 Schedule stragglar(const ScheduleRequest& req, int straggler) {
-  require_supported<algo::StragglAR>(req);
   const int n = req.nranks;
+  Schedule s = begin_schedule<algo::StragglAR>(req, static_cast<std::uint32_t>(n > 1 ? n - 1 : 1));
   if (straggler < 0 || straggler >= n)
     throw Error("stragglar: straggler " + std::to_string(straggler) + " out of range for " +
                 std::to_string(n) + " ranks");
-  Schedule s;
-  s.algorithm = "stragglar";
   s.params = "straggler=" + std::to_string(straggler);
-  s.collective = req.collective;
-  s.nranks = n;
-  s.root = req.root;
-  s.in_place = req.in_place;
-  s.nblocks = static_cast<std::uint32_t>(n > 1 ? n - 1 : 1);
-  s.preserves_order = keeps_rank_order<algo::StragglAR>(req.collective) || n == 1;
-  s.programs.resize(static_cast<std::size_t>(n));
   const bool all = req.only_rank < 0;
   if (n == 1) {
     if (!req.in_place) ProgramBuilder(s.programs[0]).copy(out(0), in(0)).end_step();

@@ -131,4 +131,24 @@ template <class Policy>
          Policy::keeps_rank_order.end();
 }
 
+/// A generator's first lines: `req` checked against Policy's collectives, and a Schedule named
+/// after Policy with the request's collective, ranks, root and in-place flag, `nblocks` blocks,
+/// one empty program per rank, and its order flags from Policy's declarations (one rank keeps
+/// rank order trivially). The generator sets what differs (a root of its own, params, ...).
+template <class Policy>
+[[nodiscard]] Schedule begin_schedule(const ScheduleRequest& req, std::uint32_t nblocks) {
+  require_supported<Policy>(req);
+  Schedule s;
+  s.algorithm = std::string(Policy::name);
+  s.collective = req.collective;
+  s.nranks = req.nranks;
+  s.root = req.root;
+  s.in_place = req.in_place;
+  s.nblocks = nblocks;
+  s.preserves_order = keeps_rank_order<Policy>(req.collective) || req.nranks == 1;
+  s.canonical_order = reduces_canonically<Policy>(req.collective, req.nranks);
+  s.programs.resize(static_cast<std::size_t>(req.nranks));
+  return s;
+}
+
 }  // namespace cclx::sched
