@@ -21,10 +21,10 @@ TEST_CASE("by name: every registry entry and parameter reaches its policy") {
         req.bytes = 1 << 20;
         CHECK(algo::generate(policy, req).programs ==
               cclx::algo::generate_by_name(g.name, req, c.params).programs);
-        if (c.params.count("segment_bytes") && !policy.cache_params(req).empty())
-          CHECK(policy.cache_params(req).find("segment_bytes=2") != std::string::npos);
+        if (c.params.count("segment_bytes") && !algo::cache_params(policy, req).empty())
+          CHECK(algo::cache_params(policy, req).find("segment_bytes=2") != std::string::npos);
         else if (c.params.count("segment_bytes"))
-          CHECK(policy.exec_options().segment_bytes == 2);
+          CHECK(algo::exec_options(policy).segment_bytes == 2);
       }
     });
     CHECK(reached);

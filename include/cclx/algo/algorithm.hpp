@@ -41,19 +41,20 @@ constexpr bool serves(sched::Collective c) {
 ///   collectives               the collectives it serves (a constexpr array)
 ///   keeps_rank_order          those on which it keeps rank order (non-commutative ops)
 ///   generate(req)             the schedule (throws cclx::Error if it cannot serve req)
+/// and optionally
 ///   cache_params(req)         everything besides req's fields that changes the schedule
-///   exec_options()            engine settings (segmentation)
-/// and optionally a `channels` field: generate() below splits its schedule into that many
-/// concurrent parts (schedule/channels.hpp) around the policy's generate(), so no generator deals
-/// with it.
+///                             (absent: nothing)
+///   exec_options()            engine settings (absent: its `segment_bytes` field, if any, and
+///                             the rest default)
+///   channels                  a field: generate() below splits its schedule into that many
+///                             concurrent parts (schedule/channels.hpp) around the policy's
+///                             generate(), so no generator deals with it.
 template <class A>
 concept ScheduledAlgorithm = requires(const A& a, const sched::ScheduleRequest& req) {
   { A::name } -> std::convertible_to<std::string_view>;
   A::collectives.size();
   A::keeps_rank_order.size();
   { a.generate(req) } -> std::same_as<sched::Schedule>;
-  { a.cache_params(req) } -> std::convertible_to<std::string>;
-  { a.exec_options() } -> std::same_as<engine::ExecOptions>;
 };
 
 /// A policy that picks another policy per call and learns from what it observes (e.g.
@@ -87,6 +88,28 @@ inline constexpr bool uses_hosts = requires {
   requires A::uses_hosts;
 };
 
+/// What besides `req`'s fields changes the policy's schedule: its cache_params(req), "" when it
+/// declares none.
+template <ScheduledAlgorithm A>
+std::string cache_params(const A& a, const sched::ScheduleRequest& req) {
+  if constexpr (requires { a.cache_params(req); })
+    return a.cache_params(req);
+  else
+    return {};
+}
+
+/// The policy's engine settings: its exec_options(), else its `segment_bytes` field (0 without
+/// one) and the rest default.
+template <ScheduledAlgorithm A>
+engine::ExecOptions exec_options(const A& a) {
+  if constexpr (requires { a.exec_options(); })
+    return a.exec_options();
+  else if constexpr (requires { a.segment_bytes; })
+    return {a.segment_bytes, {}};
+  else
+    return {};
+}
+
 /// The policy's channel count (1 for a policy without the field).
 template <ScheduledAlgorithm A>
 int channels_of(const A& a) {
@@ -101,7 +124,7 @@ int channels_of(const A& a) {
 template <ScheduledAlgorithm A>
 std::string schedule_params(const A& a, const sched::ScheduleRequest& req) {
   const int k = channels_of(a);
-  std::string s = a.cache_params(sched::channel_part_request(req, k));
+  std::string s = algo::cache_params(a, sched::channel_part_request(req, k));
   if (k != 1) s += (s.empty() ? "channels=" : ",channels=") + std::to_string(k);
   return s;
 }
@@ -116,7 +139,7 @@ std::string schedule_params(const A& a, const sched::ScheduleRequest& req) {
 template <ScheduledAlgorithm A>
 std::string wire_params(const A& a, const sched::ScheduleRequest& req) {
   std::string s = schedule_params(a, req);
-  const std::size_t seg = a.exec_options().segment_bytes;
+  const std::size_t seg = algo::exec_options(a).segment_bytes;
   if (seg != 0 || s.empty()) {
     if (!s.empty()) s += ',';
     s += "segment_bytes=" + std::to_string(seg);

@@ -50,10 +50,6 @@ struct BinomialTree {
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::binomial_tree(r);
   }
-  /// Empty: nothing besides `r`'s fields changes the schedule.
-  [[nodiscard]] std::string cache_params(const sched::ScheduleRequest&) const { return {}; }
-  /// Default engine settings: no segmentation.
-  [[nodiscard]] engine::ExecOptions exec_options() const { return {}; }
 };
 
 }  // namespace cclx::algo

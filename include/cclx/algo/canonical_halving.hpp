@@ -52,10 +52,6 @@ struct CanonicalHalving {
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::canonical_halving(r);
   }
-  /// Empty: nothing besides `r`'s fields changes the schedule (segment_bytes is the engine's).
-  [[nodiscard]] std::string cache_params(const sched::ScheduleRequest&) const { return {}; }
-  /// The engine's settings: segment_bytes, the rest default.
-  [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
 };
 
 }  // namespace cclx::algo

@@ -32,10 +32,6 @@ struct Dissemination {
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::dissemination(r);
   }
-  /// Empty: nothing besides `r`'s fields changes the schedule.
-  [[nodiscard]] std::string cache_params(const sched::ScheduleRequest&) const { return {}; }
-  /// Default engine settings: no segmentation.
-  [[nodiscard]] engine::ExecOptions exec_options() const { return {}; }
 };
 
 }  // namespace cclx::algo

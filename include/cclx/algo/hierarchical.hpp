@@ -59,8 +59,6 @@ struct JoinedName {
   }();
   static constexpr std::string_view value{chars.data(), chars.size()};
 };
-inline constexpr std::string_view multilane_prefix = "multilane_";
-inline constexpr std::string_view leader_prefix = "leader_";
 
 // Inter at its defaults as a hierarchical schedule's inter-host algorithm.
 template <class Inter>
@@ -68,11 +66,10 @@ sched::InterHost inter_host() {
   return {Inter::name, Inter::collectives,
           [](const sched::ScheduleRequest& r) { return algo::generate(Inter{}, r); }};
 }
-// A composition's collectives: allreduce, then those `optional()` lists that Inter serves, in
-// that order (`optional`: a lambda returning the list, so that it is a constant here).
-template <class Inter, class List>
-constexpr auto served_by(List /*optional*/) {
-  constexpr auto optional = List{}();
+// A composition's collectives: allreduce, then those of `optional` that Inter serves, in that
+// order.
+template <class Inter, const auto& optional>
+constexpr auto served_by() {
   constexpr std::size_t size = 1 + static_cast<std::size_t>(std::count_if(
                                        optional.begin(), optional.end(),
                                        [](sched::Collective c) { return algo::serves<Inter>(c); }));
@@ -90,29 +87,43 @@ inline std::string hosts_param(const sched::ScheduleRequest& r) {
 
 namespace cclx::algo {
 
-/// Policy: Traeff's multi-lane allreduce on the host map: intra-host ring reduce-scatter, each
-/// lane's part allreduced between the hosts by `Inter` (at its defaults), intra-host ring
-/// allgather; where `Inter` serves them, allgather (the lanes' allgathers by `Inter` between the
-/// hosts, then the intra-host ring allgather) and reduce_scatter (the intra-host ring
-/// reduce-scatter, then the lanes' reduce-scatters by `Inter`), and their v-collectives; bcast
-/// (the binomial scatter of the lanes on the root's host, the lanes' bcasts by `Inter`, the
-/// intra-host ring allgather) and reduce (the intra-host ring reduce-scatter, the lanes' reduces
-/// by `Inter` to the root's host, the binomial gather to the root). Registry names
-/// "multilane_<inter>".
-template <class Inter>
-struct MultiLane {
+/// The multi-lane composition of a hierarchical policy (MultiLane, below).
+struct MultiLaneComposition {
+  /// Its registry names' prefix.
+  static constexpr std::string_view prefix = "multilane_";
+  /// The collectives besides allreduce it serves where Inter serves them.
+  static constexpr std::array optional{
+      sched::Collective::allgather,  sched::Collective::reduce_scatter,
+      sched::Collective::allgatherv, sched::Collective::reduce_scatterv,
+      sched::Collective::bcast,      sched::Collective::reduce};
+  /// Its schedule builder.
+  static constexpr auto build = &sched::multi_lane;
+};
+/// The leader-based composition of a hierarchical policy (LeaderBased, below).
+struct LeaderComposition {
+  /// Its registry names' prefix.
+  static constexpr std::string_view prefix = "leader_";
+  /// The collectives besides allreduce it serves where Inter serves them.
+  static constexpr std::array optional{
+      sched::Collective::bcast,      sched::Collective::reduce,
+      sched::Collective::allgather,  sched::Collective::reduce_scatter,
+      sched::Collective::allgatherv, sched::Collective::reduce_scatterv};
+  /// Its schedule builder.
+  static constexpr auto build = &sched::leader_based;
+};
+
+/// Policy: a hierarchical composition (MultiLane or LeaderBased, below) on the host map with
+/// `Inter` (at its defaults) between the hosts. Registry names "<prefix><inter>".
+template <class Inter, class Composition>
+struct Hierarchical {
   static_assert(serves<Inter>(sched::Collective::allreduce),
-                "MultiLane: the inter-host algorithm must serve allreduce");
-  /// Its registry name: "multilane_" and Inter's name.
+                "hierarchical policy: the inter-host algorithm must serve allreduce");
+  /// Its registry name: the composition's prefix and Inter's name.
   static constexpr std::string_view name =
-      cclx::detail::JoinedName<cclx::detail::multilane_prefix, Inter::name>::value;
-  /// What it serves: allreduce, and allgather, reduce_scatter, their v-collectives, bcast and
-  /// reduce each where Inter serves it; with keeps_rank_order the one declaration of it.
-  static constexpr auto collectives = cclx::detail::served_by<Inter>([] {
-    using C = sched::Collective;
-    return std::array{C::allgather,       C::reduce_scatter, C::allgatherv,
-                      C::reduce_scatterv, C::bcast,          C::reduce};
-  });
+      cclx::detail::JoinedName<Composition::prefix, Inter::name>::value;
+  /// What it serves: allreduce, and each of the composition's other collectives where Inter
+  /// serves it; with keeps_rank_order the one declaration of it.
+  static constexpr auto collectives = cclx::detail::served_by<Inter, Composition::optional>();
   /// None: the hosts' partial sums are combined in host order, not rank order.
   static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
   /// Its schedule depends on the request's host map (ScheduleRequest::hosts), which the
@@ -126,24 +137,34 @@ struct MultiLane {
   /// Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
   static constexpr auto params() {
     return std::array{
-        CCLX_POLICY_PARAM(MultiLane, segment_bytes, 0, kUnbounded, "as in ring"),
+        CCLX_POLICY_PARAM(Hierarchical, segment_bytes, 0, kUnbounded, "as in ring"),
         CCLX_POLICY_PARAM(
-            MultiLane, channels, 1, sched::max_channels,
+            Hierarchical, channels, 1, sched::max_channels,
             "concurrent parts of the data, each its own schedule (schedule/channels.hpp)"),
     };
   }
   /// The schedule for `r` on r.hosts, one channel's part when `channels` > 1 (algo::generate()
   /// splits); throws cclx::Error when it cannot serve `r`.
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
-    return sched::multi_lane(r, name, cclx::detail::inter_host<Inter>());
+    return Composition::build(r, name, cclx::detail::inter_host<Inter>());
   }
   /// The host map ("hosts=0,0,1,1"): the schedule depends on it.
   [[nodiscard]] std::string cache_params(const sched::ScheduleRequest& r) const {
     return cclx::detail::hosts_param(r);
   }
-  /// The engine's settings: segment_bytes, the rest default.
-  [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
 };
+
+/// Policy: Traeff's multi-lane allreduce on the host map: intra-host ring reduce-scatter, each
+/// lane's part allreduced between the hosts by `Inter` (at its defaults), intra-host ring
+/// allgather; where `Inter` serves them, allgather (the lanes' allgathers by `Inter` between the
+/// hosts, then the intra-host ring allgather) and reduce_scatter (the intra-host ring
+/// reduce-scatter, then the lanes' reduce-scatters by `Inter`), and their v-collectives; bcast
+/// (the binomial scatter of the lanes on the root's host, the lanes' bcasts by `Inter`, the
+/// intra-host ring allgather) and reduce (the intra-host ring reduce-scatter, the lanes' reduces
+/// by `Inter` to the root's host, the binomial gather to the root). Registry names
+/// "multilane_<inter>".
+template <class Inter>
+using MultiLane = Hierarchical<Inter, MultiLaneComposition>;
 
 /// Policy: leader-based allreduce on the host map: intra-host binomial reduce to each host's
 /// leader (its lowest rank), the leaders' allreduce by `Inter` (at its defaults), intra-host
@@ -156,49 +177,6 @@ struct MultiLane {
 /// and their v-collectives.
 /// Registry names "leader_<inter>".
 template <class Inter>
-struct LeaderBased {
-  static_assert(serves<Inter>(sched::Collective::allreduce),
-                "LeaderBased: the inter-host algorithm must serve allreduce");
-  /// Its registry name: "leader_" and Inter's name.
-  static constexpr std::string_view name =
-      cclx::detail::JoinedName<cclx::detail::leader_prefix, Inter::name>::value;
-  /// What it serves: allreduce, and bcast, reduce, allgather, reduce_scatter and their
-  /// v-collectives each where Inter serves it; with keeps_rank_order the one declaration of it.
-  static constexpr auto collectives = cclx::detail::served_by<Inter>([] {
-    using C = sched::Collective;
-    return std::array{C::bcast,          C::reduce,     C::allgather,
-                      C::reduce_scatter, C::allgatherv, C::reduce_scatterv};
-  });
-  /// None: the hosts' partial sums are combined in host order, not rank order.
-  static constexpr std::array<sched::Collective, 0> keeps_rank_order = {};
-  /// Its schedule depends on the request's host map (ScheduleRequest::hosts), which the
-  /// Communicator then provides.
-  static constexpr bool uses_hosts = true;
-  std::size_t segment_bytes = 0;  ///< as in Ring
-  /// Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
-  /// field, so the policy has no padding and the plan cache keys it by its bytes.
-  std::size_t channels = 1;
-
-  /// Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
-  static constexpr auto params() {
-    return std::array{
-        CCLX_POLICY_PARAM(LeaderBased, segment_bytes, 0, kUnbounded, "as in ring"),
-        CCLX_POLICY_PARAM(
-            LeaderBased, channels, 1, sched::max_channels,
-            "concurrent parts of the data, each its own schedule (schedule/channels.hpp)"),
-    };
-  }
-  /// The schedule for `r` on r.hosts, one channel's part when `channels` > 1 (algo::generate()
-  /// splits); throws cclx::Error when it cannot serve `r`.
-  [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
-    return sched::leader_based(r, name, cclx::detail::inter_host<Inter>());
-  }
-  /// The host map ("hosts=0,0,1,1"): the schedule depends on it.
-  [[nodiscard]] std::string cache_params(const sched::ScheduleRequest& r) const {
-    return cclx::detail::hosts_param(r);
-  }
-  /// The engine's settings: segment_bytes, the rest default.
-  [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
-};
+using LeaderBased = Hierarchical<Inter, LeaderComposition>;
 
 }  // namespace cclx::algo

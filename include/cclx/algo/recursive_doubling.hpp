@@ -57,10 +57,6 @@ struct RecursiveDoubling {
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::recursive_doubling(r);
   }
-  /// Empty: nothing besides `r`'s fields changes the schedule (segment_bytes is the engine's).
-  [[nodiscard]] std::string cache_params(const sched::ScheduleRequest&) const { return {}; }
-  /// The engine's settings: segment_bytes, the rest default.
-  [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
 };
 
 }  // namespace cclx::algo

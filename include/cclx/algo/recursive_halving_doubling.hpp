@@ -56,10 +56,6 @@ struct RecursiveHalvingDoubling {
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::recursive_halving_doubling(r);
   }
-  /// Empty: nothing besides `r`'s fields changes the schedule (segment_bytes is the engine's).
-  [[nodiscard]] std::string cache_params(const sched::ScheduleRequest&) const { return {}; }
-  /// The engine's settings: segment_bytes, the rest default.
-  [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
 };
 
 /// Policy: the rhd allreduce with Rabenseifner and Traeff's elimination in place of the fold for
@@ -97,10 +93,6 @@ struct RhdElimination {
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::rhd_elimination(r);
   }
-  /// Empty: nothing besides `r`'s fields changes the schedule (segment_bytes is the engine's).
-  [[nodiscard]] std::string cache_params(const sched::ScheduleRequest&) const { return {}; }
-  /// The engine's settings: segment_bytes, the rest default.
-  [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
 };
 
 }  // namespace cclx::algo

@@ -53,10 +53,6 @@ struct Ring {
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
     return sched::ring(r);
   }
-  /// Empty: nothing besides `r`'s fields changes the schedule (segment_bytes is the engine's).
-  [[nodiscard]] std::string cache_params(const sched::ScheduleRequest&) const { return {}; }
-  /// The engine's settings: segment_bytes, the rest default.
-  [[nodiscard]] engine::ExecOptions exec_options() const { return {segment_bytes, {}}; }
 };
 
 }  // namespace cclx::algo

@@ -57,8 +57,6 @@ struct StragglAR {
   [[nodiscard]] std::string cache_params(const sched::ScheduleRequest& r) const {
     return "straggler=" + std::to_string(straggler_for(r.nranks));
   }
-  /// Default engine settings: no segmentation.
-  [[nodiscard]] engine::ExecOptions exec_options() const { return {}; }
 };
 
 }  // namespace cclx::algo

@@ -68,7 +68,7 @@ struct Erased {
     return algo::wire_params(*static_cast<const A*>(self), req);
   }
   static engine::ExecOptions exec_options(const void* self) {
-    return static_cast<const A*>(self)->exec_options();
+    return algo::exec_options(*static_cast<const A*>(self));
   }
 };
 
