@@ -71,31 +71,29 @@ void reduce_scatter_block(Call& c, const void* sendbuf, void* recvbuf, int recvc
   }
 }
 
-// In place, sendcount and sendtype are ignored and this rank's block is already at its place in
-// recvbuf.
-void allgather(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf,
-               int recvcount, Dt recvtype) {
+// Allgather (one input block) and alltoall (n input blocks): every rank receives n blocks. In
+// place, sendcount and sendtype are ignored and recvbuf holds the input: allgather's own block
+// already at its place, alltoall's n blocks.
+void to_every_rank(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf,
+                   int recvcount, Dt recvtype, std::size_t send_blocks) {
   if (recvbuf == MPI_IN_PLACE) c.invalid();
   c.side(Side::receive, recvtype, recvcount);
   if (sendbuf == MPI_IN_PLACE) {
     c.buffers(recvbuf, recvbuf, true, c.size(), c.size());
   } else {
     c.side(Side::send, sendtype, sendcount);
-    c.buffers(sendbuf, recvbuf, false, 1, c.size());
+    c.buffers(sendbuf, recvbuf, false, send_blocks, c.size());
   }
 }
 
-// In place, sendcount and sendtype are ignored and recvbuf holds the input blocks.
+void allgather(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf,
+               int recvcount, Dt recvtype) {
+  to_every_rank(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 1);
+}
+
 void alltoall(Call& c, const void* sendbuf, int sendcount, Dt sendtype, void* recvbuf,
               int recvcount, Dt recvtype) {
-  if (recvbuf == MPI_IN_PLACE) c.invalid();
-  c.side(Side::receive, recvtype, recvcount);
-  if (sendbuf == MPI_IN_PLACE) {
-    c.buffers(recvbuf, recvbuf, true, c.size(), c.size());
-  } else {
-    c.side(Side::send, sendtype, sendcount);
-    c.buffers(sendbuf, recvbuf, false, c.size(), c.size());
-  }
+  to_every_rank(c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c.size());
 }
 
 // The receive arguments are significant at the root only; MPI_IN_PLACE is the root's sendbuf, its
