@@ -24,7 +24,7 @@ void check(const CollectiveCall& c, const Policy& p, int rank, int nranks) {
   if (refuses_order(c, p, nranks)) throw Error(rank, order_refusal(p.name(), c, nranks));
 }
 
-void check_schedule(const CollectiveCall& c, const sched::Schedule& s, int rank) {
+void check_schedule_in_full(const CollectiveCall& c, const sched::Schedule& s, int rank) {
   if (c.has_op && !c.kernel.commutative && !s.preserves_order)
     throw Error(rank, "algorithm '" + s.algorithm +
                           "' reorders contributions and cannot honor a non-commutative op; use "

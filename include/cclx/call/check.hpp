@@ -13,6 +13,7 @@
 
 #include "cclx/call/policy.hpp"
 #include "cclx/collective_call.hpp"
+#include "cclx/schedule/schedule.hpp"
 
 namespace cclx::call {
 
@@ -35,10 +36,17 @@ void check(const CollectiveCall& c, const Policy& p, int rank, int nranks);
   return a + bytes <= b || b + bytes <= a;
 }
 
+/// check_schedule() in full, out of line: the messages, and a v-collective's displacements.
+void check_schedule_in_full(const CollectiveCall& c, const sched::Schedule& s, int rank);
+
 /// Throws rank `rank`'s cclx::Error when schedule `s` cannot honor `c` (a non-commutative op on an
 /// algorithm that reorders, no program for this rank, a v-collective's displacements that are not
-/// the packed layout).
-void check_schedule(const CollectiveCall& c, const sched::Schedule& s, int rank);
+/// the packed layout). Inline, so that a call served from the plan cache pays a few comparisons.
+inline void check_schedule(const CollectiveCall& c, const sched::Schedule& s, int rank) {
+  if ((c.has_op && !c.kernel.commutative && !s.preserves_order) ||
+      static_cast<int>(s.programs.size()) <= rank || c.blocks)
+    check_schedule_in_full(c, s, rank);
+}
 
 /// With validation (CCLX_VALIDATE): what this rank brings to the agreement besides the call. For a
 /// scheduled policy the schedule is made (or fetched from the cache) here, before the agreement, so
