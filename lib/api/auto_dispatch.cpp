@@ -16,6 +16,7 @@
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 #include "cclx/settings.hpp"
+#include "cclx/tune/auto_state.hpp"
 #include "cclx/tune/table.hpp"
 
 namespace cclx::detail {
@@ -167,7 +168,7 @@ void AutoContext::agree(std::span<const std::uint64_t> all, int rank) {
 }
 
 const tune::Candidate& AutoContext::choose(const tune::Workload& w, bool online_call,
-                                           Timing& timing, tune::AutoState::Entry** entry) {
+                                           Timing& timing, tune::AutoEntry** entry) {
   State& s = *s_;
   const tune::Candidate& c = s.tuner.choose(w, online_call || s.online_env, timing, entry);
   if (s.log && s.rank == 0 && s.logged.insert(w).second)
@@ -176,14 +177,12 @@ const tune::Candidate& AutoContext::choose(const tune::Workload& w, bool online_
   return c;
 }
 
-const tune::AutoState::Entry& AutoContext::remember(const AutoKey& key,
-                                                    tune::AutoState::Entry& entry,
-                                                    const tune::Candidate& choice) {
-  entry.settled = choice.native() ? nullptr : &choice;
-  entry.policy = algo::to_policy(choice);
-  memo_ = {key, &entry};
+const tune::Settled& AutoContext::remember(const AutoKey& key, tune::AutoEntry& entry,
+                                           const tune::Candidate& choice) {
+  entry.settled = {choice.native() ? nullptr : &choice, algo::to_policy(choice)};
+  memo_ = {key, &entry.settled, tune::AutoState::repeat_counter(entry)};
   memo_valid_ = true;
-  return entry;
+  return entry.settled;
 }
 
 void AutoContext::observe(const tune::Workload& w, bool online_call, double max_seconds) {

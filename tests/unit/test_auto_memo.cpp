@@ -11,6 +11,7 @@
 
 #include "cclx/detail/auto_dispatch.hpp"
 #include "cclx/settings.hpp"
+#include "cclx/tune/auto_state.hpp"
 
 using cclx::detail::AutoContext;
 using cclx::tune::AutoState;
@@ -57,9 +58,9 @@ TEST_CASE("auto memo: a repeated call gets the tuner's own answer, samples and r
     CHECK(&entry->decision.choice == &choice);  // the decision is kept in its entry
     ctx.remember(key(c, false), *entry, choice);
     for (int i = 0; i < 3 * AutoState::sample_every; ++i) {
-      const AutoState::Entry* e = ctx.repeat(key(c, false));
-      REQUIRE(e == entry);
-      CHECK(e->settled == (choice.native() ? nullptr : &choice));
+      const cclx::tune::Settled* e = ctx.repeat(key(c, false));
+      REQUIRE(e == &entry->settled);  // the memo points into the entry
+      CHECK(e->candidate == (choice.native() ? nullptr : &choice));
       CHECK(std::holds_alternative<cclx::algo::Native>(e->policy) == choice.native());
     }
     cclx::CollectiveCall other = c;
@@ -92,9 +93,9 @@ TEST_CASE("auto memo: a repeated call gets the tuner's own answer, samples and r
       const Candidate expected = ref.choose(w, true, want);
       AutoContext::Timing got = AutoContext::Timing::none;
       Candidate ran;
-      if (const AutoState::Entry* e = ctx.repeat(key(c, true))) {
+      if (const cclx::tune::Settled* e = ctx.repeat(key(c, true))) {
         ++repeated;
-        ran = e->settled ? *e->settled : Candidate{};
+        ran = e->candidate ? *e->candidate : Candidate{};
       } else {
         ctx.forget();
         AutoState::Entry* entry = nullptr;

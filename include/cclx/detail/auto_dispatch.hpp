@@ -22,7 +22,8 @@
 
 #include "cclx/algo/by_name.hpp"
 #include "cclx/collective_call.hpp"
-#include "cclx/tune/auto_state.hpp"
+#include "cclx/tune/model.hpp"
+#include "cclx/tune/settled.hpp"
 
 namespace cclx::detail {
 
@@ -73,30 +74,32 @@ inline AutoKey auto_key(const CollectiveCall& c, bool online) {
 
 class AutoContext {
  public:
-  using Timing = tune::AutoState::Timing;
+  using Timing = tune::Timing;
 
   // The last blocking call's settled decision (a static one, or an online tuner's converged one
   // between drift samples): a call with the same key runs the entry's resolved policy without
   // building its workload or asking the tuner (docs/tuning-results.md, "Per-call cost of the
-  // decision"). The decision itself lives in the entry (tune::AutoState), nowhere else.
+  // decision"). The decision itself lives in its entry (tune::AutoState), nowhere else; the memo
+  // points into it.
   struct Memo {
     AutoKey key;
-    tune::AutoState::Entry* entry = nullptr;
+    const tune::Settled* settled = nullptr;  ///< the entry's resolved decision
+    int* counter = nullptr;  ///< a converged tuner's calls since its drift sample; null: static
   };
-  // The entry when a call of `key` (auto_key()) repeats the remembered one and its decision needs
+  // The resolved decision when a call of `key` (auto_key()) repeats the remembered one and needs
   // no timing this call, else null.
-  const tune::AutoState::Entry* repeat(const AutoKey& key) {
+  const tune::Settled* repeat(const AutoKey& key) {
     if (!memo_valid_ || key != memo_.key) return nullptr;
-    if (int* n = tune::AutoState::repeat_counter(*memo_.entry)) {
-      if (*n + 1 >= tune::AutoState::sample_every) return nullptr;
+    if (int* n = memo_.counter) {
+      if (*n + 1 >= tune::drift_sample_every) return nullptr;
       ++*n;
     }
-    return memo_.entry;
+    return memo_.settled;
   }
   // After a blocking call of `key` whose choose() returned Timing::none with `choice`, the
   // decision of `entry`: resolve it to its policy there and remember the entry for repeat().
-  const tune::AutoState::Entry& remember(const AutoKey& key, tune::AutoState::Entry& entry,
-                                         const tune::Candidate& choice);
+  const tune::Settled& remember(const AutoKey& key, tune::AutoEntry& entry,
+                                const tune::Candidate& choice);
   // Before any other decision: the memo no longer holds.
   void forget() { memo_valid_ = false; }
 
@@ -121,7 +124,7 @@ class AutoContext {
   // and convergence to stderr on rank 0 when CCLX_LOG=tune.
   // `entry` (optional): where the decision is kept, for remember().
   const tune::Candidate& choose(const tune::Workload& w, bool online_call, Timing& timing,
-                                tune::AutoState::Entry** entry = nullptr);
+                                tune::AutoEntry** entry = nullptr);
   // A tuning call's time, already reduced to its max over ranks.
   void observe(const tune::Workload& w, bool online_call, double max_seconds);
   // A drift sample (local time); true when the window is full: reduce window_score() (robust, as

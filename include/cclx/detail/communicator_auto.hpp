@@ -27,9 +27,9 @@ namespace cclx {
 namespace detail {
 // Runs a remembered decision's resolved policy: native, the common case, without a visit.
 template <class Run>
-void run_remembered(const tune::AutoState::Entry& e, Run&& run) {
-  if (!e.settled) return run(e.settled, algo::Native{});
-  std::visit([&](const auto& p) { run(e.settled, p); }, e.policy);
+void run_remembered(const tune::Settled& s, Run&& run) {
+  if (!s.candidate) return run(s.candidate, algo::Native{});
+  std::visit([&](const auto& p) { run(s.candidate, p); }, s.policy);
 }
 }  // namespace detail
 
@@ -77,9 +77,9 @@ void Communicator<B>::run_auto(const CollectiveCall& c, const A& policy) {
   // The repeated call's path, kept here (small enough to inline into the caller) ahead of
   // auto_miss(); the common native choice runs without a visit of the policy.
   const detail::AutoKey key = detail::auto_key(c, policy.online);
-  if (const tune::AutoState::Entry* e = auto_.repeat(key)) {
-    if (!e->settled) return run_native(c);
-    return std::visit([&](const auto& p) { run_policy(c, call::erase(p)); }, e->policy);
+  if (const tune::Settled* s = auto_.repeat(key)) {
+    if (!s->candidate) return run_native(c);
+    return std::visit([&](const auto& p) { run_policy(c, call::erase(p)); }, s->policy);
   }
   auto_miss(c, policy, true, key,
             [&](const tune::Candidate*, const auto& p) { run_policy(c, call::erase(p)); });
@@ -94,7 +94,7 @@ void Communicator<B>::with_auto_choice(const CollectiveCall& call, const algo::A
   if (blocking) {
     key = detail::auto_key(c, policy.online);
     // A blocking call repeating the last one's settled decision: its resolved policy.
-    if (const tune::AutoState::Entry* e = auto_.repeat(key)) return detail::run_remembered(*e, run);
+    if (const tune::Settled* s = auto_.repeat(key)) return detail::run_remembered(*s, run);
   }
   auto_miss(c, policy, blocking, key, std::forward<Run>(run));
 }
@@ -113,7 +113,7 @@ void Communicator<B>::auto_miss(const CollectiveCall& c, const algo::Auto& polic
   };
   if (!blocking) return run_choice(untimed_choice(c, w, policy));
   Timing timing = Timing::none;
-  tune::AutoState::Entry* entry = nullptr;
+  tune::AutoEntry* entry = nullptr;
   const tune::Candidate& choice = auto_.choose(w, policy.online, timing, &entry);
   if (timing == Timing::none)
     return detail::run_remembered(auto_.remember(key, *entry, choice), run);

@@ -10,9 +10,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cclx/algo/by_name.hpp"
 #include "cclx/tune/online.hpp"
 #include "cclx/tune/selector.hpp"
+#include "cclx/tune/settled.hpp"
 
 namespace cclx::tune {
 
@@ -23,34 +23,25 @@ namespace cclx::tune {
 /// cclx::Error on a word it does not know.
 [[nodiscard]] bool log_tune_from_env();
 
+/// One workload's decision: the selector's, and the online tuner's once a call tunes it.
+/// AutoState's map of them is the one place a decision is kept; AutoContext runs a repeated call
+/// from its entry's `settled` (map nodes never move, so a pointer into an entry stays valid).
+struct AutoEntry {
+  Decision decision;                   ///< the selector's, made at the workload's first call
+  std::unique_ptr<OnlineTuner> tuner;  ///< null until a call tunes the workload online
+  int calls_since_sample = 0;          ///< a converged tuner's calls since its last drift sample
+  std::vector<double> samples;         ///< the drift window's local times
+  Settled settled;                     ///< the settled choice resolved (AutoContext sets it)
+};
+
 /// What algo::Auto knows on one communicator: the selector, the decisions and the online tuners.
 class AutoState {
  public:
-  /// What the caller must do around the call it is about to run.
-  enum class Timing : std::uint8_t {
-    none,    ///< nothing
-    tune,    ///< time it, reduce the time to its max over ranks, observe()
-    sample,  ///< time it locally and add_sample(); when that returns true, reduce window_score()
-             ///< (the window's robust_score) to its max over ranks and check_drift()
-  };
+  using Timing = tune::Timing;  ///< what to time around a call
+  using Entry = AutoEntry;      ///< one workload's decision
 
   /// A state whose selector decides from the sources `cfg` and whose online tuners use `o`.
   explicit AutoState(Selector::Config cfg, OnlineOptions o = {});
-
-  /// One workload's decision: the selector's, and the online tuner's once a call tunes it. This
-  /// map is the one place a decision is kept; AutoContext runs a repeated call from its entry
-  /// (map nodes never move, so a pointer to an entry stays valid).
-  struct Entry {
-    Decision decision;                   ///< the selector's, made at the workload's first call
-    std::unique_ptr<OnlineTuner> tuner;  ///< null until a call tunes the workload online
-    int calls_since_sample = 0;          ///< a converged tuner's calls since its last drift sample
-    std::vector<double> samples;         ///< the drift window's local times
-    /// The settled choice resolved to its policy (AutoContext sets it; null choice: native).
-    const Candidate* settled = nullptr;
-    /// The settled choice built as its policy (algo::Native for native), which a repeated call
-    /// runs without building it again.
-    algo::AnyPolicy policy;
-  };
 
   /// The candidate for this call of `w` (tuned online when `online`), what to time, and (when
   /// `entry` is given) the entry that holds the decision.
@@ -90,7 +81,7 @@ class AutoState {
 
   /// Drift check: one call in `sample_every` of a converged workload is timed; a window is
   /// `window` samples.
-  static constexpr int sample_every = 16, window = 16;  ///< samples per drift window
+  static constexpr int sample_every = drift_sample_every, window = 16;  ///< samples per window
 
  private:
   Entry& entry(const Workload& w);
