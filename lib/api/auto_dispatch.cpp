@@ -83,15 +83,15 @@ struct AutoContext::State {
 AutoContext::AutoContext() = default;
 // A moved-from context remembers nothing (its memo would point into the moved state).
 AutoContext::AutoContext(AutoContext&& o) noexcept
-    : s_(std::move(o.s_)),
+    : hosts_(o.hosts_),
+      s_(std::move(o.s_)),
       agreed_(o.agreed_),
-      memo_valid_(std::exchange(o.memo_valid_, false)),
-      memo_(o.memo_) {}
+      memo_(std::exchange(o.memo_, {})) {}
 AutoContext& AutoContext::operator=(AutoContext&& o) noexcept {
+  hosts_ = o.hosts_;
   s_ = std::move(o.s_);
   agreed_ = o.agreed_;
-  memo_valid_ = std::exchange(o.memo_valid_, false);
-  memo_ = o.memo_;
+  memo_ = std::exchange(o.memo_, {});
   return *this;
 }
 
@@ -181,7 +181,6 @@ const tune::Settled& AutoContext::remember(const AutoKey& key, tune::AutoEntry& 
                                            const tune::Candidate& choice) {
   entry.settled = {choice.native() ? nullptr : &choice, algo::to_policy(choice)};
   memo_ = {key, &entry.settled, tune::AutoState::repeat_counter(entry)};
-  memo_valid_ = true;
   return entry.settled;
 }
 

@@ -83,13 +83,13 @@ class AutoContext {
   // points into it.
   struct Memo {
     AutoKey key;
-    const tune::Settled* settled = nullptr;  ///< the entry's resolved decision
+    const tune::Settled* settled = nullptr;  ///< the entry's resolved decision; null: no memo
     int* counter = nullptr;  ///< a converged tuner's calls since its drift sample; null: static
   };
   // The resolved decision when a call of `key` (auto_key()) repeats the remembered one and needs
   // no timing this call, else null.
   const tune::Settled* repeat(const AutoKey& key) {
-    if (!memo_valid_ || key != memo_.key) return nullptr;
+    if (!memo_.settled || key != memo_.key) return nullptr;
     if (int* n = memo_.counter) {
       if (*n + 1 >= tune::drift_sample_every) return nullptr;
       ++*n;
@@ -101,7 +101,7 @@ class AutoContext {
   const tune::Settled& remember(const AutoKey& key, tune::AutoEntry& entry,
                                 const tune::Candidate& choice);
   // Before any other decision: the memo no longer holds.
-  void forget() { memo_valid_ = false; }
+  void forget() { memo_.settled = nullptr; }
 
   AutoContext();
   AutoContext(AutoContext&&) noexcept;
@@ -150,7 +150,6 @@ class AutoContext {
   std::span<const int> hosts_;
   std::unique_ptr<State> s_;
   bool agreed_ = false;
-  bool memo_valid_ = false;
   Memo memo_;
 };
 
