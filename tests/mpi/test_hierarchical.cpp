@@ -395,6 +395,10 @@ TEST_CASE("hierarchical: algo::Auto ranks the hierarchical policies where the ma
     CHECK_FALSE(names("multilane"));
     CHECK_FALSE(lanes_name("multilane"));
   }
+  // A moved communicator keeps what Auto knows, its host map included.
+  Comm moved(std::move(comm));
+  CHECK(moved.explain<std::int32_t>(cclx::sched::Collective::allreduce, std::size_t{1} << 22) ==
+        why);
 }
 
 }  // namespace cclx_test
