@@ -27,21 +27,13 @@
 #include <vector>
 
 #include "forms.hpp"
+#include "tally.hpp"
 
 using namespace shim_test;  // NOLINT: the forms of the collectives under test
 
 namespace {
 
-int world_rank = 0;
-long long checks = 0, failures = 0;
-std::ostringstream failure_log;
 bool quick = false;
-
-void expect(bool ok, const std::string& what) {
-  ++checks;
-  if (ok) return;
-  if (failures++ < 25) failure_log << "rank " << world_rank << ": FAIL " << what << "\n";
-}
 
 // MPI_C_BOOL's C type, in a vector that is an array (std::vector<bool> is not).
 struct Bool {
@@ -760,12 +752,7 @@ int main(int argc, char** argv) {
   form = Form::blocking;
 
   // The verdict through PMPI, independent of the library under test.
-  long long totals[2] = {checks, failures}, sums[2] = {0, 0};
-  PMPI_Allreduce(totals, sums, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  if (failures) std::printf("%s", failure_log.str().c_str());
-  if (world_rank == 0)
-    std::printf("shim-conformance: %d ranks, %lld checks, %lld failed\n", world_size, sums[0],
-                sums[1]);
+  const int status = verdict("shim-conformance", world_size);
   MPI_Finalize();
-  return sums[1] ? 1 : 0;
+  return status;
 }
