@@ -27,13 +27,11 @@
 #include <vector>
 
 #include "forms.hpp"
-#include "tally.hpp"
+#include "harness.hpp"
 
-using namespace shim_test;  // NOLINT: the forms of the collectives under test
+using namespace shim_test;  // NOLINT: the forms of the collectives and the harness
 
 namespace {
-
-bool quick = false;
 
 // MPI_C_BOOL's C type, in a vector that is an array (std::vector<bool> is not).
 struct Bool {
@@ -211,13 +209,7 @@ std::vector<std::size_t> counts() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// One communicator under test
-
-struct Comm {
-  MPI_Comm comm;
-  std::string name;
-  int rank = 0, size = 1;
-};
+// Where a check is: the call on one communicator under test
 
 std::string where(const Comm& c, const char* coll, const char* type, const char* op,
                   std::size_t count, bool ip, int root = -1) {
@@ -696,22 +688,10 @@ void run(const Comm& c) {
   differently_described(c);
 }
 
-Comm describe(MPI_Comm comm, std::string name) {
-  Comm c{comm, std::move(name)};
-  MPI_Comm_rank(comm, &c.rank);
-  MPI_Comm_size(comm, &c.size);
-  return c;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--quick") quick = true;
-  int world_size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  const int world_size = start(&argc, &argv);
 
   run(describe(MPI_COMM_WORLD, "MPI_COMM_WORLD"));
 

@@ -23,26 +23,11 @@
 #include <vector>
 
 #include "forms.hpp"
-#include "tally.hpp"
+#include "harness.hpp"
 
-using namespace shim_test;  // NOLINT: the forms of the collectives under test
+using namespace shim_test;  // NOLINT: the forms of the collectives and the harness
 
 namespace {
-
-bool quick = false;
-
-struct Comm {
-  MPI_Comm comm;
-  std::string name;
-  int rank = 0, size = 1;
-};
-
-Comm describe(MPI_Comm comm, std::string name) {
-  Comm c{comm, std::move(name)};
-  MPI_Comm_rank(comm, &c.rank);
-  MPI_Comm_size(comm, &c.size);
-  return c;
-}
 
 std::string where(const Comm& c, const char* coll, const char* type, std::size_t base, bool ip,
                   bool gaps) {
@@ -332,12 +317,7 @@ void run(const Comm& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--quick") quick = true;
-  int world_size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  const int world_size = start(&argc, &argv);
   const int odd = world_size % 2 ? world_size : world_size - 1;
 
   for (const Form f : {Form::blocking, Form::nonblocking, Form::persistent}) {
