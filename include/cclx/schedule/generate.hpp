@@ -99,11 +99,6 @@ struct GeneratorInfo {
 /// `collectives`) holds its collective.
 void require_supported(const ScheduleRequest& req, std::string_view algorithm,
                        std::span<const Collective> supported);
-/// The same from a policy's declarations (a generator names its own policy, never the registry).
-template <class Policy>
-void require_supported(const ScheduleRequest& req) {
-  require_supported(req, Policy::name, Policy::collectives);
-}
 /// The collectives on which Policy combines in the canonical order (canonical_order.hpp): its
 /// `canonical_order` declaration, none when it declares nothing.
 template <class Policy>
@@ -137,7 +132,7 @@ template <class Policy>
 /// rank order trivially). The generator sets what differs (a root of its own, params, ...).
 template <class Policy>
 [[nodiscard]] Schedule begin_schedule(const ScheduleRequest& req, std::uint32_t nblocks) {
-  require_supported<Policy>(req);
+  require_supported(req, Policy::name, Policy::collectives);
   Schedule s;
   s.algorithm = std::string(Policy::name);
   s.collective = req.collective;
