@@ -1,6 +1,8 @@
 #include "cclx/schedule/channels.hpp"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
@@ -10,6 +12,54 @@ namespace cclx::sched {
 bool splits_into_channels(Collective c) {
   return coll::visit(c, [](auto d) { return !d.blocks_are_ranks; }) && !coll::synchronizes(c);
 }
+
+namespace {
+
+// `part` on k contiguous ranges of k * nb blocks (nb: part's), part j's step s at the whole's step
+// s + shift(j, s); in a step of the whole, part j's ops follow part j - 1's. shift must make
+// s + shift(j, s) increase with s (every part keeps its steps' order) and not depend on the rank,
+// so that both ends of a message place it in the same step and in the same order.
+template <class Shift>
+Schedule replicate(const Schedule& part, std::uint32_t k, Shift shift) {
+  const std::uint32_t nb = part.nblocks;
+  Schedule s = part;  // every field but the blocks and the programs is the part's
+  s.nblocks = nb * k;
+  // Part j's region: the same blocks in its own range of the partition; a scratch region of copy c
+  // moves to copy c of the split partition.
+  const auto moved = [&](Region g, std::uint32_t j) {
+    if (g.count == 0) return g;  // token() or an unused operand: moves nothing
+    const std::uint32_t copy = g.buf == Buf::scratch ? g.first / nb : 0;
+    g.first = copy * s.nblocks + j * nb + (g.first - copy * nb);
+    return g;
+  };
+  for (std::size_t r = 0; r < part.programs.size(); ++r) {
+    const Program& p = part.programs[r];
+    std::vector<std::vector<Op>> steps;
+    for (std::uint32_t j = 0; j < k; ++j)
+      for (std::size_t step = 0; step < p.num_steps(); ++step) {
+        const std::size_t at = step + shift(j, step);
+        if (steps.size() <= at) steps.resize(at + 1);
+        for (std::size_t i = 0; i < p.step_size(step); ++i) {
+          Op op = p.step_data(step)[i];
+          op.dst = moved(op.dst, j);
+          op.src = moved(op.src, j);
+          op.src2 = moved(op.src2, j);
+          steps[at].push_back(op);
+        }
+      }
+    Program& q = s.programs[r];
+    q.ops.clear();
+    q.ops.reserve(p.ops.size() * k);
+    q.step_begin.assign(1, 0);
+    for (const auto& step : steps) {
+      q.ops.insert(q.ops.end(), step.begin(), step.end());
+      q.step_begin.push_back(static_cast<std::uint32_t>(q.ops.size()));
+    }
+  }
+  return s;
+}
+
+}  // namespace
 
 Schedule split_channels(std::string_view algorithm, const ScheduleRequest& req, long long channels,
                         const std::function<Schedule(const ScheduleRequest&)>& generate) {
@@ -22,39 +72,34 @@ Schedule split_channels(std::string_view algorithm, const ScheduleRequest& req, 
                 std::string(to_string(req.collective)) +
                 " does not split into channels (only allreduce, reduce and bcast do)");
   const auto k = static_cast<std::uint32_t>(channels);
-  Schedule part = generate(channel_part_request(req, channels));
-  const std::uint32_t nb = part.nblocks;
-
-  Schedule s = part;  // every field but the blocks and the programs is the part's
+  const Schedule part = generate(channel_part_request(req, channels));
+  Schedule s = replicate(part, k, [](std::uint32_t, std::size_t) { return std::size_t{0}; });
   s.params = part.params.empty() ? "channels=" + std::to_string(k)
                                  : part.params + ",channels=" + std::to_string(k);
-  s.nblocks = nb * k;
-  // Part j's region: the same blocks in its own range of the partition; a scratch region of copy c
-  // moves to copy c of the split partition.
-  const auto moved = [&](Region g, std::uint32_t j) {
-    if (g.count == 0) return g;  // token() or an unused operand: moves nothing
-    const std::uint32_t copy = g.buf == Buf::scratch ? g.first / nb : 0;
-    g.first = copy * s.nblocks + j * nb + (g.first - copy * nb);
-    return g;
-  };
-  for (std::size_t r = 0; r < part.programs.size(); ++r) {
-    const Program& p = part.programs[r];
-    Program& q = s.programs[r];
-    q.ops.clear();
-    q.ops.reserve(p.ops.size() * k);
-    q.step_begin.assign(1, 0);
-    for (std::size_t step = 0; step < p.num_steps(); ++step) {
-      for (std::uint32_t j = 0; j < k; ++j)
-        for (std::size_t i = 0; i < p.step_size(step); ++i) {
-          Op op = p.step_data(step)[i];
-          op.dst = moved(op.dst, j);
-          op.src = moved(op.src, j);
-          op.src2 = moved(op.src2, j);
-          q.ops.push_back(op);
-        }
-      q.step_begin.push_back(static_cast<std::uint32_t>(q.ops.size()));
+  return s;
+}
+
+Schedule pipeline(const Schedule& segment, std::span<const std::size_t> phase_bounds,
+                  std::uint32_t segments) {
+  if (segments <= 1 || phase_bounds.size() < 2) return segment;
+  // start[j][p]: where segment j's phase p begins; a phase of segment j waits for the segment's
+  // previous phase and for segment j - 1's same phase (each phase one stage of the pipeline).
+  const std::size_t phases = phase_bounds.size() - 1;
+  const auto length = [&](std::size_t p) { return phase_bounds[p + 1] - phase_bounds[p]; };
+  std::vector<std::vector<std::size_t>> start(segments, std::vector<std::size_t>(phases));
+  for (std::uint32_t j = 0; j < segments; ++j)
+    for (std::size_t p = 0; p < phases; ++p) {
+      std::size_t at = j == 0 ? phase_bounds[p] : start[j - 1][p] + length(p);
+      if (p > 0) at = std::max(at, start[j][p - 1] + length(p - 1));
+      start[j][p] = at;
     }
-  }
+  Schedule s = replicate(segment, segments, [&](std::uint32_t j, std::size_t step) {
+    std::size_t p = phases - 1;
+    while (p > 0 && phase_bounds[p] > step) --p;
+    return start[j][p] - phase_bounds[p];
+  });
+  s.params = segment.params.empty() ? "pipeline=" + std::to_string(segments)
+                                    : segment.params + ",pipeline=" + std::to_string(segments);
   return s;
 }
 

@@ -111,6 +111,13 @@ void ScheduleComposer::embed(const Schedule& part, const Embedding& e) {
 
 void ScheduleComposer::next_phase() {
   phase_start_ = phase_end_;
+  phase_starts_.push_back(phase_start_);
+}
+
+std::vector<std::size_t> ScheduleComposer::phase_bounds() const {
+  std::vector<std::size_t> b = phase_starts_;
+  b.push_back(phase_end_);
+  return b;
 }
 
 Schedule ScheduleComposer::finish(Schedule header) const {

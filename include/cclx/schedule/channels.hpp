@@ -14,9 +14,18 @@
 // Only collectives whose partition is not one block per rank split this way (allreduce, reduce,
 // bcast): with one block per rank (allgather, alltoall, ...) a part would be a strided slice of
 // every rank's block, which the partition cannot express. Barrier moves no data.
+//
+// A pipeline splits the data the same way, but staggers the parts: a schedule made of phases (a
+// hierarchical composition's intra-host, inter-host and intra-host phases) runs as a pipeline whose
+// stages are the phases. Segment j's phase p starts once segment j's phase p - 1 and segment
+// j - 1's phase p have ended, so while one segment crosses the hosts the next one reduces inside
+// its host. The same ordering argument as for channels makes the messages match.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <span>
 #include <string_view>
 
 #include "cclx/schedule/generate.hpp"
@@ -44,5 +53,12 @@ inline constexpr long long max_channels = 64;
 [[nodiscard]] Schedule split_channels(
     std::string_view algorithm, const ScheduleRequest& req, long long channels,
     const std::function<Schedule(const ScheduleRequest&)>& generate);
+
+/// `segment` (a schedule of nb blocks) on `segments` contiguous ranges of segments * nb blocks,
+/// pipelined as above: phase p of `segment` is its steps [phase_bounds[p], phase_bounds[p + 1])
+/// (the last bound its round count on every rank). Part j's ops in a step follow part j - 1's; the
+/// params gain ",pipeline=<segments>". segments <= 1 returns `segment` unchanged.
+[[nodiscard]] Schedule pipeline(const Schedule& segment, std::span<const std::size_t> phase_bounds,
+                                std::uint32_t segments);
 
 }  // namespace cclx::sched

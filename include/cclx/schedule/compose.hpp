@@ -62,6 +62,9 @@ class ScheduleComposer {
   void embed(const Schedule& part, const Embedding& e);
   /// Starts the next phase: parts embedded from now on begin after the longest part so far.
   void next_phase();
+  /// Where each phase begins, and after them the end of the last: phase p is the steps
+  /// [bounds[p], bounds[p + 1]) on every rank (for sched::pipeline(), schedule/channels.hpp).
+  [[nodiscard]] std::vector<std::size_t> phase_bounds() const;
   /// The composed schedule: `header`'s fields (algorithm, collective, root, in_place, flags) with
   /// the programs, nranks, nblocks and the largest scratch_copies of the parts.
   [[nodiscard]] Schedule finish(Schedule header) const;
@@ -72,6 +75,7 @@ class ScheduleComposer {
   int only_rank_;
   std::uint32_t scratch_copies_ = 1;
   std::size_t phase_start_ = 0, phase_end_ = 0;
+  std::vector<std::size_t> phase_starts_{0};
   std::vector<std::vector<std::vector<Op>>> steps_;  // steps_[rank][step]: the step's ops
 };
 
