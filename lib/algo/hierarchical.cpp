@@ -29,6 +29,9 @@
 // bcast on every host; reduce_scatter (when Inter serves it) the other way round: the binomial
 // reduce to each leader, Inter's reduce-scatter among the leaders, the binomial scatter; the same
 // for their v-collectives.
+// Pipelined (allreduce, bcast, reduce with pipeline p > 1): each composition is built for one
+// segment (bytes / p), and sched::pipeline() (schedule/channels.hpp) staggers p copies of it
+// through its phases, by the bounds the composer recorded.
 #include "cclx/algo/hierarchical.hpp"
 
 #include <algorithm>
@@ -39,6 +42,7 @@
 #include "cclx/algo/binomial_tree.hpp"
 #include "cclx/algo/ring.hpp"
 #include "cclx/error.hpp"
+#include "cclx/schedule/channels.hpp"
 #include "cclx/schedule/compose.hpp"
 
 namespace cclx::sched {
@@ -103,6 +107,26 @@ Schedule header(const ScheduleRequest& req, std::string_view algorithm) {
   return s;
 }
 
+// The pipeline's segments (schedule/channels.hpp) of a composition asked for `asked` of them;
+// only the collectives that split into channels pipeline.
+std::uint32_t checked_segments(const ScheduleRequest& req, std::string_view algorithm,
+                               std::size_t asked) {
+  if (asked < 1 || asked > static_cast<std::size_t>(max_channels))
+    throw Error(std::string(algorithm) + ": pipeline must be in [1, " +
+                std::to_string(max_channels) + "], got " + std::to_string(asked));
+  if (asked > 1 && !splits_into_channels(req.collective))
+    throw Error(std::string(algorithm) + ": pipeline=" + std::to_string(asked) + ": " +
+                std::string(to_string(req.collective)) +
+                " does not split into segments (only allreduce, reduce and bcast do)");
+  return static_cast<std::uint32_t>(asked);
+}
+
+// The request one segment of the pipeline is built from: its share of the bytes.
+ScheduleRequest segment_request(ScheduleRequest req, std::uint32_t segments) {
+  req.bytes /= segments;
+  return req;
+}
+
 // The first lane local rank i of a host of k ranks carries, of L lanes (i = k: L).
 std::uint32_t first_lane(int i, int k, std::uint32_t lanes) {
   return static_cast<std::uint32_t>(static_cast<std::uint64_t>(i) * lanes /
@@ -151,7 +175,7 @@ std::vector<int> representatives(const HostMap& m, int root) {
 // representatives (the root, the other hosts' leaders) from the root's host; 2. on every host,
 // the binomial bcast from its representative.
 Schedule leader_bcast(const ScheduleRequest& req, std::string_view algorithm,
-                      const InterHost& inter, const HostMap& m) {
+                      const InterHost& inter, const HostMap& m, std::uint32_t segments) {
   const int h = m.num_hosts();
   const int root_host = m.host_of[static_cast<std::size_t>(req.root)];
   const std::vector<int> reps = representatives(m, req.root);
@@ -170,7 +194,7 @@ Schedule leader_bcast(const ScheduleRequest& req, std::string_view algorithm,
     local.root = m.local_of[static_cast<std::size_t>(reps[j])];
     c.embed(binomial_tree(local), {host, contiguous({0, nb}), Buf::in, Buf::out});
   }
-  return c.finish(header(req, algorithm));
+  return pipeline(c.finish(header(req, algorithm)), c.phase_bounds(), segments);
 }
 
 // Leader-based reduce: the root stands for its host. 1. on every host, the binomial reduce to its
@@ -178,7 +202,7 @@ Schedule leader_bcast(const ScheduleRequest& req, std::string_view algorithm,
 // copy the parts use (a non-root has no Out); 2. Inter's reduce among the representatives, from
 // that copy to the root's Out. One host: phase 1 reduces into the root's Out.
 Schedule leader_reduce(const ScheduleRequest& req, std::string_view algorithm,
-                       const InterHost& inter, const HostMap& m) {
+                       const InterHost& inter, const HostMap& m, std::uint32_t segments) {
   const int h = m.num_hosts();
   const int root_host = m.host_of[static_cast<std::size_t>(req.root)];
   const std::vector<int> reps = representatives(m, req.root);
@@ -210,7 +234,7 @@ Schedule leader_reduce(const ScheduleRequest& req, std::string_view algorithm,
     e.in_copy = partial;
     c.embed(between, e);
   }
-  return c.finish(header(req, algorithm));
+  return pipeline(c.finish(header(req, algorithm)), c.phase_bounds(), segments);
 }
 
 // The lanes of an allgather or reduce_scatter on `m` (see the top): for each lane, its carrier on
@@ -431,7 +455,7 @@ RootedLanes rooted_lanes(const ScheduleRequest& req, std::string_view algorithm,
 // 3. per host, the ring allgather (in place) of the lanes. A bcast's data is in Out, the root's
 // too: the scatter reads it there.
 Schedule multi_lane_bcast(const ScheduleRequest& req, std::string_view algorithm,
-                          const InterHost& inter, const HostMap& m) {
+                          const InterHost& inter, const HostMap& m, std::uint32_t segments) {
   const RootedLanes r = rooted_lanes(req, algorithm, inter, m);
   const auto& [root_host, lanes, nb, lane, bounds] = r;
   ScheduleComposer c(req.nranks, lanes * nb, req.only_rank);
@@ -443,7 +467,7 @@ Schedule multi_lane_bcast(const ScheduleRequest& req, std::string_view algorithm
   }
   c.next_phase();
   lanes_then_allgather(c, m, lane, bounds);
-  return c.finish(header(req, algorithm));
+  return pipeline(c.finish(header(req, algorithm)), c.phase_bounds(), segments);
 }
 
 // Multi-lane reduce, the bcast reversed: 1. per host, the ring reduce-scatter of the lanes into a
@@ -451,7 +475,7 @@ Schedule multi_lane_bcast(const ScheduleRequest& req, std::string_view algorithm
 // the root's host, into a second Scratch copy (a carrier other than the root has no Out); 3. on
 // the root's host, the binomial gather of the lanes into the root's Out.
 Schedule multi_lane_reduce(const ScheduleRequest& req, std::string_view algorithm,
-                           const InterHost& inter, const HostMap& m) {
+                           const InterHost& inter, const HostMap& m, std::uint32_t segments) {
   const int h = m.num_hosts();
   const RootedLanes r = rooted_lanes(req, algorithm, inter, m);
   const auto& [root_host, lanes, nb, lane, bounds] = r;
@@ -487,14 +511,15 @@ Schedule multi_lane_reduce(const ScheduleRequest& req, std::string_view algorith
   Embedding e{home, contiguous(bounds[root_host]), Buf::scratch, Buf::out};
   e.in_copy = result;
   c.embed(collect, e);
-  return c.finish(header(req, algorithm));
+  return pipeline(c.finish(header(req, algorithm)), c.phase_bounds(), segments);
 }
 
 }  // namespace
 
-Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
-                    const InterHost& inter) {
+Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, const InterHost& inter,
+                    std::size_t pipelined) {
   require_supported(req, algorithm, kMultiLane);
+  const std::uint32_t segments = checked_segments(req, algorithm, pipelined);
   const HostMap m = hosts_of(req, algorithm);
   switch (equal_blocks(req.collective)) {
     case Collective::allgather:
@@ -502,16 +527,16 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
     case Collective::reduce_scatter:
       return multi_lane_reduce_scatter(req, algorithm, inter, m);
     case Collective::bcast:
-      return multi_lane_bcast(req, algorithm, inter, m);
+      return multi_lane_bcast(segment_request(req, segments), algorithm, inter, m, segments);
     case Collective::reduce:
-      return multi_lane_reduce(req, algorithm, inter, m);
+      return multi_lane_reduce(segment_request(req, segments), algorithm, inter, m, segments);
     default:
       break;
   }
   const int h = m.num_hosts();
   const auto lanes = static_cast<std::uint32_t>(m.max_ranks_per_host());
   const Schedule lane = inter_schedule(
-      algorithm, inter, sub_request(Collective::allreduce, h, true, req.bytes / lanes));
+      algorithm, inter, sub_request(Collective::allreduce, h, true, req.bytes / segments / lanes));
   const std::uint32_t nb = lane.nblocks;
   ScheduleComposer c(req.nranks, lanes * nb, req.only_rank);
 
@@ -526,22 +551,25 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm,
   }
   c.next_phase();
   lanes_then_allgather(c, m, lane, bounds);
-  return c.finish(header(req, algorithm));
+  return pipeline(c.finish(header(req, algorithm)), c.phase_bounds(), segments);
 }
 
 Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
-                      const InterHost& inter) {
+                      const InterHost& inter, std::size_t pipelined) {
   require_supported(req, algorithm, kLeaderBased);
+  const std::uint32_t segments = checked_segments(req, algorithm, pipelined);
   const HostMap m = hosts_of(req, algorithm);
-  if (req.collective == Collective::bcast) return leader_bcast(req, algorithm, inter, m);
-  if (req.collective == Collective::reduce) return leader_reduce(req, algorithm, inter, m);
+  if (req.collective == Collective::bcast)
+    return leader_bcast(segment_request(req, segments), algorithm, inter, m, segments);
+  if (req.collective == Collective::reduce)
+    return leader_reduce(segment_request(req, segments), algorithm, inter, m, segments);
   if (equal_blocks(req.collective) == Collective::allgather)
     return leader_allgather(req, algorithm, inter, m);
   if (equal_blocks(req.collective) == Collective::reduce_scatter)
     return leader_reduce_scatter(req, algorithm, inter, m);
   const int h = m.num_hosts();
-  const Schedule between =
-      inter_schedule(algorithm, inter, sub_request(Collective::allreduce, h, true, req.bytes));
+  const Schedule between = inter_schedule(
+      algorithm, inter, sub_request(Collective::allreduce, h, true, req.bytes / segments));
   const std::uint32_t nb = between.nblocks;
   ScheduleComposer c(req.nranks, nb, req.only_rank);
   const BlockMap whole = contiguous({0, nb});  // the binomial tree's one block
@@ -560,7 +588,7 @@ Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
       c.embed(binomial_tree(sub_request(Collective::bcast, k, false)),
               {host, whole, Buf::in, Buf::out});
   }
-  return c.finish(header(req, algorithm));
+  return pipeline(c.finish(header(req, algorithm)), c.phase_bounds(), segments);
 }
 
 }  // namespace cclx::sched

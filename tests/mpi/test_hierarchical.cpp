@@ -37,14 +37,20 @@ std::vector<int> emulated_hosts(int n) {
   return ids;
 }
 
-// Calls f(label, policy) for every registered policy whose schedule depends on the host map.
+// Calls f(label, policy) for every registered policy whose schedule depends on the host map; with
+// `pipelined`, also for each of them as a pipeline of three segments (allreduce, bcast, reduce).
 template <class F>
-void for_each_hierarchical(F&& f) {
+void for_each_hierarchical(F&& f, bool pipelined = false) {
   std::apply(
       [&](auto... policies) {
         (
             [&](auto p) {
-              if constexpr (cclx::algo::uses_hosts<decltype(p)>) f(decltype(p)::name, p);
+              if constexpr (cclx::algo::uses_hosts<decltype(p)>) {
+                f(decltype(p)::name, p);
+                if (!pipelined) return;
+                p.pipeline = 3;
+                f(std::string(decltype(p)::name) + "(pipeline=3)", p);
+              }
             }(policies),
             ...);
       },
@@ -90,144 +96,151 @@ TEST_CASE("hierarchical: allreduce on the host map, blocking, nonblocking and pe
   Comm comm(MPI_COMM_WORLD);
   const int n = comm.size(), me = comm.rank();
   Consistency same(MPI_COMM_WORLD);
-  for_each_hierarchical([&](std::string_view name, const auto& policy) {
-    for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t(n + 1), std::size_t{1000},
-                              std::size_t{40001}})
-      for (bool ip : {false, true}) {
-        const std::string label =
-            with(std::string(name) + " count=" + std::to_string(count), name, ip);
-        progress(label);
-        // Blocking, int32.
-        {
-          auto in = input<std::int32_t>(me, count, 0);
-          std::vector<std::int32_t> out(count, -1);
-          if (ip)
-            comm.allreduce(in, cclx::sum, policy);
-          else
-            comm.allreduce(in, out, cclx::sum, policy);
-          const auto& got = ip ? in : out;
-          compare("blocking " + label, got, reference<std::int32_t>(n, count, 0), true);
-          same.add("blocking " + label, got);
-        }
-        // Nonblocking, int64.
-        {
-          auto in = input<std::int64_t>(me, count, 1);
-          std::vector<std::int64_t> out(count, -1);
-          cclx::Request r = ip ? comm.iallreduce(in, cclx::sum, policy)
-                               : comm.iallreduce(in, out, cclx::sum, policy);
-          r.wait();
-          const auto& got = ip ? in : out;
-          compare("nonblocking " + label, got, reference<std::int64_t>(n, count, 1), true);
-          same.add("nonblocking " + label, got);
-        }
-        // Persistent, int32, started kStarts times with new inputs.
-        {
-          std::vector<std::int32_t> buf(count), out(count);
-          auto p = ip ? comm.allreduce_init(buf, cclx::sum, policy)
-                      : comm.allreduce_init(buf, out, cclx::sum, policy);
-          for (int g = 0; g < kStarts; ++g) {
-            const auto next = input<std::int32_t>(me, count, g);
-            std::copy(next.begin(), next.end(), buf.begin());  // the bound buffer stays put
-            p.start();
-            p.wait();
-            const auto& got = ip ? buf : out;
-            compare("persistent start " + std::to_string(g) + " " + label, got,
-                    reference<std::int32_t>(n, count, g), true);
-            same.add("persistent " + label, got);
+  for_each_hierarchical(
+      [&](std::string_view name, const auto& policy) {
+        for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t(n + 1),
+                                  std::size_t{1000}, std::size_t{40001}})
+          for (bool ip : {false, true}) {
+            const std::string label =
+                with(std::string(name) + " count=" + std::to_string(count), name, ip);
+            progress(label);
+            // Blocking, int32.
+            {
+              auto in = input<std::int32_t>(me, count, 0);
+              std::vector<std::int32_t> out(count, -1);
+              if (ip)
+                comm.allreduce(in, cclx::sum, policy);
+              else
+                comm.allreduce(in, out, cclx::sum, policy);
+              const auto& got = ip ? in : out;
+              compare("blocking " + label, got, reference<std::int32_t>(n, count, 0), true);
+              same.add("blocking " + label, got);
+            }
+            // Nonblocking, int64.
+            {
+              auto in = input<std::int64_t>(me, count, 1);
+              std::vector<std::int64_t> out(count, -1);
+              cclx::Request r = ip ? comm.iallreduce(in, cclx::sum, policy)
+                                   : comm.iallreduce(in, out, cclx::sum, policy);
+              r.wait();
+              const auto& got = ip ? in : out;
+              compare("nonblocking " + label, got, reference<std::int64_t>(n, count, 1), true);
+              same.add("nonblocking " + label, got);
+            }
+            // Persistent, int32, started kStarts times with new inputs.
+            {
+              std::vector<std::int32_t> buf(count), out(count);
+              auto p = ip ? comm.allreduce_init(buf, cclx::sum, policy)
+                          : comm.allreduce_init(buf, out, cclx::sum, policy);
+              for (int g = 0; g < kStarts; ++g) {
+                const auto next = input<std::int32_t>(me, count, g);
+                std::copy(next.begin(), next.end(), buf.begin());  // the bound buffer stays put
+                p.start();
+                p.wait();
+                const auto& got = ip ? buf : out;
+                compare("persistent start " + std::to_string(g) + " " + label, got,
+                        reference<std::int32_t>(n, count, g), true);
+                same.add("persistent " + label, got);
+              }
+            }
           }
-        }
-      }
-  });
+      },
+      true);
 }
 
 TEST_CASE("hierarchical: bcast on the host map, blocking, nonblocking and persistent") {
   Comm comm(MPI_COMM_WORLD);
   const int n = comm.size(), me = comm.rank();
   Consistency same(MPI_COMM_WORLD);
-  for_each_hierarchical([&](std::string_view name, const auto& policy) {
-    if constexpr (serves<decltype(policy)>(Coll::bcast))
-      for (int root : all_roots(n))
-        for (std::size_t count :
-             {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{40001}}) {
-          const std::string label =
-              with(std::string(name) + " bcast count=" + std::to_string(count), name, false, root);
-          progress(label);
-          // The root's data at start g, every other rank's buffer filled with its own values.
-          const auto fill = [&](std::vector<std::int32_t>& v, int g) {
-            for (std::size_t i = 0; i < count; ++i)
-              v[i] = data_value<std::int32_t>(me == root ? root : n + me,
-                                              i + static_cast<std::size_t>(g) * kShift);
-          };
-          const auto want = [&](int g) {
-            std::vector<std::int32_t> v(count);
-            for (std::size_t i = 0; i < count; ++i)
-              v[i] = data_value<std::int32_t>(root, i + static_cast<std::size_t>(g) * kShift);
-            return v;
-          };
-          std::vector<std::int32_t> buf(count);
-          fill(buf, 0);
-          comm.bcast(buf, root, policy);
-          compare("blocking " + label, buf, want(0), true);
-          same.add("blocking " + label, buf);
-          fill(buf, 1);
-          comm.ibcast(buf, root, policy).wait();
-          compare("nonblocking " + label, buf, want(1), true);
-          same.add("nonblocking " + label, buf);
-          auto p = comm.bcast_init(buf, root, policy);
-          for (int g = 0; g < kStarts; ++g) {
-            fill(buf, g);
-            p.start();
-            p.wait();
-            compare("persistent start " + std::to_string(g) + " " + label, buf, want(g), true);
-            same.add("persistent " + label, buf);
-          }
-        }
-  });
+  for_each_hierarchical(
+      [&](std::string_view name, const auto& policy) {
+        if constexpr (serves<decltype(policy)>(Coll::bcast))
+          for (int root : all_roots(n))
+            for (std::size_t count :
+                 {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{40001}}) {
+              const std::string label = with(
+                  std::string(name) + " bcast count=" + std::to_string(count), name, false, root);
+              progress(label);
+              // The root's data at start g, every other rank's buffer filled with its own values.
+              const auto fill = [&](std::vector<std::int32_t>& v, int g) {
+                for (std::size_t i = 0; i < count; ++i)
+                  v[i] = data_value<std::int32_t>(me == root ? root : n + me,
+                                                  i + static_cast<std::size_t>(g) * kShift);
+              };
+              const auto want = [&](int g) {
+                std::vector<std::int32_t> v(count);
+                for (std::size_t i = 0; i < count; ++i)
+                  v[i] = data_value<std::int32_t>(root, i + static_cast<std::size_t>(g) * kShift);
+                return v;
+              };
+              std::vector<std::int32_t> buf(count);
+              fill(buf, 0);
+              comm.bcast(buf, root, policy);
+              compare("blocking " + label, buf, want(0), true);
+              same.add("blocking " + label, buf);
+              fill(buf, 1);
+              comm.ibcast(buf, root, policy).wait();
+              compare("nonblocking " + label, buf, want(1), true);
+              same.add("nonblocking " + label, buf);
+              auto p = comm.bcast_init(buf, root, policy);
+              for (int g = 0; g < kStarts; ++g) {
+                fill(buf, g);
+                p.start();
+                p.wait();
+                compare("persistent start " + std::to_string(g) + " " + label, buf, want(g), true);
+                same.add("persistent " + label, buf);
+              }
+            }
+      },
+      true);
 }
 
 TEST_CASE("hierarchical: reduce on the host map, blocking, nonblocking and persistent") {
   Comm comm(MPI_COMM_WORLD);
   const int n = comm.size(), me = comm.rank();
-  for_each_hierarchical([&](std::string_view name, const auto& policy) {
-    if constexpr (serves<decltype(policy)>(Coll::reduce))
-      for (int root : all_roots(n))
-        for (std::size_t count :
-             {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{40001}})
-          for (bool ip : {false, true}) {
-            const std::string label =
-                with(std::string(name) + " reduce count=" + std::to_string(count), name, ip, root);
-            progress(label);
-            // The root's result of start g; in place, another rank's buffer stays its input.
-            const auto check = [&](const std::string& form, const std::vector<std::int32_t>& in,
-                                   const std::vector<std::int32_t>& out, int g) {
-              if (me == root)
-                compare(form + label, ip ? in : out, reference<std::int32_t>(n, count, g), true);
-              else if (ip)
-                compare(form + label, in, input<std::int32_t>(me, count, g), true);
-            };
-            auto in = input<std::int32_t>(me, count, 0);
-            std::vector<std::int32_t> out(count, -1);
-            if (ip)
-              comm.reduce(in, cclx::sum, root, policy);
-            else
-              comm.reduce(in, out, cclx::sum, root, policy);
-            check("blocking ", in, out, 0);
-            in = input<std::int32_t>(me, count, 1);
-            (ip ? comm.ireduce(in, cclx::sum, root, policy)
-                : comm.ireduce(in, out, cclx::sum, root, policy))
-                .wait();
-            check("nonblocking ", in, out, 1);
-            auto p = ip ? comm.reduce_init(in, cclx::sum, root, policy)
-                        : comm.reduce_init(in, out, cclx::sum, root, policy);
-            for (int g = 0; g < kStarts; ++g) {
-              const auto next = input<std::int32_t>(me, count, g);
-              std::copy(next.begin(), next.end(), in.begin());  // the bound buffer stays put
-              p.start();
-              p.wait();
-              check("persistent start " + std::to_string(g) + " ", in, out, g);
-            }
-          }
-  });
+  for_each_hierarchical(
+      [&](std::string_view name, const auto& policy) {
+        if constexpr (serves<decltype(policy)>(Coll::reduce))
+          for (int root : all_roots(n))
+            for (std::size_t count :
+                 {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{40001}})
+              for (bool ip : {false, true}) {
+                const std::string label = with(
+                    std::string(name) + " reduce count=" + std::to_string(count), name, ip, root);
+                progress(label);
+                // The root's result of start g; in place, another rank's buffer stays its input.
+                const auto check = [&](const std::string& form, const std::vector<std::int32_t>& in,
+                                       const std::vector<std::int32_t>& out, int g) {
+                  if (me == root)
+                    compare(form + label, ip ? in : out, reference<std::int32_t>(n, count, g),
+                            true);
+                  else if (ip)
+                    compare(form + label, in, input<std::int32_t>(me, count, g), true);
+                };
+                auto in = input<std::int32_t>(me, count, 0);
+                std::vector<std::int32_t> out(count, -1);
+                if (ip)
+                  comm.reduce(in, cclx::sum, root, policy);
+                else
+                  comm.reduce(in, out, cclx::sum, root, policy);
+                check("blocking ", in, out, 0);
+                in = input<std::int32_t>(me, count, 1);
+                (ip ? comm.ireduce(in, cclx::sum, root, policy)
+                    : comm.ireduce(in, out, cclx::sum, root, policy))
+                    .wait();
+                check("nonblocking ", in, out, 1);
+                auto p = ip ? comm.reduce_init(in, cclx::sum, root, policy)
+                            : comm.reduce_init(in, out, cclx::sum, root, policy);
+                for (int g = 0; g < kStarts; ++g) {
+                  const auto next = input<std::int32_t>(me, count, g);
+                  std::copy(next.begin(), next.end(), in.begin());  // the bound buffer stays put
+                  p.start();
+                  p.wait();
+                  check("persistent start " + std::to_string(g) + " ", in, out, g);
+                }
+              }
+      },
+      true);
 }
 
 // Per-rank block sizes for the v-collectives around `count`: a zero, small and larger blocks.

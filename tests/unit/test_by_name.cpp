@@ -21,10 +21,12 @@ TEST_CASE("by name: every registry entry and parameter reaches its policy") {
         req.bytes = 1 << 20;
         CHECK(algo::generate(policy, req).programs ==
               cclx::algo::generate_by_name(g.name, req, c.params).programs);
-        if (c.params.count("segment_bytes") && !algo::cache_params(policy, req).empty())
-          CHECK(algo::cache_params(policy, req).find("segment_bytes=2") != std::string::npos);
-        else if (c.params.count("segment_bytes"))
-          CHECK(algo::exec_options(policy).segment_bytes == 2);
+        // segment_bytes shapes the schedule (its cache parameters) or the engine's segments.
+        const std::string key = algo::cache_params(policy, req);
+        if (c.params.count("segment_bytes"))
+          CHECK((key.find("segment_bytes=2") != std::string::npos ||
+                 algo::exec_options(policy).segment_bytes == 2));
+        if (c.params.count("pipeline")) CHECK(key.find("pipeline=2") != std::string::npos);
       }
     });
     CHECK(reached);

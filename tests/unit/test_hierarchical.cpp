@@ -15,6 +15,7 @@
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
 #include "cclx/schedule/cache.hpp"
+#include "cclx/schedule/channels.hpp"
 #include "cclx/schedule/compose.hpp"
 #include "cclx/schedule/hosts.hpp"
 #include "cclx/schedule/partition.hpp"
@@ -161,6 +162,66 @@ TEST_CASE("hierarchical: verifier on channels") {
     }
 }
 
+TEST_CASE("hierarchical: verifier on pipelines, over host maps") {
+  std::size_t verified = 0;
+  for (const auto* g : hierarchical_generators())
+    for (Collective c : g->collectives) {
+      if (!sched::splits_into_channels(c)) continue;
+      for (int n : {2, 5, 7, 8})
+        for (const auto& map : host_maps(n))
+          for (int root : roots(c, n))
+            for (bool ip : {false, true})
+              for (long long segments : {2LL, 3LL})
+                for (std::size_t count : {std::size_t{1}, std::size_t{1000}}) {
+                  ScheduleRequest req{c, n, root, ip, count * 4};
+                  req.hosts = map.ids;
+                  const auto s = algo::generate_by_name(g->name, req, {{"pipeline", segments}});
+                  const auto rep = sched::verify(s, count, 4);
+                  std::string errs;
+                  for (const auto& e : rep.errors) errs += "\n  " + e;
+                  INFO(g->name, " ", sched::to_string(c), " n=", n, " root=", root,
+                       " hosts: ", map.what, " in_place=", ip, " pipeline=", segments,
+                       " count=", count, errs);
+                  REQUIRE(rep.ok);
+                  // Every rank's program numbers the steps alike when built alone.
+                  req.only_rank = n - 1;
+                  const auto last = algo::generate_by_name(g->name, req, {{"pipeline", segments}});
+                  CHECK(last.programs.back() == s.programs.back());
+                  ++verified;
+                }
+    }
+  MESSAGE("verified ", verified, " pipelined hierarchical schedules");
+}
+
+TEST_CASE(
+    "hierarchical: a pipeline overlaps one segment's inter-host phase with the next's "
+    "intra-host phase") {
+  // 2 hosts of 4 ranks: the ring reduce-scatter takes 3 steps, the inter-host ring allreduce of a
+  // lane 2, the ring allgather 3. Two segments: segment 1's reduce-scatter follows segment 0's
+  // (steps 3-5, while segment 0 crosses the hosts in steps 3-4), its lanes follow it (steps 6-7,
+  // while segment 0's allgather runs in 5-7), and its allgather follows segment 0's (8-10).
+  ScheduleRequest req{Collective::allreduce, 8, 0, false, 8000};
+  const std::vector<int> hosts = {0, 0, 0, 0, 1, 1, 1, 1};
+  req.hosts = hosts;
+  const auto one = algo::generate_by_name("multilane_ring", req);
+  const auto two = algo::generate_by_name("multilane_ring", req, {{"pipeline", 2}});
+  CHECK(one.num_rounds() == 8);
+  CHECK(two.num_rounds() == 11);  // not 16: the phases overlap
+  CHECK(two.nblocks == 2 * one.nblocks);
+  CHECK(two.params == "hosts=0,0,0,0,1,1,1,1,pipeline=2");
+  // Step 3 of rank 0 holds segment 0's first inter-host send and segment 1's first intra-host one.
+  const sched::HostMap m = sched::host_map(hosts, 8);
+  const auto& p = two.programs[0];
+  bool inter = false, intra = false;
+  for (std::size_t i = 0; i < p.step_size(3); ++i) {
+    const sched::Op& op = p.step_data(3)[i];
+    if (op.kind != sched::OpKind::send) continue;
+    (m.host_of[static_cast<std::size_t>(op.peer)] == 0 ? intra : inter) = true;
+  }
+  CHECK(inter);
+  CHECK(intra);
+}
+
 TEST_CASE("hierarchical: one rank's program equals its program in the whole schedule") {
   const std::vector<int> hosts = {0, 1, 0, 2, 1, 0, 2};
   for (const auto* g : hierarchical_generators()) {
@@ -300,7 +361,7 @@ TEST_CASE("hierarchical: a composed part's blocks scattered over the whole") {
   CHECK_THROWS_AS(bad.embed(copy, split), cclx::Error);
 }
 
-TEST_CASE("hierarchical: the schedule cache keys the host map, not its labels") {
+TEST_CASE("hierarchical: the schedule cache keys the host map, not its labels, and the pipeline") {
   sched::clear_schedule_cache();
   const std::vector<int> a = {0, 0, 1, 1}, b = {0, 1, 0, 1}, a_relabeled = {5, 5, 2, 2};
   ScheduleRequest req{Collective::allreduce, 4, 0, false, 4096};
@@ -315,6 +376,12 @@ TEST_CASE("hierarchical: the schedule cache keys the host map, not its labels") 
   CHECK(sa->programs != sb->programs);
   CHECK(sa == sa2);
   CHECK(sa->params == "hosts=0,0,1,1");
+  // The pipeline's segments are part of the key: a pipelined policy gets its own schedule.
+  req.hosts = a;
+  const auto piped = algo::schedule_for(algo::MultiLane<algo::Ring>{.pipeline = 2}, req);
+  CHECK(piped != sa);
+  CHECK(piped->params == "hosts=0,0,1,1,pipeline=2");
+  CHECK(piped->nblocks == 2 * sa->nblocks);
   // A flat policy's key ignores the map: one schedule for every map.
   req.hosts = a;
   const auto ra = algo::schedule_for(algo::Ring{}, req);
@@ -351,7 +418,14 @@ TEST_CASE("hierarchical: bad input is a clear cclx::Error") {
   // A collective it does not serve, and a host map of the wrong length.
   req.collective = Collective::bcast;
   CHECK_THROWS_AS((void)algo::generate_by_name("multilane_ring", req), cclx::Error);
+  // A pipeline of a collective that does not split, or of too many segments.
+  req.collective = Collective::allgather;
+  CHECK_THROWS_WITH_AS((void)algo::generate_by_name("multilane_ring", req, {{"pipeline", 2}}),
+                       "cclx: multilane_ring: pipeline=2: allgather does not split into segments "
+                       "(only allreduce, reduce and bcast do)",
+                       cclx::Error);
   req.collective = Collective::allreduce;
+  CHECK_THROWS_AS((void)algo::generate_by_name("leader_rhd", req, {{"pipeline", 65}}), cclx::Error);
   const std::vector<int> short_map = {0, 1, 1};
   req.hosts = short_map;
   CHECK_THROWS_WITH_AS((void)algo::generate_by_name("leader_rhd", req),

@@ -35,15 +35,18 @@ struct InterHost {
   std::function<Schedule(const ScheduleRequest&)> generate;  ///< its schedule for h ranks
 };
 
-/// The multi-lane allreduce, allgather or reduce_scatter (or v-collective) named `algorithm` on
-/// req.hosts with `inter` between the hosts. Throws cclx::Error when `inter` does not serve the
-/// collective or refuses the number of hosts.
-Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, const InterHost& inter);
+/// The multi-lane allreduce, bcast, reduce, allgather or reduce_scatter (or v-collective) named
+/// `algorithm` on req.hosts with `inter` between the hosts; an allreduce, bcast or reduce with
+/// `pipelined` > 1 runs as that many segments pipelined through its phases (sched::pipeline()).
+/// Throws cclx::Error when `inter` does not serve the collective or refuses the number of hosts,
+/// or `pipelined` is outside [1, max_channels] or above 1 for another collective.
+Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, const InterHost& inter,
+                    std::size_t pipelined = 1);
 /// The leader-based allreduce, bcast, reduce, allgather or reduce_scatter (or v-collective) named
-/// `algorithm` on req.hosts with `inter` among the leaders. Throws cclx::Error when `inter` does
-/// not serve the collective or refuses the number of hosts.
+/// `algorithm` on req.hosts with `inter` among the leaders, pipelined as multi_lane(). Throws
+/// cclx::Error as multi_lane() does.
 Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
-                      const InterHost& inter);
+                      const InterHost& inter, std::size_t pipelined = 1);
 
 }  // namespace cclx::sched
 
@@ -131,8 +134,12 @@ struct Hierarchical {
   static constexpr bool uses_hosts = true;
   std::size_t segment_bytes = 0;  ///< as in Ring
   /// Concurrent parts of the data (schedule/channels.hpp); 1: no split. size_t like the other
-  /// field, so the policy has no padding and the plan cache keys it by its bytes.
+  /// fields, so the policy has no padding and the plan cache keys it by its bytes.
   std::size_t channels = 1;
+  /// Segments of an allreduce, bcast or reduce pipelined through the composition's phases
+  /// (schedule/channels.hpp): while one segment crosses the hosts the next one works inside them;
+  /// 1: the phases one after another.
+  std::size_t pipeline = 1;
 
   /// Its run-time parameters (CCLX_ALGO, tuning tables, cclx-bench); defaults: the initializers.
   static constexpr auto params() {
@@ -141,16 +148,22 @@ struct Hierarchical {
         CCLX_POLICY_PARAM(
             Hierarchical, channels, 1, sched::max_channels,
             "concurrent parts of the data, each its own schedule (schedule/channels.hpp)"),
+        CCLX_POLICY_PARAM(Hierarchical, pipeline, 1, sched::max_channels,
+                          "segments pipelined through the intra- and inter-host phases "
+                          "(allreduce, bcast, reduce); 1: the phases one after another"),
     };
   }
   /// The schedule for `r` on r.hosts, one channel's part when `channels` > 1 (algo::generate()
   /// splits); throws cclx::Error when it cannot serve `r`.
   [[nodiscard]] sched::Schedule generate(const sched::ScheduleRequest& r) const {
-    return Composition::build(r, name, cclx::detail::inter_host<Inter>());
+    return Composition::build(r, name, cclx::detail::inter_host<Inter>(), pipeline);
   }
-  /// The host map ("hosts=0,0,1,1"): the schedule depends on it.
+  /// The host map ("hosts=0,0,1,1") and the pipeline's segments when more than one: the schedule
+  /// depends on them.
   [[nodiscard]] std::string cache_params(const sched::ScheduleRequest& r) const {
-    return cclx::detail::hosts_param(r);
+    std::string s = cclx::detail::hosts_param(r);
+    if (pipeline > 1) s += (s.empty() ? "pipeline=" : ",pipeline=") + std::to_string(pipeline);
+    return s;
   }
 };
 
