@@ -33,12 +33,19 @@ double robust_score(std::vector<double> s) {
 std::vector<Subspace> subspaces_for(const Workload& w) {
   // The grid of each tunable parameter (by its registry name). Segment sizes stop at half the
   // message: a segment as large as the message is no segmentation; channels stop where a part
-  // would be smaller than the smallest segment (more parts only add messages there).
+  // would be smaller than the smallest segment (more parts only add messages there); a pipeline's
+  // segments stop at 1 MiB, below which its added steps' latency outweighs the overlap.
   const auto grid = [&](const std::string& param) -> std::vector<long long> {
     if (param == "fanout") return {1, 2, 3, 4};
     if (param == "channels") {  // parts of at least the smallest segment, as segments stop
       std::vector<long long> v{1};
       for (long long k = 2; k <= 4 && static_cast<std::size_t>(k) * (16 << 10) <= w.bytes; k *= 2)
+        v.push_back(k);
+      return v;
+    }
+    if (param == "pipeline") {  // a hierarchical policy's segments: each at least 1 MiB
+      std::vector<long long> v{1};
+      for (long long k = 2; k <= 8 && static_cast<std::size_t>(k) * (1 << 20) <= w.bytes; k *= 2)
         v.push_back(k);
       return v;
     }
@@ -63,9 +70,11 @@ std::vector<Subspace> subspaces_for(const Workload& w) {
         }
         if (a.values.size() < 2) continue;  // nothing to tune (channels where nothing splits)
         // The descent starts mid-grid, so it can go either way (no segmentation is not always a
-        // smooth continuation of ever larger segments); channels at one, the unsplit schedule.
-        sp.center.params[param] =
-            param == "channels" ? a.values.front() : a.values[a.values.size() / 2];
+        // smooth continuation of ever larger segments); channels and pipeline at one, the
+        // unsplit schedule.
+        sp.center.params[param] = param == "channels" || param == "pipeline"
+                                      ? a.values.front()
+                                      : a.values[a.values.size() / 2];
         sp.axes.push_back(std::move(a));
       }
     }

@@ -279,6 +279,32 @@ TEST_CASE("tune auto state: an outlier per drift window is ignored, a lasting sl
   CHECK(run_windows(2, 2.0, 1.0));  // twice as slow for two windows: re-tune
 }
 
+TEST_CASE(
+    "tune online: a hierarchical policy's pipeline is a coordinate from 2 MiB, starting at 1") {
+  const std::vector<int> hosts = {0, 0, 1, 1};
+  Workload w = big_allreduce();
+  w.hosts = hosts;
+  std::size_t axes = 0;
+  for (const auto& s : subspaces_for(w))
+    for (const auto& a : s.axes)
+      if (a.param == "pipeline") {
+        CHECK(s.start.algorithm.find('_') != std::string::npos);  // multilane_*, leader_*
+        CHECK(a.values == std::vector<long long>{1, 2, 4, 8});
+        CHECK(s.center.params.at("pipeline") == 1);  // the descent starts with the phases in turn
+        ++axes;
+      }
+  CHECK(axes >= 2);
+  // Segments under 1 MiB, or a collective that does not pipeline: no axis.
+  for (const auto& [bytes, c] : {std::pair{std::size_t{1} << 20, Collective::allreduce},
+                                 std::pair{std::size_t{16} << 20, Collective::allgather}}) {
+    Workload v = w;
+    v.bytes = bytes;
+    v.collective = c;
+    for (const auto& s : subspaces_for(v))
+      for (const auto& a : s.axes) CHECK(a.param != "pipeline");
+  }
+}
+
 TEST_CASE("tune online: channels are a coordinate of the descent, chosen alike on every rank") {
   const Workload w = big_allreduce();
   bool ring_axis = false;
