@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""docs/hierarchical.md's simulated comparisons of flat and hierarchical allreduce, written into
-the page's GENERATED blocks (or with --check: exit 1 when the page says otherwise):
+"""docs/hierarchical.md's and docs/hierarchical-scale.md's simulated comparisons of flat and
+hierarchical allreduce, written into the pages' GENERATED blocks (or with --check: exit 1 when a
+page says otherwise):
 - hierarchical-sim: cclx-sim on 8 hosts of 8 ranks, consecutive placement (--ranks-per-host) and
   round-robin placement (benchmarks/round_robin_topology.py);
 - hierarchical-scale: the two-level machines of docs/simulation.md (8 ranks per host, 3 us and
   450 GB/s inside, 5 us and 50 GB/s per NIC, one NIC per host or one per rank), 8 to 64 hosts,
-  8 B to 1 GiB, next to the inter-host lower bound (docs/hierarchical.md derives it).
+  8 B to 1 GiB, next to the inter-host lower bound (docs/hierarchical.md derives it);
+- hierarchical-pipeline: the same machines with ranks that send (and receive) any number of
+  messages at once (--ports 0), multi-lane RHD with its phases in turn and pipelined, next to the
+  flat RHD and the bound, from 16 MiB.
 
     /usr/bin/python3 benchmarks/results/scripts/hierarchical_sim_table.py --sim build/tools/cclx-sim
     /usr/bin/python3 benchmarks/results/scripts/hierarchical_sim_table.py --check --sim build/tools/cclx-sim
@@ -23,6 +27,7 @@ sys.path.insert(0, HERE)
 import generated  # noqa: E402
 
 DOC = os.path.join(ROOT, "docs", "hierarchical.md")
+SCALE_DOC = os.path.join(ROOT, "docs", "hierarchical-scale.md")
 ALGOS = ["ring", "rhd", "recursive_doubling", "multilane_ring", "multilane_rhd",
          "leader_recursive_doubling", "leader_rhd"]
 # The machine: 1 us and 50 GB/s inside a host, 5 us and one 12.5 GB/s NIC per host.
@@ -90,6 +95,34 @@ def scale_table(sim):
     return "\n".join(rows)
 
 
+# The pipeline sweep: multi-port ranks; the segments tried.
+PIPELINE_SIZES = [("16 MiB", "16M", 16 << 20), ("256 MiB", "256M", 256 << 20),
+                  ("1 GiB", "1G", 1 << 30)]
+PIPELINE_SEGMENTS = [1, 2, 4, 8, 16]
+
+
+def pipeline_table(sim):
+    heads = ["rhd"] + [f"multilane_rhd pipeline={p}" for p in PIPELINE_SEGMENTS]
+    rows = ["| NICs per host | hosts × 8 | size | " + " | ".join(heads) +
+            " | bound | best / bound |",
+            "|---" * (len(heads) + 5) + "|"]
+    for nics in (1, 8):
+        for hosts in (8, 16, 32, 64):
+            for label, size, nbytes in PIPELINE_SIZES:
+                base = [sim, "--bytes", size, "--json", "--no-critical-path", "--ports", "0",
+                        "--n", str(8 * hosts), "--nics-per-host", str(nics)] + SCALE_LINKS
+                t = []
+                for algo, param in [("rhd", [])] + [("multilane_rhd", ["--param", f"pipeline={p}"])
+                                                    for p in PIPELINE_SEGMENTS]:
+                    out = subprocess.run(base + ["--algo", algo] + param, check=True,
+                                         capture_output=True, text=True).stdout
+                    t.append(json.loads(out)[0]["time_s"])
+                lb = bound(hosts, nics, nbytes)
+                rows.append(f"| {nics} | {hosts} | {label} | " + " | ".join(show(x) for x in t) +
+                            f" | {show(lb)} | {min(t) / lb:.2f} |")
+    return "\n".join(rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sim", default=os.path.join(ROOT, "build", "tools", "cclx-sim"))
@@ -103,9 +136,11 @@ def main():
                                                          "round_robin_topology.py"),
                             "--hosts", "8", "--ranks-per-host", "8"], check=True, stdout=f)
         body = table(a.sim, topology)
-    blocks = {"hierarchical-sim": body, "hierarchical-scale": scale_table(a.sim)}
-    return generated.update(DOC, blocks, a.check, "cclx-sim",
-                            "benchmarks/results/scripts/hierarchical_sim_table.py --sim PATH")
+    rerun = "benchmarks/results/scripts/hierarchical_sim_table.py --sim PATH"
+    scale = {"hierarchical-scale": scale_table(a.sim),
+             "hierarchical-pipeline": pipeline_table(a.sim)}
+    return (generated.update(DOC, {"hierarchical-sim": body}, a.check, "cclx-sim", rerun) or
+            generated.update(SCALE_DOC, scale, a.check, "cclx-sim", rerun))
 
 
 if __name__ == "__main__":
