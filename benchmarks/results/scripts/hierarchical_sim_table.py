@@ -75,24 +75,36 @@ def bound(hosts, nics, nbytes, inter_alpha=5e-6, nic_bw=50e9):
     return max(rounds * inter_alpha, 2 * (hosts - 1) / hosts * nbytes / (nics * nic_bw))
 
 
-def scale_table(sim):
-    rows = ["| NICs per host | hosts × 8 | size | " + " | ".join(SCALE_ALGOS) +
+def bound_table(heads, sizes, times):
+    """Rows of `heads` (times(nics, hosts, size): their simulated seconds, in that order) for every
+    machine and size, next to the bound."""
+    rows = ["| NICs per host | hosts × 8 | size | " + " | ".join(heads) +
             " | bound | best / bound |",
-            "|---" * (len(SCALE_ALGOS) + 5) + "|"]
+            "|---" * (len(heads) + 5) + "|"]
     for nics in (1, 8):
         for hosts in (8, 16, 32, 64):
-            for label, size, nbytes in SCALE_SIZES:
-                out = subprocess.run(
-                    [sim, "--algo", ",".join(SCALE_ALGOS), "--bytes", size, "--json",
-                     "--no-critical-path", "--n", str(8 * hosts), "--nics-per-host", str(nics)] +
-                    SCALE_LINKS, check=True, capture_output=True, text=True).stdout
-                t = {run["algorithm"]: run["time_s"] for run in json.loads(out)}
+            for label, size, nbytes in sizes:
+                t = times(nics, hosts, size)
                 lb = bound(hosts, nics, nbytes)
-                best = min(t.values())
-                rows.append(f"| {nics} | {hosts} | {label} | " +
-                            " | ".join(show(t[a]) for a in SCALE_ALGOS) +
-                            f" | {show(lb)} | {best / lb:.2f} |")
+                rows.append(f"| {nics} | {hosts} | {label} | " + " | ".join(show(x) for x in t) +
+                            f" | {show(lb)} | {min(t) / lb:.2f} |")
     return "\n".join(rows)
+
+
+def run_sim(sim, nics, hosts, size, args):
+    """cclx-sim's runs on `hosts` hosts of 8 with `nics` NICs each, as JSON."""
+    out = subprocess.run([sim, "--bytes", size, "--json", "--no-critical-path",
+                          "--n", str(8 * hosts), "--nics-per-host", str(nics)] + SCALE_LINKS +
+                         args, check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def scale_table(sim):
+    def times(nics, hosts, size):
+        runs = run_sim(sim, nics, hosts, size, ["--algo", ",".join(SCALE_ALGOS)])
+        t = {run["algorithm"]: run["time_s"] for run in runs}
+        return [t[a] for a in SCALE_ALGOS]
+    return bound_table(SCALE_ALGOS, SCALE_SIZES, times)
 
 
 # The pipeline sweep: multi-port ranks; the segments tried.
@@ -102,25 +114,14 @@ PIPELINE_SEGMENTS = [1, 2, 4, 8, 16]
 
 
 def pipeline_table(sim):
+    variants = [("rhd", [])] + [("multilane_rhd", ["--param", f"pipeline={p}"])
+                                for p in PIPELINE_SEGMENTS]
+
+    def times(nics, hosts, size):
+        return [run_sim(sim, nics, hosts, size, ["--ports", "0", "--algo", algo] + param)[0]
+                ["time_s"] for algo, param in variants]
     heads = ["rhd"] + [f"multilane_rhd pipeline={p}" for p in PIPELINE_SEGMENTS]
-    rows = ["| NICs per host | hosts × 8 | size | " + " | ".join(heads) +
-            " | bound | best / bound |",
-            "|---" * (len(heads) + 5) + "|"]
-    for nics in (1, 8):
-        for hosts in (8, 16, 32, 64):
-            for label, size, nbytes in PIPELINE_SIZES:
-                base = [sim, "--bytes", size, "--json", "--no-critical-path", "--ports", "0",
-                        "--n", str(8 * hosts), "--nics-per-host", str(nics)] + SCALE_LINKS
-                t = []
-                for algo, param in [("rhd", [])] + [("multilane_rhd", ["--param", f"pipeline={p}"])
-                                                    for p in PIPELINE_SEGMENTS]:
-                    out = subprocess.run(base + ["--algo", algo] + param, check=True,
-                                         capture_output=True, text=True).stdout
-                    t.append(json.loads(out)[0]["time_s"])
-                lb = bound(hosts, nics, nbytes)
-                rows.append(f"| {nics} | {hosts} | {label} | " + " | ".join(show(x) for x in t) +
-                            f" | {show(lb)} | {min(t) / lb:.2f} |")
-    return "\n".join(rows)
+    return bound_table(heads, PIPELINE_SIZES, times)
 
 
 def main():
