@@ -2,7 +2,7 @@
 # measure.sh: the measurements behind docs/testbed.md, with the exact commands.
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
-# hierarchical-rails hierarchical-tuned hierarchical-openmpi (default: all but
+# hierarchical-rails hierarchical-tuned hierarchical-pipeline hierarchical-openmpi (default: all but
 # hierarchical-openmpi, which needs OMPI_BENCH: a cclx-bench built against Open MPI). Uses its own testbed prefix
 # (cclxtbm) so it never touches a testbed someone else brought up; tears it down on exit.
 set -euo pipefail
@@ -24,7 +24,7 @@ cpu_of() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -224,6 +224,41 @@ for s in $sections; do
         cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" "$c" -m 8:4M \
           --algos native,ring,rhd,multilane_rhd,leader_rhd,auto -i 3 -x 1 --repeat 5
       done
+    done
+    ;;
+  hierarchical-pipeline)
+    # Multi-lane allreduce with its phases in turn and pipelined (2, 4, 8 segments) beside the
+    # flat ring and RHD and native: 2 x 2, again without TCP's slow start after idle (is that
+    # what the pipeline saves?), then 4 x 2 and 2 x 4 (8 ranks on the 2 cores).
+    pipelined="multilane_rhd,multilane_rhd(pipeline=2),multilane_rhd(pipeline=4),multilane_rhd(pipeline=8)"
+    up --hosts 2 --rate 200mbit
+    say "hierarchical-pipeline: allreduce, 2 hosts x 2 ranks, 200mbit"
+    cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" allreduce -m 1M:16M \
+      --algos "ring,rhd,$pipelined,multilane_ring(pipeline=4)" --repeat 5
+    up --hosts 2 --rate 200mbit --slow-start-after-idle off
+    say "hierarchical-pipeline: allreduce, 2 hosts x 2 ranks, 200mbit, no slow start after idle"
+    cmd "$TB" run --ranks-per-host 2 --idle block --timeout 600 -- "$BENCH" allreduce -m 4M:16M \
+      --algos "rhd,multilane_rhd,multilane_rhd(pipeline=8)" --repeat 3
+    # Auto with a tuning table whose candidates include the pipeline (PIPELINE_TABLE: where the
+    # table goes, default a temporary directory).
+    table=${PIPELINE_TABLE:-$(mktemp -d)/pipeline-2x2.json}
+    candidates="ring,rhd,multilane_rhd,multilane_rhd(pipeline=8)"
+    up --hosts 2 --rate 200mbit
+    say "hierarchical-pipeline: tuning table, 2 hosts x 2 ranks, 200mbit -> $table"
+    bash "$HERE/../tune.sh" -o "$table" -n 4 -c allreduce -m 1M:16M \
+      -b "$(dirname "$(dirname "$BENCH")")" \
+      -l "$TB run --ranks-per-host 2 --idle block --timeout 900" -a "$candidates" -- --repeat 5 2>&1 |
+      grep -v '^\[cclx-testbed\] run:'
+    say "hierarchical-pipeline: allreduce, 2 hosts x 2 ranks, 200mbit, Auto with the table"
+    cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 --env CCLX_TUNE_FILE="$table" -- \
+      "$BENCH" allreduce -m 1M:16M --algos "native,$candidates,auto" --repeat 5
+    for shape in "4 2" "2 4"; do
+      read -r hosts k <<<"$shape"
+      up --hosts "$hosts" --rate 200mbit
+      say "hierarchical-pipeline: allreduce, $hosts hosts x $k ranks, 200mbit"
+      cmd "$TB" run --ranks-per-host "$k" --idle block --timeout 1500 -- "$BENCH" allreduce \
+        -m 1M:16M --algos "ring,rhd,multilane_rhd,multilane_rhd(pipeline=4),multilane_rhd(pipeline=8)" \
+        --repeat 3
     done
     ;;
   hierarchical-rails)
