@@ -131,7 +131,15 @@ std::vector<Candidate> model_candidates(const Workload& w) {
     // Serves reproducible calls; elsewhere unmeasured against ring and RHD, so not a candidate.
     if (g.name == "canonical_halving" && !w.reproducible) continue;
     Candidate c{g.name, {}};
-    if (can_serve(c, w)) out.push_back(std::move(c));
+    if (!can_serve(c, w)) continue;
+    out.push_back(c);
+    if (!g.uses_hosts) continue;
+    for (const long long segments : {2LL, 4LL, 8LL}) {
+      if (w.bytes / static_cast<std::size_t>(segments) < min_pipeline_segment) break;
+      Candidate piped = c;
+      piped.params["pipeline"] = segments;
+      if (can_serve(piped, w)) out.push_back(std::move(piped));
+    }
   }
   return out;
 }

@@ -34,7 +34,7 @@ std::vector<Subspace> subspaces_for(const Workload& w) {
   // The grid of each tunable parameter (by its registry name). Segment sizes stop at half the
   // message: a segment as large as the message is no segmentation; channels stop where a part
   // would be smaller than the smallest segment (more parts only add messages there); a pipeline's
-  // segments stop at 1 MiB, below which its added steps' latency outweighs the overlap.
+  // segments stop at min_pipeline_segment.
   const auto grid = [&](const std::string& param) -> std::vector<long long> {
     if (param == "fanout") return {1, 2, 3, 4};
     if (param == "channels") {  // parts of at least the smallest segment, as segments stop
@@ -43,9 +43,10 @@ std::vector<Subspace> subspaces_for(const Workload& w) {
         v.push_back(k);
       return v;
     }
-    if (param == "pipeline") {  // a hierarchical policy's segments: each at least 1 MiB
+    if (param == "pipeline") {  // a hierarchical policy's segments, as the model prices them
       std::vector<long long> v{1};
-      for (long long k = 2; k <= 8 && static_cast<std::size_t>(k) * (1 << 20) <= w.bytes; k *= 2)
+      for (long long k = 2; k <= 8 && static_cast<std::size_t>(k) * min_pipeline_segment <= w.bytes;
+           k *= 2)
         v.push_back(k);
       return v;
     }
@@ -58,6 +59,7 @@ std::vector<Subspace> subspaces_for(const Workload& w) {
   const Predictor model = alpha_beta_model();
   std::vector<Subspace> out;
   for (const Candidate& c : model_candidates(w)) {
+    if (!c.params.empty()) continue;  // a pipeline: a point of its policy's subspace
     Subspace sp{c, c, {}};
     if (!c.native()) {
       for (const sched::ParamInfo& info : algo::generator(c.algorithm).params) {

@@ -279,13 +279,13 @@ TEST_CASE("tune auto state: an outlier per drift window is ignored, a lasting sl
   CHECK(run_windows(2, 2.0, 1.0));  // twice as slow for two windows: re-tune
 }
 
-TEST_CASE(
-    "tune online: a hierarchical policy's pipeline is a coordinate from 2 MiB, starting at 1") {
+TEST_CASE("tune online: a hierarchical policy's pipeline is a coordinate, starting at 1") {
   const std::vector<int> hosts = {0, 0, 1, 1};
   Workload w = big_allreduce();
   w.hosts = hosts;
   std::size_t axes = 0;
-  for (const auto& s : subspaces_for(w))
+  for (const auto& s : subspaces_for(w)) {
+    CHECK(s.start.params.empty());  // the model's pipelined candidates are points of an axis
     for (const auto& a : s.axes)
       if (a.param == "pipeline") {
         CHECK(s.start.algorithm.find('_') != std::string::npos);  // multilane_*, leader_*
@@ -293,9 +293,10 @@ TEST_CASE(
         CHECK(s.center.params.at("pipeline") == 1);  // the descent starts with the phases in turn
         ++axes;
       }
+  }
   CHECK(axes >= 2);
-  // Segments under 1 MiB, or a collective that does not pipeline: no axis.
-  for (const auto& [bytes, c] : {std::pair{std::size_t{1} << 20, Collective::allreduce},
+  // Segments under min_pipeline_segment, or a collective that does not pipeline: no axis.
+  for (const auto& [bytes, c] : {std::pair{std::size_t{64} << 10, Collective::allreduce},
                                  std::pair{std::size_t{16} << 20, Collective::allgather}}) {
     Workload v = w;
     v.bytes = bytes;

@@ -157,6 +157,24 @@ TEST_CASE(
     tiny.hosts = *map;
     CHECK(native_algorithm(tiny) == "leader_recursive_doubling");
   }
+  // The hierarchical policies' pipelines are candidates where a segment holds 64 KiB or more; on
+  // 2 hosts of 8 the model ranks a pipelined multi-lane allreduce first at 64 MiB (its phases
+  // overlap: a step's intra-host transfers run beside the inter-host ones).
+  w.hosts = consecutive;
+  std::vector<long long> pipelines;
+  for (const Candidate& c : model_candidates(w))
+    if (c.algorithm == "multilane_rhd" && c.params.count("pipeline"))
+      pipelines.push_back(c.params.at("pipeline"));
+  CHECK(pipelines == std::vector<long long>{2, 4, 8});
+  const Decision& piped = Selector{}.decide(w);
+  CHECK(piped.choice.params.count("pipeline"));
+  CHECK(contains(piped.explanation, "multilane_rhd(pipeline=4)="));
+  Workload small = allreduce(16, 128u << 10);
+  small.hosts = consecutive;
+  std::size_t small_pipelines = 0;
+  for (const Candidate& c : model_candidates(small))
+    small_pipelines += c.params.count("pipeline") ? c.params.at("pipeline") : 0;
+  CHECK(small_pipelines == 2 * 6);  // pipeline=2 of each of the six hierarchical policies
   // Without a map the hierarchical policies are not candidates (they would be their flat Inter).
   Selector flat;
   CHECK_FALSE(contains(flat.decide(allreduce(16, 64u << 20)).explanation, "multilane"));

@@ -119,10 +119,16 @@ using Predictor = std::function<double(const Candidate&, const Workload&)>;
 /// generates for the request.
 [[nodiscard]] bool can_serve(const Candidate& c, const Workload& w, std::string* why = nullptr);
 
+/// The smallest segment of a hierarchical policy's pipeline that the model prices and the online
+/// tuner tries: below it the segments' added steps cost more latency than their overlap saves.
+inline constexpr std::size_t min_pipeline_segment = std::size_t{64} << 10;
+
 /// The candidates the model ranks for `w`: native and every registered algorithm that can serve it
 /// with default parameters, except those that need knowledge the tuner does not have (StragglAR
 /// needs the straggler's rank: it is chosen only by override, table or StragglerAware), and the
-/// hierarchical policies unless `w` spans several hosts (Workload::multi_host()).
+/// hierarchical policies unless `w` spans several hosts (Workload::multi_host()); where they
+/// serve `w`, also each hierarchical policy with its pipeline of 2, 4 and 8 segments of at least
+/// min_pipeline_segment bytes (docs/hierarchical.md).
 [[nodiscard]] std::vector<Candidate> model_candidates(const Workload& w);
 
 }  // namespace cclx::tune
