@@ -107,24 +107,11 @@ Schedule header(const ScheduleRequest& req, std::string_view algorithm) {
   return s;
 }
 
-// The pipeline's segments (schedule/channels.hpp) of a composition asked for `asked` of them;
-// only the collectives that split into channels pipeline.
-std::uint32_t checked_segments(const ScheduleRequest& req, std::string_view algorithm,
-                               std::size_t asked) {
-  if (asked < 1 || asked > static_cast<std::size_t>(max_channels))
-    throw Error(std::string(algorithm) + ": pipeline must be in [1, " +
-                std::to_string(max_channels) + "], got " + std::to_string(asked));
-  if (asked > 1 && !splits_into_channels(req.collective))
-    throw Error(std::string(algorithm) + ": pipeline=" + std::to_string(asked) + ": " +
-                std::string(to_string(req.collective)) +
-                " does not split into segments (only allreduce, reduce and bcast do)");
-  return static_cast<std::uint32_t>(asked);
-}
-
-// The request one segment of the pipeline is built from: its share of the bytes.
-ScheduleRequest segment_request(ScheduleRequest req, std::uint32_t segments) {
-  req.bytes /= segments;
-  return req;
+// The composed schedule, as `segments` segments pipelined through the composer's phases
+// (sched::pipeline(); one segment: as composed).
+Schedule finish_pipelined(const ScheduleComposer& c, const ScheduleRequest& req,
+                          std::string_view algorithm, std::uint32_t segments) {
+  return pipeline(c.finish(header(req, algorithm)), c.phase_bounds(), segments);
 }
 
 // The first lane local rank i of a host of k ranks carries, of L lanes (i = k: L).
@@ -194,7 +181,7 @@ Schedule leader_bcast(const ScheduleRequest& req, std::string_view algorithm,
     local.root = m.local_of[static_cast<std::size_t>(reps[j])];
     c.embed(binomial_tree(local), {host, contiguous({0, nb}), Buf::in, Buf::out});
   }
-  return pipeline(c.finish(header(req, algorithm)), c.phase_bounds(), segments);
+  return finish_pipelined(c, req, algorithm, segments);
 }
 
 // Leader-based reduce: the root stands for its host. 1. on every host, the binomial reduce to its
@@ -234,7 +221,7 @@ Schedule leader_reduce(const ScheduleRequest& req, std::string_view algorithm,
     e.in_copy = partial;
     c.embed(between, e);
   }
-  return pipeline(c.finish(header(req, algorithm)), c.phase_bounds(), segments);
+  return finish_pipelined(c, req, algorithm, segments);
 }
 
 // The lanes of an allgather or reduce_scatter on `m` (see the top): for each lane, its carrier on
@@ -467,7 +454,7 @@ Schedule multi_lane_bcast(const ScheduleRequest& req, std::string_view algorithm
   }
   c.next_phase();
   lanes_then_allgather(c, m, lane, bounds);
-  return pipeline(c.finish(header(req, algorithm)), c.phase_bounds(), segments);
+  return finish_pipelined(c, req, algorithm, segments);
 }
 
 // Multi-lane reduce, the bcast reversed: 1. per host, the ring reduce-scatter of the lanes into a
@@ -511,7 +498,7 @@ Schedule multi_lane_reduce(const ScheduleRequest& req, std::string_view algorith
   Embedding e{home, contiguous(bounds[root_host]), Buf::scratch, Buf::out};
   e.in_copy = result;
   c.embed(collect, e);
-  return pipeline(c.finish(header(req, algorithm)), c.phase_bounds(), segments);
+  return finish_pipelined(c, req, algorithm, segments);
 }
 
 }  // namespace
@@ -519,7 +506,9 @@ Schedule multi_lane_reduce(const ScheduleRequest& req, std::string_view algorith
 Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, const InterHost& inter,
                     std::size_t pipelined) {
   require_supported(req, algorithm, kMultiLane);
-  const std::uint32_t segments = checked_segments(req, algorithm, pipelined);
+  const std::uint32_t segments = split_count(algorithm, "pipeline", "segments",
+                                             static_cast<long long>(pipelined), req.collective);
+  const ScheduleRequest seg = channel_part_request(req, segments);  // one segment's
   const HostMap m = hosts_of(req, algorithm);
   switch (equal_blocks(req.collective)) {
     case Collective::allgather:
@@ -527,16 +516,16 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, cons
     case Collective::reduce_scatter:
       return multi_lane_reduce_scatter(req, algorithm, inter, m);
     case Collective::bcast:
-      return multi_lane_bcast(segment_request(req, segments), algorithm, inter, m, segments);
+      return multi_lane_bcast(seg, algorithm, inter, m, segments);
     case Collective::reduce:
-      return multi_lane_reduce(segment_request(req, segments), algorithm, inter, m, segments);
+      return multi_lane_reduce(seg, algorithm, inter, m, segments);
     default:
       break;
   }
   const int h = m.num_hosts();
   const auto lanes = static_cast<std::uint32_t>(m.max_ranks_per_host());
   const Schedule lane = inter_schedule(
-      algorithm, inter, sub_request(Collective::allreduce, h, true, req.bytes / segments / lanes));
+      algorithm, inter, sub_request(Collective::allreduce, h, true, seg.bytes / lanes));
   const std::uint32_t nb = lane.nblocks;
   ScheduleComposer c(req.nranks, lanes * nb, req.only_rank);
 
@@ -551,25 +540,26 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, cons
   }
   c.next_phase();
   lanes_then_allgather(c, m, lane, bounds);
-  return pipeline(c.finish(header(req, algorithm)), c.phase_bounds(), segments);
+  return finish_pipelined(c, req, algorithm, segments);
 }
 
 Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
                       const InterHost& inter, std::size_t pipelined) {
   require_supported(req, algorithm, kLeaderBased);
-  const std::uint32_t segments = checked_segments(req, algorithm, pipelined);
+  const std::uint32_t segments = split_count(algorithm, "pipeline", "segments",
+                                             static_cast<long long>(pipelined), req.collective);
+  const ScheduleRequest seg = channel_part_request(req, segments);  // one segment's
   const HostMap m = hosts_of(req, algorithm);
-  if (req.collective == Collective::bcast)
-    return leader_bcast(segment_request(req, segments), algorithm, inter, m, segments);
+  if (req.collective == Collective::bcast) return leader_bcast(seg, algorithm, inter, m, segments);
   if (req.collective == Collective::reduce)
-    return leader_reduce(segment_request(req, segments), algorithm, inter, m, segments);
+    return leader_reduce(seg, algorithm, inter, m, segments);
   if (equal_blocks(req.collective) == Collective::allgather)
     return leader_allgather(req, algorithm, inter, m);
   if (equal_blocks(req.collective) == Collective::reduce_scatter)
     return leader_reduce_scatter(req, algorithm, inter, m);
   const int h = m.num_hosts();
-  const Schedule between = inter_schedule(
-      algorithm, inter, sub_request(Collective::allreduce, h, true, req.bytes / segments));
+  const Schedule between =
+      inter_schedule(algorithm, inter, sub_request(Collective::allreduce, h, true, seg.bytes));
   const std::uint32_t nb = between.nblocks;
   ScheduleComposer c(req.nranks, nb, req.only_rank);
   const BlockMap whole = contiguous({0, nb});  // the binomial tree's one block
@@ -588,7 +578,7 @@ Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
       c.embed(binomial_tree(sub_request(Collective::bcast, k, false)),
               {host, whole, Buf::in, Buf::out});
   }
-  return pipeline(c.finish(header(req, algorithm)), c.phase_bounds(), segments);
+  return finish_pipelined(c, req, algorithm, segments);
 }
 
 }  // namespace cclx::sched

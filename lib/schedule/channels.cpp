@@ -61,17 +61,23 @@ Schedule replicate(const Schedule& part, std::uint32_t k, Shift shift) {
 
 }  // namespace
 
+std::uint32_t split_count(std::string_view algorithm, std::string_view param,
+                          std::string_view parts, long long k, Collective c) {
+  const std::string name(algorithm), key(param);
+  if (k < 1 || k > max_channels)
+    throw Error(name + ": " + key + " must be in [1, " + std::to_string(max_channels) + "], got " +
+                std::to_string(k));
+  if (k > 1 && !splits_into_channels(c))
+    throw Error(name + ": " + key + "=" + std::to_string(k) + ": " + std::string(to_string(c)) +
+                " does not split into " + std::string(parts) +
+                " (only allreduce, reduce and bcast do)");
+  return static_cast<std::uint32_t>(k);
+}
+
 Schedule split_channels(std::string_view algorithm, const ScheduleRequest& req, long long channels,
                         const std::function<Schedule(const ScheduleRequest&)>& generate) {
-  if (channels < 1 || channels > max_channels)
-    throw Error(std::string(algorithm) + ": channels must be in [1, " +
-                std::to_string(max_channels) + "], got " + std::to_string(channels));
-  if (channels == 1) return generate(req);
-  if (!splits_into_channels(req.collective))
-    throw Error(std::string(algorithm) + ": channels=" + std::to_string(channels) + ": " +
-                std::string(to_string(req.collective)) +
-                " does not split into channels (only allreduce, reduce and bcast do)");
-  const auto k = static_cast<std::uint32_t>(channels);
+  const std::uint32_t k = split_count(algorithm, "channels", "channels", channels, req.collective);
+  if (k == 1) return generate(req);
   const Schedule part = generate(channel_part_request(req, channels));
   Schedule s = replicate(part, k, [](std::uint32_t, std::size_t) { return std::size_t{0}; });
   s.params = part.params.empty() ? "channels=" + std::to_string(k)

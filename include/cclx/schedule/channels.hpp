@@ -39,6 +39,12 @@ inline constexpr long long max_channels = 64;
 /// Whether `c` can be split into channels (see above).
 [[nodiscard]] bool splits_into_channels(Collective c);
 
+/// `k` as the number of parts of a split of `req`'s collective asked for by parameter `param`
+/// (its parts called `parts` in messages): throws cclx::Error, naming `algorithm`, when k is
+/// outside [1, max_channels], or above 1 for a collective that does not split.
+[[nodiscard]] std::uint32_t split_count(std::string_view algorithm, std::string_view param,
+                                        std::string_view parts, long long k, Collective c);
+
 /// The request every part is generated from: `req` with bytes / channels (req for channels <= 1).
 [[nodiscard]] inline ScheduleRequest channel_part_request(ScheduleRequest req, long long channels) {
   if (channels > 1) req.bytes /= static_cast<std::size_t>(channels);
