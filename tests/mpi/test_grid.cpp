@@ -321,6 +321,24 @@ std::size_t large_block(std::size_t count, int n) {
   return count / static_cast<std::size_t>(n);
 }
 
+// check.operator()<T>(count) for every element type and small count, and for the large data types
+// and counts.
+template <class Check>
+void for_small(const Comm& comm, Check check) {
+  for_each_type([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (std::size_t c : small_counts(comm.size())) check.template operator()<T>(c);
+  });
+}
+
+template <class Check>
+void for_large(Check check) {
+  for_each_large_data_type([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (std::size_t c : large_counts) check.template operator()<T>(c);
+  });
+}
+
 }  // namespace
 
 TEST_CASE("grid: every listed algorithm is registered with its generator") {
@@ -440,70 +458,51 @@ TEST_CASE("grid bcast large") {
 TEST_CASE("grid allgather small") {
   Comm comm(MPI_COMM_WORLD);
   Consistency cons(comm.native_handle());
-  for_each_type([&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t c : small_counts(comm.size())) check_allgather<T>(comm, cons, c);
-  });
+  for_small(comm, [&]<class T>(std::size_t c) { check_allgather<T>(comm, cons, c); });
 }
 
 TEST_CASE("grid allgather large") {
   Comm comm(MPI_COMM_WORLD);
   Consistency cons(comm.native_handle());
-  for_each_large_data_type([&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t c : large_counts) check_allgather<T>(comm, cons, large_block(c, comm.size()));
-  });
+  for_large(
+      [&]<class T>(std::size_t c) { check_allgather<T>(comm, cons, large_block(c, comm.size())); });
 }
 
 TEST_CASE("grid gather small") {
   Comm comm(MPI_COMM_WORLD);
-  for_each_type([&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t c : small_counts(comm.size()))
-      for (int root : all_roots(comm.size())) check_gather<T>(comm, c, root);
+  for_small(comm, [&]<class T>(std::size_t c) {
+    for (int root : all_roots(comm.size())) check_gather<T>(comm, c, root);
   });
 }
 
 TEST_CASE("grid gather large") {
   Comm comm(MPI_COMM_WORLD);
-  for_each_large_data_type([&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t c : large_counts)
-      check_gather<T>(comm, large_block(c, comm.size()), comm.size() - 1);
+  for_large([&]<class T>(std::size_t c) {
+    check_gather<T>(comm, large_block(c, comm.size()), comm.size() - 1);
   });
 }
 
 TEST_CASE("grid scatter small") {
   Comm comm(MPI_COMM_WORLD);
-  for_each_type([&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t c : small_counts(comm.size()))
-      for (int root : all_roots(comm.size())) check_scatter<T>(comm, c, root);
+  for_small(comm, [&]<class T>(std::size_t c) {
+    for (int root : all_roots(comm.size())) check_scatter<T>(comm, c, root);
   });
 }
 
 TEST_CASE("grid scatter large") {
   Comm comm(MPI_COMM_WORLD);
-  for_each_large_data_type([&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t c : large_counts) check_scatter<T>(comm, large_block(c, comm.size()), 0);
-  });
+  for_large(
+      [&]<class T>(std::size_t c) { check_scatter<T>(comm, large_block(c, comm.size()), 0); });
 }
 
 TEST_CASE("grid alltoall small") {
   Comm comm(MPI_COMM_WORLD);
-  for_each_type([&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t c : small_counts(comm.size())) check_alltoall<T>(comm, c);
-  });
+  for_small(comm, [&]<class T>(std::size_t c) { check_alltoall<T>(comm, c); });
 }
 
 TEST_CASE("grid alltoall large") {
   Comm comm(MPI_COMM_WORLD);
-  for_each_large_data_type([&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (std::size_t c : large_counts) check_alltoall<T>(comm, large_block(c, comm.size()));
-  });
+  for_large([&]<class T>(std::size_t c) { check_alltoall<T>(comm, large_block(c, comm.size())); });
 }
 
 }  // namespace cclx_test

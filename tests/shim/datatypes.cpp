@@ -50,6 +50,17 @@ std::vector<Form> forms() {
   return {Form::blocking, Form::nonblocking};
 }
 
+// Form `f`'s call of an MPI collective with the arguments given: MPI_<CAP>(...) when the request
+// `r` is null (blocking), else MPI_I<NAME>(..., r) or MPI_<CAP>_init(..., MPI_INFO_NULL, r).
+#if MPI_VERSION >= 4
+#define CCLX_FORM(NAME, CAP, ...)                         \
+  (!r                       ? MPI_##CAP(__VA_ARGS__)      \
+   : f == Form::nonblocking ? MPI_I##NAME(__VA_ARGS__, r) \
+                            : MPI_##CAP##_init(__VA_ARGS__, MPI_INFO_NULL, r))
+#else
+#define CCLX_FORM(NAME, CAP, ...) (!r ? MPI_##CAP(__VA_ARGS__) : MPI_I##NAME(__VA_ARGS__, r))
+#endif
+
 // A block of `k` doubles as one datatype describes it: `count` elements of `type` per block, the
 // j-th double of the type map at `pos(j)` doubles from the block's start, blocks `stride` doubles
 // apart. The type is derived (then freed by its user) unless it is MPI_DOUBLE.
@@ -190,18 +201,8 @@ void gather_scatter_bcast(Form f) {
             f,
             [&](MPI_Request* r) {
               const void* s = my_ip ? MPI_IN_PLACE : sb.data();
-              if (!r)
-                return MPI_Gather(s, send.count, send.type, rb.data(), recv.count, recv.type, root,
-                                  MPI_COMM_WORLD);
-              if (f == Form::nonblocking)
-                return MPI_Igather(s, send.count, send.type, rb.data(), recv.count, recv.type, root,
-                                   MPI_COMM_WORLD, r);
-#if MPI_VERSION >= 4
-              return MPI_Gather_init(s, send.count, send.type, rb.data(), recv.count, recv.type,
-                                     root, MPI_COMM_WORLD, MPI_INFO_NULL, r);
-#else
-              return MPI_ERR_OTHER;
-#endif
+              return CCLX_FORM(gather, Gather, s, send.count, send.type, rb.data(), recv.count,
+                               recv.type, root, MPI_COMM_WORLD);
             },
             {&recv, &send}, what);
         if (rank == root) {
@@ -223,18 +224,8 @@ void gather_scatter_bcast(Form f) {
             f,
             [&](MPI_Request* r) {
               void* d = my_ip ? MPI_IN_PLACE : rb.data();
-              if (!r)
-                return MPI_Scatter(sb.data(), send.count, send.type, d, recv.count, recv.type, root,
-                                   MPI_COMM_WORLD);
-              if (f == Form::nonblocking)
-                return MPI_Iscatter(sb.data(), send.count, send.type, d, recv.count, recv.type,
-                                    root, MPI_COMM_WORLD, r);
-#if MPI_VERSION >= 4
-              return MPI_Scatter_init(sb.data(), send.count, send.type, d, recv.count, recv.type,
-                                      root, MPI_COMM_WORLD, MPI_INFO_NULL, r);
-#else
-              return MPI_ERR_OTHER;
-#endif
+              return CCLX_FORM(scatter, Scatter, sb.data(), send.count, send.type, d, recv.count,
+                               recv.type, root, MPI_COMM_WORLD);
             },
             {&send, &recv}, what);
         expect(sb == sent, what + ": the send buffer changed");
@@ -254,15 +245,7 @@ void gather_scatter_bcast(Form f) {
       run(
           f,
           [&](MPI_Request* r) {
-            if (!r) return MPI_Bcast(b.data(), l.count, l.type, root, MPI_COMM_WORLD);
-            if (f == Form::nonblocking)
-              return MPI_Ibcast(b.data(), l.count, l.type, root, MPI_COMM_WORLD, r);
-#if MPI_VERSION >= 4
-            return MPI_Bcast_init(b.data(), l.count, l.type, root, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                  r);
-#else
-            return MPI_ERR_OTHER;
-#endif
+            return CCLX_FORM(bcast, Bcast, b.data(), l.count, l.type, root, MPI_COMM_WORLD);
           },
           {&l}, what);
       std::vector<bool> touched(b.size());
@@ -289,18 +272,8 @@ void allgather_alltoall(Form f) {
             f,
             [&](MPI_Request* r) {
               const void* s = ip ? MPI_IN_PLACE : sb.data();
-              if (!r)
-                return MPI_Allgather(s, send.count, send.type, rb.data(), recv.count, recv.type,
-                                     MPI_COMM_WORLD);
-              if (f == Form::nonblocking)
-                return MPI_Iallgather(s, send.count, send.type, rb.data(), recv.count, recv.type,
-                                      MPI_COMM_WORLD, r);
-#if MPI_VERSION >= 4
-              return MPI_Allgather_init(s, send.count, send.type, rb.data(), recv.count, recv.type,
-                                        MPI_COMM_WORLD, MPI_INFO_NULL, r);
-#else
-              return MPI_ERR_OTHER;
-#endif
+              return CCLX_FORM(allgather, Allgather, s, send.count, send.type, rb.data(),
+                               recv.count, recv.type, MPI_COMM_WORLD);
             },
             {&send, &recv}, what);
         std::vector<bool> touched(rb.size());
@@ -320,18 +293,8 @@ void allgather_alltoall(Form f) {
             f,
             [&](MPI_Request* r) {
               const void* s = ip ? MPI_IN_PLACE : sb.data();
-              if (!r)
-                return MPI_Alltoall(s, send.count, send.type, rb.data(), recv.count, recv.type,
-                                    MPI_COMM_WORLD);
-              if (f == Form::nonblocking)
-                return MPI_Ialltoall(s, send.count, send.type, rb.data(), recv.count, recv.type,
-                                     MPI_COMM_WORLD, r);
-#if MPI_VERSION >= 4
-              return MPI_Alltoall_init(s, send.count, send.type, rb.data(), recv.count, recv.type,
-                                       MPI_COMM_WORLD, MPI_INFO_NULL, r);
-#else
-              return MPI_ERR_OTHER;
-#endif
+              return CCLX_FORM(alltoall, Alltoall, s, send.count, send.type, rb.data(), recv.count,
+                               recv.type, MPI_COMM_WORLD);
             },
             {&send, &recv}, what);
         std::vector<bool> touched(rb.size());
@@ -373,18 +336,8 @@ void vcollectives(Form f) {
           f,
           [&](MPI_Request* r) {
             const void* s = ip ? MPI_IN_PLACE : sb.data();
-            if (!r)
-              return MPI_Allgatherv(s, vcount(rank), send.type, rb.data(), counts.data(),
-                                    displs.data(), recv.type, MPI_COMM_WORLD);
-            if (f == Form::nonblocking)
-              return MPI_Iallgatherv(s, vcount(rank), send.type, rb.data(), counts.data(),
-                                     displs.data(), recv.type, MPI_COMM_WORLD, r);
-#if MPI_VERSION >= 4
-            return MPI_Allgatherv_init(s, vcount(rank), send.type, rb.data(), counts.data(),
-                                       displs.data(), recv.type, MPI_COMM_WORLD, MPI_INFO_NULL, r);
-#else
-            return MPI_ERR_OTHER;
-#endif
+            return CCLX_FORM(allgatherv, Allgatherv, s, vcount(rank), send.type, rb.data(),
+                             counts.data(), displs.data(), recv.type, MPI_COMM_WORLD);
           },
           {&send, &recv}, what);
       std::vector<bool> touched(rb.size());
@@ -425,18 +378,8 @@ void vcollectives(Form f) {
           f,
           [&](MPI_Request* r) {
             const void* s = ip ? MPI_IN_PLACE : sb.data();
-            if (!r)
-              return MPI_Alltoallv(s, sc.data(), sd.data(), send.type, rb.data(), rc.data(),
-                                   rd.data(), recv.type, MPI_COMM_WORLD);
-            if (f == Form::nonblocking)
-              return MPI_Ialltoallv(s, sc.data(), sd.data(), send.type, rb.data(), rc.data(),
-                                    rd.data(), recv.type, MPI_COMM_WORLD, r);
-#if MPI_VERSION >= 4
-            return MPI_Alltoallv_init(s, sc.data(), sd.data(), send.type, rb.data(), rc.data(),
-                                      rd.data(), recv.type, MPI_COMM_WORLD, MPI_INFO_NULL, r);
-#else
-            return MPI_ERR_OTHER;
-#endif
+            return CCLX_FORM(alltoallv, Alltoallv, s, sc.data(), sd.data(), send.type, rb.data(),
+                             rc.data(), rd.data(), recv.type, MPI_COMM_WORLD);
           },
           {&send, &recv}, what);
       std::vector<bool> touched(rb.size());
@@ -455,18 +398,8 @@ void vcollectives(Form f) {
       run(
           f,
           [&](MPI_Request* r) {
-            if (!r)
-              return MPI_Gatherv(sb.data(), vcount(rank), send.type, rb.data(), counts.data(),
-                                 displs.data(), recv.type, 0, MPI_COMM_WORLD);
-            if (f == Form::nonblocking)
-              return MPI_Igatherv(sb.data(), vcount(rank), send.type, rb.data(), counts.data(),
-                                  displs.data(), recv.type, 0, MPI_COMM_WORLD, r);
-#if MPI_VERSION >= 4
-            return MPI_Gatherv_init(sb.data(), vcount(rank), send.type, rb.data(), counts.data(),
-                                    displs.data(), recv.type, 0, MPI_COMM_WORLD, MPI_INFO_NULL, r);
-#else
-            return MPI_ERR_OTHER;
-#endif
+            return CCLX_FORM(gatherv, Gatherv, sb.data(), vcount(rank), send.type, rb.data(),
+                             counts.data(), displs.data(), recv.type, 0, MPI_COMM_WORLD);
           },
           {&send, &recv}, what);
       if (rank == 0) {
@@ -712,12 +645,6 @@ void every_collective_freed(Form f) {
   const auto at = [](int i) { return static_cast<std::size_t>(i); };
   std::vector<int> counts(at(n), k), displs(at(n));
   for (int i = 0; i < n; ++i) displs[at(i)] = i * k;
-#if MPI_VERSION >= 4
-#define CCLX_FORM(NAME, CAP, ...) \
-  (nb ? MPI_I##NAME(__VA_ARGS__, r) : MPI_##CAP##_init(__VA_ARGS__, MPI_INFO_NULL, r))
-#else
-#define CCLX_FORM(NAME, CAP, ...) MPI_I##NAME(__VA_ARGS__, r)
-#endif
   reset();
   call(
       "MPI_Iallreduce",
@@ -834,7 +761,6 @@ void every_collective_freed(Form f) {
 #endif
       },
       [](const std::string&) {});
-#undef CCLX_FORM
 }
 
 }  // namespace
