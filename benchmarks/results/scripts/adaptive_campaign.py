@@ -419,13 +419,9 @@ def main():
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--results", default=RESULTS,
                     help="the stored jobs of the summary table (--write, --check)")
-    ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "algorithms",
-                                                  "adaptive-results.md"))
-    ap.add_argument("--write", action="store_true",
-                    help="write the summary table into --doc from --results (no cclx-sim run)")
-    ap.add_argument("--check", action="store_true",
-                    help="write nothing; fail when the summary block of --doc differs from what "
-                         "--results gives")
+    generated.add_options(ap, os.path.join(ROOT, "docs", "algorithms", "adaptive-results.md"),
+                          "write the summary table into --doc from --results (no cclx-sim run)",
+                          "the summary block", "--results")
     a = ap.parse_args()
     if a.check or a.write:
         return generated.update(a.doc, {SUMMARY_BLOCK: "\n".join(summary_table(a.results))},

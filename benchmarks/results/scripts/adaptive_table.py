@@ -105,13 +105,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sim", default=os.path.join(ROOT, "build", "tools", "cclx-sim"))
-    ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "algorithms",
-                                                  "adaptive-results.md"))
-    ap.add_argument("--write", action="store_true",
-                    help="write the allreduce and late-rank tables into --doc")
-    ap.add_argument("--check", action="store_true",
-                    help="write nothing; fail when a generated block of --doc differs from what "
-                         "cclx-sim gives")
+    generated.add_options(ap, os.path.join(ROOT, "docs", "algorithms", "adaptive-results.md"),
+                          "write the allreduce and late-rank tables into --doc",
+                          "a generated block", "cclx-sim")
     a = ap.parse_args()
     a.sim = os.path.abspath(a.sim)
     if a.check or a.write:

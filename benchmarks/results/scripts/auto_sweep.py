@@ -212,12 +212,9 @@ def main():
     ap.add_argument("--paired", action="store_true",
                     help="print auto's paired per-round ratios to every candidate instead")
     ap.add_argument("--results", default=RESULTS, help="the stored sweeps of the page's tables")
-    ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "tuning-results.md"))
-    ap.add_argument("--write", action="store_true",
-                    help="write the page's tables into --doc from --results")
-    ap.add_argument("--check", action="store_true",
-                    help="write nothing; fail when a generated block of --doc differs from what "
-                         "--results gives")
+    generated.add_options(ap, os.path.join(ROOT, "docs", "tuning-results.md"),
+                          "write the page's tables into --doc from --results", "a generated block",
+                          "--results")
     a = ap.parse_args()
     if a.check or a.write:
         out = {name: "\n".join(body) for name, body in blocks(a.results).items()}

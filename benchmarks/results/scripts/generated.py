@@ -35,6 +35,17 @@ def stale(text, blocks):
     return out
 
 
+def add_options(ap, doc, write, checked, source):
+    """Adds to argparse parser `ap` the options that update() serves: --doc (the page, default
+    `doc`), --write (`write` is its help) and --check, whose help says that it fails when `checked`
+    (e.g. "the table") of --doc differs from what `source` gives."""
+    ap.add_argument("--doc", default=doc)
+    ap.add_argument("--write", action="store_true", help=write)
+    ap.add_argument("--check", action="store_true",
+                    help=f"write nothing; fail when {checked} of --doc differs from what {source} "
+                         "gives")
+
+
 def update(doc, blocks, check, source, rerun):
     """Writes `blocks` (name -> body) into page `doc`, or with `check` writes nothing and returns 1
     (naming the stale blocks, made from `source`; `rerun` says how to fix them) when the page

@@ -158,12 +158,9 @@ def main():
     ap.add_argument("--repeat", default="5")
     ap.add_argument("--compare-every", type=int, default=1)
     ap.add_argument("--results", default=RESULTS, help="the stored OUT_DIR of the page's table")
-    ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "tuning-results.md"))
-    ap.add_argument("--write", action="store_true",
-                    help="write the table into --doc from --results (no cclx-bench run)")
-    ap.add_argument("--check", action="store_true",
-                    help="write nothing; fail when the table of --doc differs from what "
-                         "--results gives")
+    generated.add_options(ap, os.path.join(ROOT, "docs", "tuning-results.md"),
+                          "write the table into --doc from --results (no cclx-bench run)",
+                          "the table", "--results")
     a = ap.parse_args()
     if a.check or a.write:
         lines = stored(a.results, sizes_of(a.sizes))[0]

@@ -26,6 +26,19 @@ TWO_LEVEL_N = [16, 32, 64, 128, 256, 512]
 COMMON = ["--bytes", "1G", "--alpha", "3e-6", "--bw", "450e9", "--hide-prologue",
           "--no-critical-path", "--json"]
 
+
+def two_level(nics_per_host, nic_per):
+    """The two-level study with 8 ranks per host and `nics_per_host` NICs on each host: one per
+    `nic_per` ("host" or "rank")."""
+    return {
+        "title": "Two-level: 8 ranks per host (3 us, 450 GB/s inside), one 50 GB/s NIC per "
+                 f"{nic_per} (5 us)",
+        "args": ["--algo", ",".join(ALGOS), "--n", ",".join(map(str, TWO_LEVEL_N)),
+                 "--ranks-per-host", "8", "--inter-alpha", "5e-6", "--inter-bw", "50e9",
+                 "--nics-per-host", str(nics_per_host)] + COMMON,
+    }
+
+
 STUDIES = {
     "paper": {
         "title": "Flat full mesh, n = 8 .. 256 (the StragglAR setting)",
@@ -35,20 +48,8 @@ STUDIES = {
         "title": "Flat full mesh beyond the paper, n = 256 .. 1024",
         "args": ["--algo", ",".join(ALGOS), "--n", ",".join(map(str, BEYOND_N))] + COMMON,
     },
-    "two_level_1nic": {
-        "title": "Two-level: 8 ranks per host (3 us, 450 GB/s inside), one 50 GB/s NIC per host "
-                 "(5 us)",
-        "args": ["--algo", ",".join(ALGOS), "--n", ",".join(map(str, TWO_LEVEL_N)),
-                 "--ranks-per-host", "8", "--inter-alpha", "5e-6", "--inter-bw", "50e9",
-                 "--nics-per-host", "1"] + COMMON,
-    },
-    "two_level_8nic": {
-        "title": "Two-level: 8 ranks per host (3 us, 450 GB/s inside), one 50 GB/s NIC per rank "
-                 "(5 us)",
-        "args": ["--algo", ",".join(ALGOS), "--n", ",".join(map(str, TWO_LEVEL_N)),
-                 "--ranks-per-host", "8", "--inter-alpha", "5e-6", "--inter-bw", "50e9",
-                 "--nics-per-host", "8"] + COMMON,
-    },
+    "two_level_1nic": two_level(1, "host"),
+    "two_level_8nic": two_level(8, "rank"),
 }
 
 
