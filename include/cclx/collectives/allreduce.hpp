@@ -10,16 +10,11 @@
 namespace cclx::coll {
 
 /// Descriptor of allreduce: every rank ends with the reduction of all ranks' vectors.
-struct Allreduce {
+struct Allreduce : Flags<FlagValues{.reduces = true}> {
   /// The collective's enum value.
   static constexpr Collective id = Collective::allreduce;
   /// The collective's name, as users and messages spell it.
   static constexpr std::string_view name = "allreduce";
-  static constexpr bool reduces = true;             ///< takes a reduction op
-  static constexpr bool rooted = false;             ///< has a root (checked to be in [0, n))
-  static constexpr bool blocks_are_ranks = false;   ///< the partition has one block per rank
-  static constexpr bool equal_blocks = false;       ///< every block has the same size
-  static constexpr bool root_out_is_input = false;  ///< the root's Out holds the data initially
 
   /// The count as MPI states it, from the sizes of the user's buffers.
   static std::size_t count(std::size_t in_size, std::size_t, bool, int, bool) { return in_size; }

@@ -10,16 +10,11 @@
 namespace cclx::coll {
 
 /// Descriptor of alltoall: block i of the input goes to rank i.
-struct Alltoall {
+struct Alltoall : Flags<FlagValues{.blocks_are_ranks = true, .equal_blocks = true}> {
   /// The collective's enum value.
   static constexpr Collective id = Collective::alltoall;
   /// The collective's name, as users and messages spell it.
   static constexpr std::string_view name = "alltoall";
-  static constexpr bool reduces = false;            ///< takes a reduction op
-  static constexpr bool rooted = false;             ///< has a root (checked to be in [0, n))
-  static constexpr bool blocks_are_ranks = true;    ///< the partition has one block per rank
-  static constexpr bool equal_blocks = true;        ///< every block has the same size
-  static constexpr bool root_out_is_input = false;  ///< the root's Out holds the data initially
 
   /// The count as MPI states it, from the sizes of the user's buffers.
   static std::size_t count(std::size_t in_size, std::size_t out_size, bool in_place, int n, bool) {

@@ -17,16 +17,11 @@
 namespace cclx::coll {
 
 /// Descriptor of barrier: no rank leaves before every rank has entered.
-struct Barrier {
+struct Barrier : Flags<FlagValues{}> {
   /// The collective's enum value.
   static constexpr Collective id = Collective::barrier;
   /// The collective's name, as users and messages spell it.
   static constexpr std::string_view name = "barrier";
-  static constexpr bool reduces = false;            ///< takes a reduction op
-  static constexpr bool rooted = false;             ///< has a root (checked to be in [0, n))
-  static constexpr bool blocks_are_ranks = false;   ///< the partition has one block per rank
-  static constexpr bool equal_blocks = false;       ///< every block has the same size
-  static constexpr bool root_out_is_input = false;  ///< the root's Out holds the data initially
   /// No rank may leave before every rank has entered (collectives/descriptor.hpp).
   static constexpr bool synchronizes = true;
 

@@ -9,16 +9,11 @@
 namespace cclx::coll {
 
 /// Descriptor of bcast: the root's buffer to every rank.
-struct Bcast {
+struct Bcast : Flags<FlagValues{.rooted = true, .root_out_is_input = true}> {
   /// The collective's enum value.
   static constexpr Collective id = Collective::bcast;
   /// The collective's name, as users and messages spell it.
   static constexpr std::string_view name = "bcast";
-  static constexpr bool reduces = false;           ///< takes a reduction op
-  static constexpr bool rooted = true;             ///< has a root (checked to be in [0, n))
-  static constexpr bool blocks_are_ranks = false;  ///< the partition has one block per rank
-  static constexpr bool equal_blocks = false;      ///< every block has the same size
-  static constexpr bool root_out_is_input = true;  ///< the root's Out holds the data initially
 
   /// The count as MPI states it, from the sizes of the user's buffers.
   static std::size_t count(std::size_t, std::size_t out_size, bool, int, bool) { return out_size; }

@@ -5,17 +5,14 @@
 //
 // A descriptor D has
 //   id, name                       the enum value and the user-visible name
-//   reduces                        takes a reduction op
-//   rooted                         has a root (checked to be in [0, n))
-//   blocks_are_ranks               the partition has one block per rank (nblocks == n)
-//   equal_blocks                   every block has the same size (alltoall's pairwise exchange)
+//   reduces, rooted, blocks_are_ranks, equal_blocks, root_out_is_input
+//                                  its flags, from its base Flags<FlagValues{...}> (below)
 //   count(in_size, out_size, in_place, n, is_root)
 //                                  the user-visible count (elements per block as MPI counts
 //                                  them) from the sizes of the user's buffers
 //   partition_count(count, n)      elements in the schedule's partition (all blocks)
 //   windows(n, rank, root, nb)     the blocks each buffer covers on a rank (partition.hpp)
 //   in_place(rank, root)           where an in-place call's single buffer holds In and Out
-//   root_out_is_input              the root's Out holds the data initially (bcast)
 //   expected(rank, root, block)    what Out block `block` of `rank` must hold at the end
 //   check_sizes(call, rank, n)     the out-of-place buffer rule ("" when fine)
 //   synchronizes                   optional, false when absent: no rank may leave before every
@@ -73,6 +70,25 @@ struct Expectation {
   int rank = -1;                ///< the one rank, for From::one_rank
 };
 
+/// The flags of a collective, false unless named: `Flags<FlagValues{.rooted = true}>`.
+struct FlagValues {
+  bool reduces = false;            ///< takes a reduction op
+  bool rooted = false;             ///< has a root (checked to be in [0, n))
+  bool blocks_are_ranks = false;   ///< the partition has one block per rank (nblocks == n)
+  bool equal_blocks = false;       ///< every block has the same size (alltoall)
+  bool root_out_is_input = false;  ///< the root's Out holds the data initially (bcast)
+};
+
+/// A descriptor's flags as its static members; a descriptor derives from it.
+template <FlagValues F>
+struct Flags {
+  static constexpr bool reduces = F.reduces;                      ///< FlagValues::reduces
+  static constexpr bool rooted = F.rooted;                        ///< FlagValues::rooted
+  static constexpr bool blocks_are_ranks = F.blocks_are_ranks;    ///< FlagValues::blocks_are_ranks
+  static constexpr bool equal_blocks = F.equal_blocks;            ///< FlagValues::equal_blocks
+  static constexpr bool root_out_is_input = F.root_out_is_input;  ///< FlagValues::root_out_is_input
+};
+
 /// Traits of the optional members (absent: false, or the collective itself). Whether D is a
 /// v-collective, with block sizes given per call.
 template <class D>
@@ -98,14 +114,12 @@ constexpr Collective shape_of() {
 /// layout and postcondition; the partition is the per-call counts' total. A v-collective's
 /// descriptor derives from it and adds its id and name (and separate_out_counts).
 template <class Shape>
-struct VariableCounts {
-  static constexpr bool reduces = Shape::reduces;                      ///< as Shape
-  static constexpr bool rooted = Shape::rooted;                        ///< as Shape
-  static constexpr bool blocks_are_ranks = Shape::blocks_are_ranks;    ///< as Shape
-  static constexpr bool equal_blocks = false;                          ///< blocks have own sizes
-  static constexpr bool root_out_is_input = Shape::root_out_is_input;  ///< as Shape
-  static constexpr bool variable_counts = true;                        ///< sizes given per call
-  static constexpr Collective shape = Shape::id;                       ///< the shape's id
+struct VariableCounts : Flags<FlagValues{.reduces = Shape::reduces,
+                                         .rooted = Shape::rooted,
+                                         .blocks_are_ranks = Shape::blocks_are_ranks,
+                                         .root_out_is_input = Shape::root_out_is_input}> {
+  static constexpr bool variable_counts = true;   ///< sizes given per call
+  static constexpr Collective shape = Shape::id;  ///< the shape's id
 
   /// Elements in the schedule's partition: the per-call counts' total.
   static std::size_t partition_count(std::size_t count, int /*n*/) { return count; }

@@ -13,16 +13,11 @@
 namespace cclx::coll {
 
 /// Descriptor of scatter: rank r gets block r of the root's input.
-struct Scatter {
+struct Scatter : Flags<FlagValues{.rooted = true, .blocks_are_ranks = true}> {
   /// The collective's enum value.
   static constexpr Collective id = Collective::scatter;
   /// The collective's name, as users and messages spell it.
   static constexpr std::string_view name = "scatter";
-  static constexpr bool reduces = false;            ///< takes a reduction op
-  static constexpr bool rooted = true;              ///< has a root (checked to be in [0, n))
-  static constexpr bool blocks_are_ranks = true;    ///< the partition has one block per rank
-  static constexpr bool equal_blocks = false;       ///< every block has the same size
-  static constexpr bool root_out_is_input = false;  ///< the root's Out holds the data initially
 
   /// The count as MPI states it, from the sizes of the user's buffers.
   static std::size_t count(std::size_t in_size, std::size_t out_size, bool in_place, int n,
