@@ -284,6 +284,31 @@ T data_value(int rank, std::size_t i) {
     return static_cast<T>((r * 37 + i * 7 + 1) % 251);  // fits uint8, distinct ranks
 }
 
+// Start g's values of elements [first, first + count) (the one-shot grid's from index
+// first + g * kShift): `rank`'s reduction input with `op`, its reduction over ranks 0..n-1, and
+// `rank`'s data-movement payload.
+template <class T>
+std::vector<T> start_inputs(cclx::OpId op, int rank, std::size_t first, std::size_t count, int g) {
+  std::vector<T> v(count);
+  for (std::size_t i = 0; i < count; ++i)
+    v[i] = reduce_input<T>(op, rank, first + i + static_cast<std::size_t>(g) * kShift);
+  return v;
+}
+template <class T>
+std::vector<T> start_reduced(cclx::OpId op, int n, std::size_t first, std::size_t count, int g) {
+  std::vector<T> v(count);
+  for (std::size_t i = 0; i < count; ++i)
+    v[i] = expected_reduction<T>(op, n, first + i + static_cast<std::size_t>(g) * kShift);
+  return v;
+}
+template <class T>
+std::vector<T> start_payload(int rank, std::size_t first, std::size_t count, int g) {
+  std::vector<T> v(count);
+  for (std::size_t i = 0; i < count; ++i)
+    v[i] = data_value<T>(rank, first + i + static_cast<std::size_t>(g) * kShift);
+  return v;
+}
+
 // A value no algorithm should write (for "untouched" checks).
 template <class T>
 T sentinel() {

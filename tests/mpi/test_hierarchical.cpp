@@ -59,17 +59,11 @@ void for_each_hierarchical(F&& f, bool pipelined = false) {
 
 template <class T>
 std::vector<T> input(int rank, std::size_t count, int g) {
-  std::vector<T> v(count);
-  for (std::size_t i = 0; i < count; ++i)
-    v[i] = reduce_input<T>(cclx::OpId::sum, rank, i + static_cast<std::size_t>(g) * kShift);
-  return v;
+  return start_inputs<T>(cclx::OpId::sum, rank, 0, count, g);
 }
 template <class T>
 std::vector<T> reference(int n, std::size_t count, int g) {
-  std::vector<T> v(count);
-  for (std::size_t i = 0; i < count; ++i)
-    v[i] = expected_reduction<T>(cclx::OpId::sum, n, i + static_cast<std::size_t>(g) * kShift);
-  return v;
+  return start_reduced<T>(cclx::OpId::sum, n, 0, count, g);
 }
 
 }  // namespace

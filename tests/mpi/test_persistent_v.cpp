@@ -35,13 +35,6 @@ std::size_t offset_of(const std::vector<int>& c, int b) {
 std::size_t total_of(const std::vector<int>& c) {
   return offset_of(c, static_cast<int>(c.size()));
 }
-template <class T>
-std::vector<T> block(int s, std::size_t first, std::size_t count, int g) {
-  std::vector<T> v(count);
-  for (std::size_t j = 0; j < count; ++j)
-    v[j] = data_value<T>(s, first + j + static_cast<std::size_t>(g) * kShift);
-  return v;
-}
 
 // One case: `make()` returns something with start()/wait() semantics through `run(g)`, which
 // fills, runs and checks start g. Persistent: init once, then kStarts starts; nonblocking: a new
@@ -83,6 +76,26 @@ void run_case(const Case& c, const std::function<cclx::PersistentRequest()>& ini
   c.check(kStarts, l);
 }
 
+// run_case with the counts array of a v-collective: init and start each get their own copy k of
+// `counts`, overwritten right after init returns and gone before wait(): a request must keep its
+// own copy.
+void run_case(const Case& c, const std::vector<int>& counts,
+              const std::function<cclx::PersistentRequest(std::vector<int>&)>& init,
+              const std::function<cclx::Request(std::vector<int>&)>& start) {
+  run_case(
+      c,
+      [&] {
+        std::vector<int> k = counts;
+        auto p = init(k);
+        std::fill(k.begin(), k.end(), -1);
+        return p;
+      },
+      [&] {
+        std::vector<int> k = counts;
+        return start(k);
+      });
+}
+
 template <class T>
 std::string label(std::string_view coll, std::string_view algo, bool ip, int root = -1) {
   std::string s = std::string(coll) + " " + std::string(type_name<T>()) + " [" + std::string(algo) +
@@ -103,27 +116,23 @@ void allgatherv_cases(Comm& comm, int shift) {
              [&](int g) {
                std::fill(out.begin(), out.end(), sentinel<T>());
                if (ip)
-                 put(out, offset_of(counts, r), block<T>(r, 0, mine, g));
+                 put(out, offset_of(counts, r), start_payload<T>(r, 0, mine, g));
                else
-                 put(in, 0, block<T>(r, 0, mine, g));
+                 put(in, 0, start_payload<T>(r, 0, mine, g));
              },
              [&](int g, const std::string& l) {
                std::vector<T> want(total);
                for (int s = 0; s < n; ++s)
                  put(want, offset_of(counts, s),
-                     block<T>(s, 0, static_cast<std::size_t>(counts[s]), g));
+                     start_payload<T>(s, 0, static_cast<std::size_t>(counts[s]), g));
                compare(l, out, want, true);
              }};
       run_case(
-          c,
-          [&] {
-            std::vector<int> k = counts;  // overwritten after init: the request has its copy
-            auto p = ip ? comm.allgatherv_init(out, k, a) : comm.allgatherv_init(in, out, k, a);
-            std::fill(k.begin(), k.end(), -1);
-            return p;
+          c, counts,
+          [&](std::vector<int>& k) {
+            return ip ? comm.allgatherv_init(out, k, a) : comm.allgatherv_init(in, out, k, a);
           },
-          [&] {
-            std::vector<int> k = counts;  // gone before wait()
+          [&](std::vector<int>& k) {
             return ip ? comm.iallgatherv(out, k, a) : comm.iallgatherv(in, out, k, a);
           });
     }
@@ -144,29 +153,25 @@ void gatherv_scatterv_cases(Comm& comm, int shift) {
                [&](int g) {
                  std::fill(out.begin(), out.end(), sentinel<T>());
                  if (!ip)
-                   put(in, 0, block<T>(r, 0, mine, g));
+                   put(in, 0, start_payload<T>(r, 0, mine, g));
                  else
-                   put(out, is_root ? offset_of(counts, r) : 0, block<T>(r, 0, mine, g));
+                   put(out, is_root ? offset_of(counts, r) : 0, start_payload<T>(r, 0, mine, g));
                },
                [&](int g, const std::string& l) {
                  if (!is_root) return;
                  std::vector<T> want(total);
                  for (int s = 0; s < n; ++s)
                    put(want, offset_of(counts, s),
-                       block<T>(s, 0, static_cast<std::size_t>(counts[s]), g));
+                       start_payload<T>(s, 0, static_cast<std::size_t>(counts[s]), g));
                  compare(l, out, want, true);
                }};
         run_case(
-            c,
-            [&] {
-              std::vector<int> k = counts;
-              auto p =
-                  ip ? comm.gatherv_init(out, k, root, a) : comm.gatherv_init(in, out, k, root, a);
-              std::fill(k.begin(), k.end(), -1);
-              return p;
+            c, counts,
+            [&](std::vector<int>& k) {
+              return ip ? comm.gatherv_init(out, k, root, a)
+                        : comm.gatherv_init(in, out, k, root, a);
             },
-            [&] {
-              std::vector<int> k = counts;
+            [&](std::vector<int>& k) {
               return ip ? comm.igatherv(out, k, root, a) : comm.igatherv(in, out, k, root, a);
             });
       }
@@ -177,28 +182,24 @@ void gatherv_scatterv_cases(Comm& comm, int shift) {
         Case c{label<T>("scatterv", name, ip, root),
                [&](int g) {
                  if (ip && is_root)
-                   put(out, 0, block<T>(root, 0, total, g));
+                   put(out, 0, start_payload<T>(root, 0, total, g));
                  else
                    std::fill(out.begin(), out.end(), sentinel<T>());
-                 if (!ip && is_root) put(in, 0, block<T>(root, 0, total, g));
+                 if (!ip && is_root) put(in, 0, start_payload<T>(root, 0, total, g));
                },
                [&](int g, const std::string& l) {
                  if (ip && is_root)
-                   compare(l, out, block<T>(root, 0, total, g), true);
+                   compare(l, out, start_payload<T>(root, 0, total, g), true);
                  else
-                   compare(l, out, block<T>(root, offset_of(counts, r), mine, g), true);
+                   compare(l, out, start_payload<T>(root, offset_of(counts, r), mine, g), true);
                }};
         run_case(
-            c,
-            [&] {
-              std::vector<int> k = counts;
-              auto p = ip ? comm.scatterv_init(out, k, root, a)
-                          : comm.scatterv_init(in, out, k, root, a);
-              std::fill(k.begin(), k.end(), -1);
-              return p;
+            c, counts,
+            [&](std::vector<int>& k) {
+              return ip ? comm.scatterv_init(out, k, root, a)
+                        : comm.scatterv_init(in, out, k, root, a);
             },
-            [&] {
-              std::vector<int> k = counts;
+            [&](std::vector<int>& k) {
               return ip ? comm.iscatterv(out, k, root, a) : comm.iscatterv(in, out, k, root, a);
             });
       }
@@ -235,16 +236,12 @@ void reduce_scatterv_cases(Comm& comm, const Op& op, int shift) {
                compare(l, got, want, exact);
              }};
       run_case(
-          c,
-          [&] {
-            std::vector<int> k = counts;
-            auto p = ip ? comm.reduce_scatterv_init(out, k, op, a)
-                        : comm.reduce_scatterv_init(in, out, k, op, a);
-            std::fill(k.begin(), k.end(), -1);
-            return p;
+          c, counts,
+          [&](std::vector<int>& k) {
+            return ip ? comm.reduce_scatterv_init(out, k, op, a)
+                      : comm.reduce_scatterv_init(in, out, k, op, a);
           },
-          [&] {
-            std::vector<int> k = counts;
+          [&](std::vector<int>& k) {
             return ip ? comm.ireduce_scatterv(out, k, op, a)
                       : comm.ireduce_scatterv(in, out, k, op, a);
           });
@@ -269,23 +266,24 @@ void alltoallv_cases(Comm& comm) {
         for (int j = 0; j < d; ++j) o += static_cast<std::size_t>(matrix_of(s, j, ip));
         return o;
       };
-      Case c{label<T>("alltoallv", name, ip),
-             [&](int g) {
-               if (ip)
-                 put(out, 0, block<T>(r, 0, out.size(), g));
-               else {
-                 put(in, 0, block<T>(r, 0, in.size(), g));
-                 std::fill(out.begin(), out.end(), sentinel<T>());
-               }
-             },
-             [&](int g, const std::string& l) {
-               std::vector<T> want(out.size());
-               for (int s = 0; s < n; ++s)
-                 put(want, offset_of(rc, s),
-                     block<T>(s, send_offset(s, r),
-                              static_cast<std::size_t>(rc[static_cast<std::size_t>(s)]), g));
-               compare(l, out, want, true);
-             }};
+      Case c{
+          label<T>("alltoallv", name, ip),
+          [&](int g) {
+            if (ip)
+              put(out, 0, start_payload<T>(r, 0, out.size(), g));
+            else {
+              put(in, 0, start_payload<T>(r, 0, in.size(), g));
+              std::fill(out.begin(), out.end(), sentinel<T>());
+            }
+          },
+          [&](int g, const std::string& l) {
+            std::vector<T> want(out.size());
+            for (int s = 0; s < n; ++s)
+              put(want, offset_of(rc, s),
+                  start_payload<T>(s, send_offset(s, r),
+                                   static_cast<std::size_t>(rc[static_cast<std::size_t>(s)]), g));
+            compare(l, out, want, true);
+          }};
       run_case(
           c,
           [&] {
@@ -359,14 +357,15 @@ TEST_CASE("plan cache: v-collective calls with other counts of the same total") 
       std::vector<int> counts(static_cast<std::size_t>(n));
       for (int s = 0; s < n; ++s) counts[static_cast<std::size_t>(s)] = 1 + (s + shift) % n;
       const std::size_t total = total_of(counts), mine = static_cast<std::size_t>(counts[r]);
-      std::vector<T> in = block<T>(r, 0, mine, shift), out(total, sentinel<T>());
+      std::vector<T> in = start_payload<T>(r, 0, mine, shift), out(total, sentinel<T>());
       const std::string l =
           "allgatherv counts shift " + std::to_string(shift) + " [" + std::string(name) + "]";
       progress(l);
       if (!no_throw(l, [&] { comm.allgatherv(in, out, counts, a); })) continue;
       std::vector<T> want(total);
       for (int s = 0; s < n; ++s)
-        put(want, offset_of(counts, s), block<T>(s, 0, static_cast<std::size_t>(counts[s]), shift));
+        put(want, offset_of(counts, s),
+            start_payload<T>(s, 0, static_cast<std::size_t>(counts[s]), shift));
       compare(l, out, want, true);
     }
   });

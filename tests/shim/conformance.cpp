@@ -229,6 +229,19 @@ void check_guard(const std::vector<T>& buf, std::size_t from, const std::string&
            w + ": wrote past the output (element " + std::to_string(i) + ")");
 }
 
+// Checks that out[j] == want(j) for j in [0, size), reporting the first wrong element, and that
+// nothing from `guard_from` on was written.
+template <class T, class Want>
+void check_output(const std::vector<T>& out, std::size_t size, std::size_t guard_from,
+                  const std::string& w, Want want) {
+  for (std::size_t j = 0; j < size; ++j)
+    if (!same(out[j], want(j))) {
+      expect(false, w + ": wrong element " + std::to_string(j));
+      break;
+    }
+  check_guard(out, guard_from, w);
+}
+
 template <class T>
 void check_rc(int rc, const std::string& w) {
   expect(rc == MPI_SUCCESS, w + ": returned " + std::to_string(rc));
@@ -251,10 +264,7 @@ void allreduce(const Comm& c, MPI_Datatype dt, const char* tn, Op op, std::size_
     expect(in == orig, w + ": send buffer modified");
   }
   check_rc<T>(rc, w);
-  for (std::size_t i = 0; i < count; ++i)
-    if (!same(out[i], reference<T>(op, c.size, i)))
-      return expect(false, w + ": wrong element " + std::to_string(i));
-  check_guard(out, count, w);
+  check_output(out, count, count, w, [&](std::size_t i) { return reference<T>(op, c.size, i); });
 }
 
 // MPICH 4.0.2 (ch4:ucx) crashes in MPI_Reduce(MPI_IN_PLACE) at a root other than 0 from about
@@ -287,10 +297,7 @@ void reduce(const Comm& c, MPI_Datatype dt, const char* tn, Op op, std::size_t c
   }
   check_rc<T>(rc, w);
   if (!at_root) return;
-  for (std::size_t i = 0; i < count; ++i)
-    if (!same(out[i], reference<T>(op, c.size, i)))
-      return expect(false, w + ": wrong element " + std::to_string(i));
-  check_guard(out, count, w);
+  check_output(out, count, count, w, [&](std::size_t i) { return reference<T>(op, c.size, i); });
 }
 
 template <class T>
@@ -314,10 +321,8 @@ void reduce_scatter_block(const Comm& c, MPI_Datatype dt, const char* tn, Op op,
   }
   check_rc<T>(rc, w);
   const std::size_t first = static_cast<std::size_t>(c.rank) * count;
-  for (std::size_t i = 0; i < count; ++i)
-    if (!same(out[i], reference<T>(op, c.size, first + i)))
-      return expect(false, w + ": wrong element " + std::to_string(i));
-  check_guard(out, ip ? all : count, w);
+  check_output(out, count, ip ? all : count, w,
+               [&](std::size_t i) { return reference<T>(op, c.size, first + i); });
 }
 
 // ---- data movement ----
@@ -329,10 +334,7 @@ void bcast(const Comm& c, MPI_Datatype dt, const char* tn, std::size_t count, in
   if (c.rank == root)
     for (std::size_t i = 0; i < count; ++i) buf[i] = payload<T>(root, 0, i);
   check_rc<T>(Bcast(buf.data(), static_cast<int>(count), dt, root, c.comm), w);
-  for (std::size_t i = 0; i < count; ++i)
-    if (!same(buf[i], payload<T>(root, 0, i)))
-      return expect(false, w + ": wrong element " + std::to_string(i));
-  check_guard(buf, count, w);
+  check_output(buf, count, count, w, [&](std::size_t i) { return payload<T>(root, 0, i); });
 }
 
 template <class T>
@@ -351,11 +353,10 @@ void allgather(const Comm& c, MPI_Datatype dt, const char* tn, std::size_t count
     rc = Allgather(in.data(), ic, dt, out.data(), ic, dt, c.comm);
   }
   check_rc<T>(rc, w);
-  for (std::size_t b = 0; b < n; ++b)
-    for (std::size_t i = 0; i < count; ++i)
-      if (!same(out[b * count + i], payload<T>(static_cast<int>(b), 0, i)))
-        return expect(false, w + ": wrong element " + std::to_string(b * count + i));
-  check_guard(out, n * count, w);
+  check_output(out, n * count, n * count, w, [&](std::size_t j) {
+    const std::size_t b = j / count, i = j % count;
+    return payload<T>(static_cast<int>(b), 0, i);
+  });
 }
 
 template <class T>
@@ -376,12 +377,10 @@ void alltoall(const Comm& c, MPI_Datatype dt, const char* tn, std::size_t count,
     expect(in == orig, w + ": send buffer modified");
   }
   check_rc<T>(rc, w);
-  for (std::size_t b = 0; b < n; ++b)  // block b came from rank b
-    for (std::size_t i = 0; i < count; ++i)
-      if (!same(out[b * count + i],
-                payload<T>(static_cast<int>(b), static_cast<std::size_t>(c.rank), i)))
-        return expect(false, w + ": wrong element " + std::to_string(b * count + i));
-  check_guard(out, n * count, w);
+  check_output(out, n * count, n * count, w, [&](std::size_t j) {
+    const std::size_t b = j / count, i = j % count;
+    return payload<T>(static_cast<int>(b), static_cast<std::size_t>(c.rank), i);
+  });
 }
 
 template <class T>
@@ -404,11 +403,10 @@ void gather(const Comm& c, MPI_Datatype dt, const char* tn, std::size_t count, b
   }
   check_rc<T>(rc, w);
   if (!at_root) return;
-  for (std::size_t b = 0; b < n; ++b)
-    for (std::size_t i = 0; i < count; ++i)
-      if (!same(out[b * count + i], payload<T>(static_cast<int>(b), 0, i)))
-        return expect(false, w + ": wrong element " + std::to_string(b * count + i));
-  check_guard(out, n * count, w);
+  check_output(out, n * count, n * count, w, [&](std::size_t j) {
+    const std::size_t b = j / count, i = j % count;
+    return payload<T>(static_cast<int>(b), 0, i);
+  });
 }
 
 template <class T>
@@ -432,10 +430,9 @@ void scatter(const Comm& c, MPI_Datatype dt, const char* tn, std::size_t count, 
   check_rc<T>(rc, w);
   expect(in == orig, w + ": send buffer modified");  // in place, the root's own block stays
   if (ip && at_root) return;
-  for (std::size_t i = 0; i < count; ++i)
-    if (!same(out[i], payload<T>(root, static_cast<std::size_t>(c.rank), i)))
-      return expect(false, w + ": wrong element " + std::to_string(i));
-  check_guard(out, count, w);
+  check_output(out, count, count, w, [&](std::size_t i) {
+    return payload<T>(root, static_cast<std::size_t>(c.rank), i);
+  });
 }
 
 std::vector<int> roots(const Comm& c) {

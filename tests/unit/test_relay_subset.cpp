@@ -26,16 +26,22 @@ using cclx::test::subset;
 
 namespace {
 
+// Checks that verify_phases proves `plan` (`count` elements of `elem` bytes), naming it by `what`.
+RelayPlan proved(RelayPlan plan, std::string_view what, const std::vector<bool>& active,
+                 std::size_t count, std::size_t elem = 1) {
+  const VerifyReport rep = verify_phases(plan.phase1, plan.phase2, active, count, elem);
+  INFO(what, " n=", active.size(), " in_place=", plan.phase1.in_place, " active=", show(active),
+       " count=", count);
+  INFO((rep.errors.empty() ? std::string() : rep.errors.front()));
+  CHECK(rep.ok);
+  return plan;
+}
+
 // Proves one plan; `count` elements of one byte, 10-byte segments (a few chunks per block).
 RelayPlan prove(std::string_view algo, int n, bool in_place, const std::vector<bool>& active,
                 std::size_t count) {
   ScheduleRequest req{Collective::allreduce, n, 0, in_place, count};
-  const RelayPlan plan = subset_relay_schedules(algo, req, active, 10);
-  const VerifyReport rep = verify_phases(plan.phase1, plan.phase2, active, count);
-  INFO(algo, " n=", n, " in_place=", in_place, " active=", show(active), " count=", count);
-  INFO((rep.errors.empty() ? std::string() : rep.errors.front()));
-  CHECK(rep.ok);
-  return plan;
+  return proved(subset_relay_schedules(algo, req, active, 10), algo, active, count);
 }
 
 }  // namespace
@@ -147,12 +153,7 @@ namespace {
 RelayPlan prove_owners(int n, bool in_place, const std::vector<bool>& active, std::size_t count,
                        std::size_t elem = 1) {
   ScheduleRequest req{Collective::allreduce, n, 0, in_place, count * elem};
-  const RelayPlan plan = owner_relay_schedules(req, active, 10);
-  const VerifyReport rep = verify_phases(plan.phase1, plan.phase2, active, count, elem);
-  INFO("owners n=", n, " in_place=", in_place, " active=", show(active), " count=", count);
-  INFO((rep.errors.empty() ? std::string() : rep.errors.front()));
-  CHECK(rep.ok);
-  return plan;
+  return proved(owner_relay_schedules(req, active, 10), "owners", active, count, elem);
 }
 
 }  // namespace
