@@ -30,6 +30,7 @@ import glob
 import json
 import math
 import os
+import re
 import sys
 
 import generated
@@ -110,16 +111,38 @@ def quantile(v, q):
     return v[i] if i + 1 >= len(v) else v[i] + (x - i) * (v[i + 1] - v[i])
 
 
+def choices(dirs):
+    """{(collective, size): the algorithm auto ran}, from a `choices.txt` beside the runs (lines
+    of `cclx-tune explain`: "allreduce 64K: binomial_tree from tuning table: ..."), else {}."""
+    out = {}
+    for d in dirs:
+        path = os.path.join(d, "choices.txt")
+        if not os.path.exists(path):
+            continue
+        for line in open(path):
+            m = re.match(r"(\w+) (\d+)([KMG]?): (\S+) ", line)
+            if m:
+                size = int(m[2]) << {"": 0, "K": 10, "M": 20, "G": 30}[m[3]]
+                out[(m[1], size)] = m[4]
+    return out
+
+
 def paired(dirs):
     """Markdown tables of auto's paired per-round ratios (see --paired), one per collective, and
-    a summary line each: the sizes below 0.97; and {collective: (sizes, ratios to the fastest)}."""
+    a summary line each: the sizes below 0.97; and {collective: (sizes, ratios to the fastest)}.
+    With a choices.txt (choices()), two more columns: the algorithm auto ran, and auto against
+    it, paired: the same schedule in the same rounds, so its distance from 1 is the rounds' noise
+    (and auto's own cost per call)."""
     lines, series = [], {}
+    ran = choices(dirs)
     for coll, runs in sorted(load(dirs).items()):
+        extra = ran and any(c == coll for c, _ in ran)
         lines += [f"\n{coll}:\n",
                   "| size | fastest candidate (median) | auto vs it, paired | rounds: q25–q75 | "
-                  "lowest paired ratio | against |",
-                  "|---:|---|---:|---:|---:|---|"]
-        low, strict = [], []
+                  "lowest paired ratio | against |" +
+                  (" auto ran | auto vs what it ran, paired |" if extra else ""),
+                  "|---:|---|---:|---:|---:|---|" + ("---|---:|" if extra else "")]
+        low, strict, same = [], [], []
         for size, algos in sorted(runs.items()):
             if "auto" not in algos:
                 continue
@@ -139,12 +162,22 @@ def paired(dirs):
                 low.append(size)
             if median(per_round[worst]) < LOW:
                 strict.append(size)
-            lines.append(f"| {size} | {fastest} | {median(r):.3f} | {quantile(r, 0.25):.2f}–"
-                         f"{quantile(r, 0.75):.2f} | {median(per_round[worst]):.3f} | {worst} |")
+            row = (f"| {size} | {fastest} | {median(r):.3f} | {quantile(r, 0.25):.2f}–"
+                   f"{quantile(r, 0.75):.2f} | {median(per_round[worst]):.3f} | {worst} |")
+            if extra:
+                chosen = ran.get((coll, size), "?")
+                own = median(per_round[chosen]) if chosen in per_round else None
+                row += f" {chosen} | {'' if own is None else f'{own:.3f}'} |"
+                if median(r) < LOW and chosen == fastest:
+                    same.append(size)
+            lines.append(row)
         lines.append(f"\n{coll}: auto vs the fastest candidate below {LOW} at {len(low)} sizes" +
                      (f" ({', '.join(map(str, low))})" if low else "") +
                      f"; vs some candidate at {len(strict)}" +
-                     (f" ({', '.join(map(str, strict))})" if strict else ""))
+                     (f" ({', '.join(map(str, strict))})" if strict else "") +
+                     (f"; of the {len(low)}, auto ran the fastest candidate itself at "
+                      f"{len(same)}" + (f" ({', '.join(map(str, same))})" if same else "")
+                      if extra else ""))
     return "\n".join(lines), series
 
 
