@@ -492,23 +492,22 @@ class Verifier {
             " (the rank has not started: Scratch only)");
       return false;
     }
+    // "" when g lies in the user buffer's window w, else what is wrong.
+    auto in_window = [&](const Window& w, const char* name) -> std::string {
+      if (!w.present) return std::string("rank has no ") + name + " buffer for this collective";
+      if (inside(w)) return {};
+      return std::string("outside the ") + name + " window [" + std::to_string(w.first) + ".." +
+             std::to_string(w.first + w.count) + ")";
+    };
     switch (g.buf) {
       case Buf::in:
-        if (!L.win.in.present)
-          problem = "rank has no In buffer for this collective";
-        else if (!inside(L.win.in))
-          problem = "outside the In window [" + std::to_string(L.win.in.first) + ".." +
-                    std::to_string(L.win.in.first + L.win.in.count) + ")";
-        else if (write && !L.in_writable)
+        problem = in_window(L.win.in, "In");
+        if (problem.empty() && write && !L.in_writable)
           problem = s_.in_place ? "writes In, which this rank must leave untouched"
                                 : "writes In in an out-of-place schedule";
         break;
       case Buf::out:
-        if (!L.win.out.present)
-          problem = "rank has no Out buffer for this collective";
-        else if (!inside(L.win.out))
-          problem = "outside the Out window [" + std::to_string(L.win.out.first) + ".." +
-                    std::to_string(L.win.out.first + L.win.out.count) + ")";
+        problem = in_window(L.win.out, "Out");
         break;
       case Buf::scratch: {
         const std::uint64_t cap = std::uint64_t{nb_} * copies_;

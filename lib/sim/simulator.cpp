@@ -410,21 +410,15 @@ class Run {
   }
 
   // The bookkeeping of a transfer's two halves (the sender's, the receiver's) at mark m.
-  void send_done(const Transfer& T, Mark m) {
-    RankState& A = rank(T.src);
-    --A.sends_active;
-    A.send_free = m;
-    A.op_done[T.send_op] = m;
-    --A.pending;
-    A.last = later(A.last, m);
-  }
-  void recv_done(const Transfer& T, Mark m) {
-    RankState& B = rank(T.dst);
-    --B.recvs_active;
-    B.recv_free = m;
-    B.op_done[T.recv_op] = m;
-    --B.pending;
-    B.last = later(B.last, m);
+  void send_done(const Transfer& T, Mark m) { half_done(T.src, true, T.send_op, m); }
+  void recv_done(const Transfer& T, Mark m) { half_done(T.dst, false, T.recv_op, m); }
+  void half_done(int r, bool send, std::uint32_t op, Mark m) {
+    RankState& R = rank(r);
+    --(send ? R.sends_active : R.recvs_active);
+    (send ? R.send_free : R.recv_free) = m;
+    R.op_done[op] = m;
+    --R.pending;
+    R.last = later(R.last, m);
   }
 
   // Runs rank r's next local ops whose inputs are in place.
