@@ -186,29 +186,13 @@ void in_form(Form f, bool again, B&& b, N&& nb, P&& p) {
 template <class T>
 constexpr bool exact_sum = !std::is_floating_point_v<T>;
 
-// The reference of block `[first, first + count)` of the sum over ranks of
-// reduce_input(sum, rank, i).
-template <class T>
-std::vector<T> sums(int n, std::size_t first, std::size_t count) {
-  std::vector<T> v(count);
-  for (std::size_t i = 0; i < count; ++i)
-    v[i] = expected_reduction<T>(cclx::OpId::sum, n, first + i);
-  return v;
-}
-template <class T>
-std::vector<T> sum_inputs(int r, std::size_t count) {
-  std::vector<T> v(count);
-  for (std::size_t i = 0; i < count; ++i) v[i] = reduce_input<T>(cclx::OpId::sum, r, i);
-  return v;
-}
-
 template <class T>
 void device_rooted(Dev& comm, std::size_t block, Form f) {
   const int n = comm.size(), r = comm.rank();
   const auto un = static_cast<std::size_t>(n);
   const std::string base =
       std::string(type_name<T>()) + " count=" + std::to_string(block) + " " + form_name(f);
-  const std::vector<T> mine = sum_inputs<T>(r, block);
+  const std::vector<T> mine = reduce_inputs<T>(cclx::OpId::sum, r, 0, block);
   for (int root : {0, n - 1}) {
     const bool is_root = r == root;
     const std::string rs = " root " + std::to_string(root);
@@ -217,7 +201,7 @@ void device_rooted(Dev& comm, std::size_t block, Form f) {
         const std::string l = "device reduce " + base + " [" + std::string(name) + rs +
                               (in_place ? ", in place]" : "]");
         progress(l);
-        const std::vector<T> want = is_root ? sums<T>(n, 0, block) : mine;
+        const std::vector<T> want = is_root ? reduced<T>(cclx::OpId::sum, n, 0, block) : mine;
         if (in_place) {
           DeviceVec<T> buf(mine);
           if (no_throw(l, [&] {
@@ -286,7 +270,7 @@ void device_unrooted(Dev& comm, std::size_t block, Form f) {
   const std::string base =
       std::string(type_name<T>()) + " count=" + std::to_string(block) + " " + form_name(f);
   // allreduce, reduce_scatter (sum), bcast, allgather, alltoall, out of place.
-  const std::vector<T> mine = sum_inputs<T>(r, block * un);
+  const std::vector<T> mine = reduce_inputs<T>(cclx::OpId::sum, r, 0, block * un);
   for_each_algorithm_serving<Coll::allreduce>([&](std::string_view name, const auto& a) {
     const std::string l = "device allreduce " + base + " [" + std::string(name) + "]";
     progress(l);
@@ -297,14 +281,15 @@ void device_unrooted(Dev& comm, std::size_t block, Form f) {
               [&] { return comm.iallreduce(in.span(), out.span(), cclx::sum, a); },
               [&] { return comm.allreduce_init(in.span(), out.span(), cclx::sum, a); });
         }))
-      compare(l, out.download(), sums<T>(n, 0, block * un), exact_sum<T>);
+      compare(l, out.download(), reduced<T>(cclx::OpId::sum, n, 0, block * un), exact_sum<T>);
   });
   for_each_algorithm_serving<Coll::reduce_scatter>([&](std::string_view name, const auto& a) {
     for (bool in_place : {false, true}) {
       const std::string l = "device reduce_scatter " + base + " [" + std::string(name) +
                             (in_place ? ", in place]" : "]");
       progress(l);
-      const std::vector<T> want = sums<T>(n, block * static_cast<std::size_t>(r), block);
+      const std::vector<T> want =
+          reduced<T>(cclx::OpId::sum, n, block * static_cast<std::size_t>(r), block);
       if (in_place) {
         DeviceVec<T> buf(mine);
         if (no_throw(l, [&] {
@@ -455,7 +440,8 @@ void device_v(Dev& comm, std::size_t block, Form f) {
   for_each_algorithm_serving<Coll::reduce_scatterv>([&](std::string_view name, const auto& a) {
     const std::string l = "device reduce_scatterv " + base + " [" + std::string(name) + "]";
     progress(l);
-    DeviceVec<T> in(sum_inputs<T>(r, total)), out(std::vector<T>(mine_n, sentinel<T>()));
+    DeviceVec<T> in(reduce_inputs<T>(cclx::OpId::sum, r, 0, total)),
+        out(std::vector<T>(mine_n, sentinel<T>()));
     if (no_throw(l, [&] {
           in_form(
               f, true, [&] { comm.reduce_scatterv(in.span(), out.span(), counts, cclx::sum, a); },
@@ -464,7 +450,7 @@ void device_v(Dev& comm, std::size_t block, Form f) {
                 return comm.reduce_scatterv_init(in.span(), out.span(), counts, cclx::sum, a);
               });
         }))
-      compare(l, out.download(), sums<T>(n, offset[ur], mine_n), exact_sum<T>);
+      compare(l, out.download(), reduced<T>(cclx::OpId::sum, n, offset[ur], mine_n), exact_sum<T>);
   });
   // alltoallv: rank i sends c(i, j) elements to rank j; element k of that block is
   // data_value(i * n + j, k).
@@ -634,8 +620,9 @@ TEST_CASE("cuda nonblocking: requests overlap, complete in any order, order the 
     CAPTURE(blocking);
     comm.backend().set_stream(s);
     comm.backend().set_blocking(blocking);
-    DeviceVec<std::int32_t> a(sum_inputs<std::int32_t>(r, count)),
-        b(sum_inputs<std::int32_t>(r, count)), c(sum_inputs<std::int32_t>(r, count));
+    DeviceVec<std::int32_t> a(reduce_inputs<std::int32_t>(cclx::OpId::sum, r, 0, count)),
+        b(reduce_inputs<std::int32_t>(cclx::OpId::sum, r, 0, count)),
+        c(reduce_inputs<std::int32_t>(cclx::OpId::sum, r, 0, count));
     // Three requests in flight at once (scheduled, native, persistent), completed out of order.
     cclx::Request ra = comm.iallreduce(a.span(), cclx::sum, cclx::algo::Ring{});
     cclx::Request rb = comm.iallreduce(b.span(), cclx::sum);
@@ -647,18 +634,19 @@ TEST_CASE("cuda nonblocking: requests overlap, complete in any order, order the 
     ra.wait();
     // Stream-ordered: the results are visible to work queued on the stream after completion.
     REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
-    const std::vector<std::int32_t> want = sums<std::int32_t>(n, 0, count);
+    const std::vector<std::int32_t> want = reduced<std::int32_t>(cclx::OpId::sum, n, 0, count);
     compare("iallreduce ring", a.download(), want, true);
     compare("iallreduce native", b.download(), want, true);
     compare("allreduce_init ring", c.download(), want, true);
   }
   // Point-to-point: a ring of isend/irecv on device buffers.
-  DeviceVec<std::int32_t> out(sum_inputs<std::int32_t>(r, 1001)), in(1001);
+  DeviceVec<std::int32_t> out(reduce_inputs<std::int32_t>(cclx::OpId::sum, r, 0, 1001)), in(1001);
   cclx::Request rr = comm.irecv(in.span(), (r + n - 1) % n, 5);
   cclx::Request rs = comm.isend(out.span(), (r + 1) % n, 5);
   rs.wait();
   rr.wait();
   REQUIRE(cudaStreamSynchronize(s) == cudaSuccess);
-  compare("irecv", in.download(), sum_inputs<std::int32_t>((r + n - 1) % n, 1001), true);
+  compare("irecv", in.download(),
+          reduce_inputs<std::int32_t>(cclx::OpId::sum, (r + n - 1) % n, 0, 1001), true);
   cudaStreamDestroy(s);
 }

@@ -284,29 +284,30 @@ T data_value(int rank, std::size_t i) {
     return static_cast<T>((r * 37 + i * 7 + 1) % 251);  // fits uint8, distinct ranks
 }
 
-// Start g's values of elements [first, first + count) (the one-shot grid's from index
-// first + g * kShift): `rank`'s reduction input with `op`, its reduction over ranks 0..n-1, and
-// `rank`'s data-movement payload.
-template <class T>
-std::vector<T> start_inputs(cclx::OpId op, int rank, std::size_t first, std::size_t count, int g) {
+// Elements [first, first + count) of a rank's data, as start g of a persistent request sees them
+// (the one-shot grid's from index first + g * kShift; g = 0: the one-shot grid's): `rank`'s
+// reduction input with `op`, their reduction over ranks 0..n-1, `rank`'s data-movement payload.
+template <class T, class Value>
+std::vector<T> shifted_values(std::size_t first, std::size_t count, int g, Value value) {
   std::vector<T> v(count);
   for (std::size_t i = 0; i < count; ++i)
-    v[i] = reduce_input<T>(op, rank, first + i + static_cast<std::size_t>(g) * kShift);
+    v[i] = value(first + i + static_cast<std::size_t>(g) * kShift);
   return v;
 }
 template <class T>
-std::vector<T> start_reduced(cclx::OpId op, int n, std::size_t first, std::size_t count, int g) {
-  std::vector<T> v(count);
-  for (std::size_t i = 0; i < count; ++i)
-    v[i] = expected_reduction<T>(op, n, first + i + static_cast<std::size_t>(g) * kShift);
-  return v;
+std::vector<T> reduce_inputs(cclx::OpId op, int rank, std::size_t first, std::size_t count,
+                             int g = 0) {
+  return shifted_values<T>(first, count, g,
+                           [&](std::size_t i) { return reduce_input<T>(op, rank, i); });
 }
 template <class T>
-std::vector<T> start_payload(int rank, std::size_t first, std::size_t count, int g) {
-  std::vector<T> v(count);
-  for (std::size_t i = 0; i < count; ++i)
-    v[i] = data_value<T>(rank, first + i + static_cast<std::size_t>(g) * kShift);
-  return v;
+std::vector<T> reduced(cclx::OpId op, int n, std::size_t first, std::size_t count, int g = 0) {
+  return shifted_values<T>(first, count, g,
+                           [&](std::size_t i) { return expected_reduction<T>(op, n, i); });
+}
+template <class T>
+std::vector<T> payload(int rank, std::size_t first, std::size_t count, int g = 0) {
+  return shifted_values<T>(first, count, g, [&](std::size_t i) { return data_value<T>(rank, i); });
 }
 
 // A value no algorithm should write (for "untouched" checks).

@@ -37,20 +37,6 @@ void for_each_split(int channels, F&& f) {
   one("pipelined_tree/seg256", algo::PipelinedTree{.segment_bytes = 256});
 }
 
-template <class T>
-std::vector<T> inputs(int rank, std::size_t count) {
-  std::vector<T> v(count);
-  for (std::size_t i = 0; i < count; ++i) v[i] = reduce_input<T>(cclx::OpId::sum, rank, i);
-  return v;
-}
-
-template <class T>
-std::vector<T> reference(int n, std::size_t count) {
-  std::vector<T> v(count);
-  for (std::size_t i = 0; i < count; ++i) v[i] = expected_reduction<T>(cclx::OpId::sum, n, i);
-  return v;
-}
-
 }  // namespace
 
 TEST_CASE("channels: allreduce, reduce and bcast split into 2 and 3 parts") {
@@ -59,8 +45,8 @@ TEST_CASE("channels: allreduce, reduce and bcast split into 2 and 3 parts") {
   const int n = comm.size(), r = comm.rank();
   for (const int k : {2, 3}) {
     for (std::size_t count : channel_counts(n)) {
-      const auto in = inputs<std::int32_t>(r, count);
-      const auto ref = reference<std::int32_t>(n, count);
+      const auto in = reduce_inputs<std::int32_t>(cclx::OpId::sum, r, 0, count);
+      const auto ref = reduced<std::int32_t>(cclx::OpId::sum, n, 0, count);
       const std::string c = " count=" + std::to_string(count);
       for_each_split<Coll::allreduce>(k, [&](const std::string& name, const auto& a) {
         for (bool in_place : {false, true}) {
@@ -75,11 +61,11 @@ TEST_CASE("channels: allreduce, reduce and bcast split into 2 and 3 parts") {
           cons.add(l, out);
         }
         // Floats: the order of the additions shows in the last bits, which must agree everywhere.
-        const auto fin = inputs<float>(r, count);
+        const auto fin = reduce_inputs<float>(cclx::OpId::sum, r, 0, count);
         std::vector<float> fout(count);
         const std::string l = "allreduce float sum" + c + " [" + name + "]";
         if (no_throw(l, [&] { comm.allreduce(fin, fout, cclx::sum, a); })) {
-          compare(l, fout, reference<float>(n, count), false);
+          compare(l, fout, reduced<float>(cclx::OpId::sum, n, 0, count), false);
           cons.add(l, fout);
         }
       });
@@ -114,7 +100,7 @@ TEST_CASE("channels: persistent allreduce with channels repeats exactly") {
   Comm comm(MPI_COMM_WORLD);
   const int n = comm.size(), r = comm.rank();
   const std::size_t count = 4099;
-  const auto in = inputs<std::int64_t>(r, count);
+  const auto in = reduce_inputs<std::int64_t>(cclx::OpId::sum, r, 0, count);
   std::vector<std::int64_t> out(count, -1);
   auto req = comm.allreduce_init(in, out, cclx::sum, cclx::algo::Ring{.channels = 3});
   for (int i = 0; i < 3; ++i) {
@@ -122,7 +108,7 @@ TEST_CASE("channels: persistent allreduce with channels repeats exactly") {
     req.start();
     req.wait();
     compare("persistent ring/channels=3 call " + std::to_string(i), out,
-            reference<std::int64_t>(n, count), true);
+            reduced<std::int64_t>(cclx::OpId::sum, n, 0, count), true);
   }
 }
 

@@ -52,20 +52,6 @@ std::vector<std::size_t> small_counts(int n) {
 
 constexpr std::size_t large_counts[] = {std::size_t{1} << 20, 999983};
 
-template <class T>
-std::vector<T> reduce_inputs(cclx::OpId op, int rank, std::size_t count) {
-  std::vector<T> v(count);
-  for (std::size_t i = 0; i < count; ++i) v[i] = reduce_input<T>(op, rank, i);
-  return v;
-}
-
-template <class T>
-std::vector<T> closed_form(cclx::OpId op, int n, std::size_t first, std::size_t count) {
-  std::vector<T> v(count);
-  for (std::size_t i = 0; i < count; ++i) v[i] = expected_reduction<T>(op, n, first + i);
-  return v;
-}
-
 template <class T, class Op>
 std::string label(std::string_view coll, const Op& op, std::size_t count) {
   std::ostringstream s;
@@ -79,9 +65,9 @@ std::string label(std::string_view coll, const Op& op, std::size_t count) {
 template <class T, class Op>
 void check_allreduce(Comm& comm, Consistency& cons, const Op& op, std::size_t count) {
   const int n = comm.size(), r = comm.rank();
-  const auto input = reduce_inputs<T>(Op::id, r, count);
+  const auto input = reduce_inputs<T>(Op::id, r, 0, count);
   const std::string base = label<T>("allreduce", op, count);
-  const std::vector<T> ref = closed_form<T>(Op::id, n, 0, count);
+  const std::vector<T> ref = reduced<T>(Op::id, n, 0, count);
 
   for_each_algorithm_serving<Coll::allreduce>([&](std::string_view name, const auto& a) {
     for (bool in_place : {false, true}) {
@@ -107,9 +93,9 @@ template <class T, class Op>
 void check_reduce(Comm& comm, const Op& op, std::size_t count, int root) {
   const int n = comm.size(), r = comm.rank();
   const bool is_root = r == root;
-  const auto input = reduce_inputs<T>(Op::id, r, count);
+  const auto input = reduce_inputs<T>(Op::id, r, 0, count);
   const std::string base = label<T>("reduce", op, count);
-  const std::vector<T> ref = is_root ? closed_form<T>(Op::id, n, 0, count) : std::vector<T>{};
+  const std::vector<T> ref = is_root ? reduced<T>(Op::id, n, 0, count) : std::vector<T>{};
 
   for_each_algorithm_serving<Coll::reduce>([&](std::string_view name, const auto& a) {
     for (bool in_place : {false, true}) {
@@ -142,9 +128,9 @@ template <class T, class Op>
 void check_reduce_scatter(Comm& comm, const Op& op, std::size_t block) {
   const int n = comm.size(), r = comm.rank();
   const std::size_t total = block * static_cast<std::size_t>(n);
-  const auto input = reduce_inputs<T>(Op::id, r, total);
+  const auto input = reduce_inputs<T>(Op::id, r, 0, total);
   const std::string base = label<T>("reduce_scatter", op, block);
-  const std::vector<T> ref = closed_form<T>(Op::id, n, block * static_cast<std::size_t>(r), block);
+  const std::vector<T> ref = reduced<T>(Op::id, n, block * static_cast<std::size_t>(r), block);
 
   for_each_algorithm_serving<Coll::reduce_scatter>([&](std::string_view name, const auto& a) {
     for (bool in_place : {false, true}) {

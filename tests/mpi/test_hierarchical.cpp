@@ -59,11 +59,11 @@ void for_each_hierarchical(F&& f, bool pipelined = false) {
 
 template <class T>
 std::vector<T> input(int rank, std::size_t count, int g) {
-  return start_inputs<T>(cclx::OpId::sum, rank, 0, count, g);
+  return reduce_inputs<T>(cclx::OpId::sum, rank, 0, count, g);
 }
 template <class T>
 std::vector<T> reference(int n, std::size_t count, int g) {
-  return start_reduced<T>(cclx::OpId::sum, n, 0, count, g);
+  return reduced<T>(cclx::OpId::sum, n, 0, count, g);
 }
 
 }  // namespace

@@ -16,25 +16,6 @@ namespace {
 
 using Comm = cclx::Communicator<>;
 
-template <class T>
-std::vector<T> reduce_inputs(cclx::OpId op, int rank, std::size_t first, std::size_t count) {
-  std::vector<T> v(count);
-  for (std::size_t i = 0; i < count; ++i) v[i] = reduce_input<T>(op, rank, first + i);
-  return v;
-}
-template <class T>
-std::vector<T> reduced(cclx::OpId op, int n, std::size_t first, std::size_t count) {
-  std::vector<T> v(count);
-  for (std::size_t i = 0; i < count; ++i) v[i] = expected_reduction<T>(op, n, first + i);
-  return v;
-}
-template <class T>
-std::vector<T> payload(int rank, std::size_t first, std::size_t count) {
-  std::vector<T> v(count);
-  for (std::size_t i = 0; i < count; ++i) v[i] = data_value<T>(rank, first + i);
-  return v;
-}
-
 // Completes `req` through a test() loop (odd counts) or wait().
 void complete(cclx::Request& req, std::size_t count) {
   if (count % 2)

@@ -91,11 +91,11 @@ void allreduce_grid(Comm& comm, Consistency& cons, const Op& op, std::size_t cou
           [&] {
             return ip ? comm.allreduce_init(out, op, a) : comm.allreduce_init(in, out, op, a);
           },
-          [&](int g) { refill(ip ? out : in, start_inputs<T>(Op::id, r, 0, count, g)); },
+          [&](int g) { refill(ip ? out : in, reduce_inputs<T>(Op::id, r, 0, count, g)); },
           [&](int g, const std::string& l) {
-            compare(l, out, start_reduced<T>(Op::id, n, 0, count, g), exact_for<T>(Op::id));
+            compare(l, out, reduced<T>(Op::id, n, 0, count, g), exact_for<T>(Op::id));
             if (!ip)
-              compare(l + " input untouched", in, start_inputs<T>(Op::id, r, 0, count, g), true);
+              compare(l + " input untouched", in, reduce_inputs<T>(Op::id, r, 0, count, g), true);
             cons.add(l, out);
           });
     }
@@ -115,11 +115,11 @@ void reduce_grid(Comm& comm, const Op& op, std::size_t count, int root) {
           [&] {
             return ip ? comm.reduce_init(out, op, root, a) : comm.reduce_init(in, out, op, root, a);
           },
-          [&](int g) { refill(ip ? out : in, start_inputs<T>(Op::id, r, 0, count, g)); },
+          [&](int g) { refill(ip ? out : in, reduce_inputs<T>(Op::id, r, 0, count, g)); },
           [&](int g, const std::string& l) {
-            const auto mine = start_inputs<T>(Op::id, r, 0, count, g);
+            const auto mine = reduce_inputs<T>(Op::id, r, 0, count, g);
             if (is_root)
-              compare(l, out, start_reduced<T>(Op::id, n, 0, count, g), exact_for<T>(Op::id));
+              compare(l, out, reduced<T>(Op::id, n, 0, count, g), exact_for<T>(Op::id));
             else if (ip)
               compare(l + " non-root buffer untouched", out, mine, true);
             else
@@ -146,11 +146,11 @@ void reduce_scatter_grid(Comm& comm, const Op& op, std::size_t block) {
             return ip ? comm.reduce_scatter_init(out, op, a)
                       : comm.reduce_scatter_init(in, out, op, a);
           },
-          [&](int g) { refill(ip ? out : in, start_inputs<T>(Op::id, r, 0, total, g)); },
+          [&](int g) { refill(ip ? out : in, reduce_inputs<T>(Op::id, r, 0, total, g)); },
           [&](int g, const std::string& l) {
             // In place the result is the buffer's first block.
             const std::vector<T> got(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(block));
-            compare(l, got, start_reduced<T>(Op::id, n, mine, block, g), exact_for<T>(Op::id));
+            compare(l, got, reduced<T>(Op::id, n, mine, block, g), exact_for<T>(Op::id));
           });
     }
   });
@@ -167,11 +167,11 @@ void bcast_grid(Comm& comm, Consistency& cons, std::size_t count, int root) {
         form_label("persistent", "bcast", type_name<T>(), "-", count, name, true, root),
         [&] { return comm.bcast_init(buf, root, a); },
         [&](int g) {
-          refill(buf, r == root ? start_payload<T>(root, 0, count, g)
-                                : std::vector<T>(count, sentinel<T>()));
+          refill(buf,
+                 r == root ? payload<T>(root, 0, count, g) : std::vector<T>(count, sentinel<T>()));
         },
         [&](int g, const std::string& l) {
-          compare(l, buf, start_payload<T>(root, 0, count, g), true);
+          compare(l, buf, payload<T>(root, 0, count, g), true);
           cons.add(l, buf);
         });
   });
@@ -181,7 +181,7 @@ template <class T>
 std::vector<T> gathered(int n, std::size_t block, int g) {
   std::vector<T> all(block * static_cast<std::size_t>(n));
   for (int s = 0; s < n; ++s)
-    put(all, static_cast<std::size_t>(s) * block, start_payload<T>(s, 0, block, g));
+    put(all, static_cast<std::size_t>(s) * block, payload<T>(s, 0, block, g));
   return all;
 }
 
@@ -198,9 +198,9 @@ void allgather_grid(Comm& comm, Consistency& cons, std::size_t block) {
           [&](int g) {
             std::fill(out.begin(), out.end(), sentinel<T>());
             if (ip)
-              put(out, block * static_cast<std::size_t>(r), start_payload<T>(r, 0, block, g));
+              put(out, block * static_cast<std::size_t>(r), payload<T>(r, 0, block, g));
             else
-              refill(in, start_payload<T>(r, 0, block, g));
+              refill(in, payload<T>(r, 0, block, g));
           },
           [&](int g, const std::string& l) {
             compare(l, out, gathered<T>(n, block, g), true);
@@ -226,17 +226,16 @@ void gather_grid(Comm& comm, std::size_t block, int root) {
           [&](int g) {
             std::fill(out.begin(), out.end(), sentinel<T>());
             if (!ip)
-              refill(in, start_payload<T>(r, 0, block, g));
+              refill(in, payload<T>(r, 0, block, g));
             else
               put(out, is_root ? block * static_cast<std::size_t>(r) : 0,
-                  start_payload<T>(r, 0, block, g));
+                  payload<T>(r, 0, block, g));
           },
           [&](int g, const std::string& l) {
             if (is_root)
               compare(l, out, gathered<T>(n, block, g), true);
             else if (ip)
-              compare(l + " non-root buffer untouched", out, start_payload<T>(r, 0, block, g),
-                      true);
+              compare(l + " non-root buffer untouched", out, payload<T>(r, 0, block, g), true);
           });
     }
   });
@@ -259,16 +258,16 @@ void scatter_grid(Comm& comm, std::size_t block, int root) {
           },
           [&](int g) {
             if (ip && is_root)
-              refill(out, start_payload<T>(root, 0, total, g));
+              refill(out, payload<T>(root, 0, total, g));
             else
               std::fill(out.begin(), out.end(), sentinel<T>());
-            if (!ip && is_root) refill(in, start_payload<T>(root, 0, total, g));
+            if (!ip && is_root) refill(in, payload<T>(root, 0, total, g));
           },
           [&](int g, const std::string& l) {
             if (ip && is_root)
-              compare(l, out, start_payload<T>(root, 0, total, g), true);
+              compare(l, out, payload<T>(root, 0, total, g), true);
             else
-              compare(l, out, start_payload<T>(root, mine, block, g), true);
+              compare(l, out, payload<T>(root, mine, block, g), true);
           });
     }
   });
@@ -283,7 +282,7 @@ void alltoall_grid(Comm& comm, std::size_t block) {
     std::vector<T> w(total);
     for (int s = 0; s < n; ++s)
       put(w, static_cast<std::size_t>(s) * block,
-          start_payload<T>(s, static_cast<std::size_t>(r) * block, block, g));
+          payload<T>(s, static_cast<std::size_t>(r) * block, block, g));
     return w;
   };
   for_each_algorithm_serving<Coll::alltoall>([&](std::string_view name, const auto& a) {
@@ -293,7 +292,7 @@ void alltoall_grid(Comm& comm, std::size_t block) {
           form_label("persistent", "alltoall", type_name<T>(), "-", block, name, ip),
           [&] { return ip ? comm.alltoall_init(out, a) : comm.alltoall_init(in, out, a); },
           [&](int g) {
-            refill(ip ? out : in, start_payload<T>(r, 0, total, g));
+            refill(ip ? out : in, payload<T>(r, 0, total, g));
             if (!ip) std::fill(out.begin(), out.end(), sentinel<T>());
           },
           [&](int g, const std::string& l) { compare(l, out, want(g), true); });

@@ -116,15 +116,15 @@ void allgatherv_cases(Comm& comm, int shift) {
              [&](int g) {
                std::fill(out.begin(), out.end(), sentinel<T>());
                if (ip)
-                 put(out, offset_of(counts, r), start_payload<T>(r, 0, mine, g));
+                 put(out, offset_of(counts, r), payload<T>(r, 0, mine, g));
                else
-                 put(in, 0, start_payload<T>(r, 0, mine, g));
+                 put(in, 0, payload<T>(r, 0, mine, g));
              },
              [&](int g, const std::string& l) {
                std::vector<T> want(total);
                for (int s = 0; s < n; ++s)
                  put(want, offset_of(counts, s),
-                     start_payload<T>(s, 0, static_cast<std::size_t>(counts[s]), g));
+                     payload<T>(s, 0, static_cast<std::size_t>(counts[s]), g));
                compare(l, out, want, true);
              }};
       run_case(
@@ -153,16 +153,16 @@ void gatherv_scatterv_cases(Comm& comm, int shift) {
                [&](int g) {
                  std::fill(out.begin(), out.end(), sentinel<T>());
                  if (!ip)
-                   put(in, 0, start_payload<T>(r, 0, mine, g));
+                   put(in, 0, payload<T>(r, 0, mine, g));
                  else
-                   put(out, is_root ? offset_of(counts, r) : 0, start_payload<T>(r, 0, mine, g));
+                   put(out, is_root ? offset_of(counts, r) : 0, payload<T>(r, 0, mine, g));
                },
                [&](int g, const std::string& l) {
                  if (!is_root) return;
                  std::vector<T> want(total);
                  for (int s = 0; s < n; ++s)
                    put(want, offset_of(counts, s),
-                       start_payload<T>(s, 0, static_cast<std::size_t>(counts[s]), g));
+                       payload<T>(s, 0, static_cast<std::size_t>(counts[s]), g));
                  compare(l, out, want, true);
                }};
         run_case(
@@ -182,16 +182,16 @@ void gatherv_scatterv_cases(Comm& comm, int shift) {
         Case c{label<T>("scatterv", name, ip, root),
                [&](int g) {
                  if (ip && is_root)
-                   put(out, 0, start_payload<T>(root, 0, total, g));
+                   put(out, 0, payload<T>(root, 0, total, g));
                  else
                    std::fill(out.begin(), out.end(), sentinel<T>());
-                 if (!ip && is_root) put(in, 0, start_payload<T>(root, 0, total, g));
+                 if (!ip && is_root) put(in, 0, payload<T>(root, 0, total, g));
                },
                [&](int g, const std::string& l) {
                  if (ip && is_root)
-                   compare(l, out, start_payload<T>(root, 0, total, g), true);
+                   compare(l, out, payload<T>(root, 0, total, g), true);
                  else
-                   compare(l, out, start_payload<T>(root, offset_of(counts, r), mine, g), true);
+                   compare(l, out, payload<T>(root, offset_of(counts, r), mine, g), true);
                }};
         run_case(
             c, counts,
@@ -266,24 +266,23 @@ void alltoallv_cases(Comm& comm) {
         for (int j = 0; j < d; ++j) o += static_cast<std::size_t>(matrix_of(s, j, ip));
         return o;
       };
-      Case c{
-          label<T>("alltoallv", name, ip),
-          [&](int g) {
-            if (ip)
-              put(out, 0, start_payload<T>(r, 0, out.size(), g));
-            else {
-              put(in, 0, start_payload<T>(r, 0, in.size(), g));
-              std::fill(out.begin(), out.end(), sentinel<T>());
-            }
-          },
-          [&](int g, const std::string& l) {
-            std::vector<T> want(out.size());
-            for (int s = 0; s < n; ++s)
-              put(want, offset_of(rc, s),
-                  start_payload<T>(s, send_offset(s, r),
-                                   static_cast<std::size_t>(rc[static_cast<std::size_t>(s)]), g));
-            compare(l, out, want, true);
-          }};
+      Case c{label<T>("alltoallv", name, ip),
+             [&](int g) {
+               if (ip)
+                 put(out, 0, payload<T>(r, 0, out.size(), g));
+               else {
+                 put(in, 0, payload<T>(r, 0, in.size(), g));
+                 std::fill(out.begin(), out.end(), sentinel<T>());
+               }
+             },
+             [&](int g, const std::string& l) {
+               std::vector<T> want(out.size());
+               for (int s = 0; s < n; ++s)
+                 put(want, offset_of(rc, s),
+                     payload<T>(s, send_offset(s, r),
+                                static_cast<std::size_t>(rc[static_cast<std::size_t>(s)]), g));
+               compare(l, out, want, true);
+             }};
       run_case(
           c,
           [&] {
@@ -357,7 +356,7 @@ TEST_CASE("plan cache: v-collective calls with other counts of the same total") 
       std::vector<int> counts(static_cast<std::size_t>(n));
       for (int s = 0; s < n; ++s) counts[static_cast<std::size_t>(s)] = 1 + (s + shift) % n;
       const std::size_t total = total_of(counts), mine = static_cast<std::size_t>(counts[r]);
-      std::vector<T> in = start_payload<T>(r, 0, mine, shift), out(total, sentinel<T>());
+      std::vector<T> in = payload<T>(r, 0, mine, shift), out(total, sentinel<T>());
       const std::string l =
           "allgatherv counts shift " + std::to_string(shift) + " [" + std::string(name) + "]";
       progress(l);
@@ -365,7 +364,7 @@ TEST_CASE("plan cache: v-collective calls with other counts of the same total") 
       std::vector<T> want(total);
       for (int s = 0; s < n; ++s)
         put(want, offset_of(counts, s),
-            start_payload<T>(s, 0, static_cast<std::size_t>(counts[s]), shift));
+            payload<T>(s, 0, static_cast<std::size_t>(counts[s]), shift));
       compare(l, out, want, true);
     }
   });

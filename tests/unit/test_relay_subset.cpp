@@ -44,6 +44,14 @@ RelayPlan prove(std::string_view algo, int n, bool in_place, const std::vector<b
   return proved(subset_relay_schedules(algo, req, active, 10), algo, active, count);
 }
 
+// The uniform testbed's shape: 8 hosts at 23.9 MB/s, α 150 µs, NICs shared.
+cclx::topo::Topology uniform_testbed() {
+  auto t = cclx::topo::per_host_bandwidth(1, cclx::topo::LinkCost::from_bandwidth(0, 1e15), 150e-6,
+                                          std::vector(8, 23.9e6));
+  for (int r = 0; r < 8; ++r) t.set_ports(r, 0);
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("relay subset: every active subset, n <= 8") {
@@ -118,10 +126,8 @@ TEST_CASE("relay subset: bad requests throw cclx::Error") {
 }
 
 TEST_CASE("relay subset: simulate_relay with an empty phase 1 on the late rank") {
-  // The uniform testbed's shape (8 hosts at 23.9 MB/s, α 150 µs, NICs shared), rank 7 late.
-  auto t = cclx::topo::per_host_bandwidth(1, cclx::topo::LinkCost::from_bandwidth(0, 1e15), 150e-6,
-                                          std::vector(8, 23.9e6));
-  for (int r = 0; r < 8; ++r) t.set_ports(r, 0);
+  // Rank 7 late.
+  const auto t = uniform_testbed();
   const std::size_t bytes = 4 << 20;
   std::vector<bool> active(8, true);
   active[7] = false;
@@ -232,9 +238,7 @@ TEST_CASE("relay plans: the list and its names") {
 }
 
 TEST_CASE("relay owners: simulated phases on the uniform testbed, rank 7 late") {
-  auto t = cclx::topo::per_host_bandwidth(1, cclx::topo::LinkCost::from_bandwidth(0, 1e15), 150e-6,
-                                          std::vector(8, 23.9e6));
-  for (int r = 0; r < 8; ++r) t.set_ports(r, 0);
+  const auto t = uniform_testbed();
   const std::size_t bytes = 4 << 20;
   std::vector<bool> active(8, true);
   active[7] = false;
