@@ -36,6 +36,15 @@ std::size_t total_of(const std::vector<int>& c) {
   return offset_of(c, static_cast<int>(c.size()));
 }
 
+// Every rank's payload of start g, packed in rank order: what allgatherv and gatherv's root get.
+template <class T>
+std::vector<T> gathered(const std::vector<int>& counts, int g) {
+  std::vector<T> v(total_of(counts));
+  for (int s = 0; s < static_cast<int>(counts.size()); ++s)
+    put(v, offset_of(counts, s), payload<T>(s, 0, static_cast<std::size_t>(counts[s]), g));
+  return v;
+}
+
 // One case: `make()` returns something with start()/wait() semantics through `run(g)`, which
 // fills, runs and checks start g. Persistent: init once, then kStarts starts; nonblocking: a new
 // call per g.
@@ -120,13 +129,7 @@ void allgatherv_cases(Comm& comm, int shift) {
                else
                  put(in, 0, payload<T>(r, 0, mine, g));
              },
-             [&](int g, const std::string& l) {
-               std::vector<T> want(total);
-               for (int s = 0; s < n; ++s)
-                 put(want, offset_of(counts, s),
-                     payload<T>(s, 0, static_cast<std::size_t>(counts[s]), g));
-               compare(l, out, want, true);
-             }};
+             [&](int g, const std::string& l) { compare(l, out, gathered<T>(counts, g), true); }};
       run_case(
           c, counts,
           [&](std::vector<int>& k) {
@@ -159,11 +162,7 @@ void gatherv_scatterv_cases(Comm& comm, int shift) {
                },
                [&](int g, const std::string& l) {
                  if (!is_root) return;
-                 std::vector<T> want(total);
-                 for (int s = 0; s < n; ++s)
-                   put(want, offset_of(counts, s),
-                       payload<T>(s, 0, static_cast<std::size_t>(counts[s]), g));
-                 compare(l, out, want, true);
+                 compare(l, out, gathered<T>(counts, g), true);
                }};
         run_case(
             c, counts,
@@ -361,11 +360,7 @@ TEST_CASE("plan cache: v-collective calls with other counts of the same total") 
           "allgatherv counts shift " + std::to_string(shift) + " [" + std::string(name) + "]";
       progress(l);
       if (!no_throw(l, [&] { comm.allgatherv(in, out, counts, a); })) continue;
-      std::vector<T> want(total);
-      for (int s = 0; s < n; ++s)
-        put(want, offset_of(counts, s),
-            payload<T>(s, 0, static_cast<std::size_t>(counts[s]), shift));
-      compare(l, out, want, true);
+      compare(l, out, gathered<T>(counts, shift), true);
     }
   });
 }

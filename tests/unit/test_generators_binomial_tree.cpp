@@ -65,21 +65,6 @@ TEST_CASE("binomial_tree: errors") {
       cclx::Error);
 }
 
-TEST_CASE("binomial_tree: only_rank yields the same program") {
-  for (const ScheduleRequest full_req :
-       {ScheduleRequest{Collective::allreduce, 13}, ScheduleRequest{Collective::reduce, 13, 6}}) {
-    const auto full = binomial_tree(full_req);
-    for (int r = 0; r < 13; ++r) {
-      ScheduleRequest req = full_req;
-      req.only_rank = r;
-      const auto one = binomial_tree(req);
-      CHECK(one.programs[static_cast<std::size_t>(r)] ==
-            full.programs[static_cast<std::size_t>(r)]);
-      CHECK(one.scratch_copies == full.scratch_copies);
-    }
-  }
-}
-
 TEST_CASE("binomial_tree: verified for all sizes, roots, counts, in place") {
   const auto n = cclx::test::sweep([](const ScheduleRequest& r) { return binomial_tree(r); },
                                    {Collective::allreduce, Collective::reduce, Collective::bcast,

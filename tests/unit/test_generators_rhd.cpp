@@ -111,23 +111,6 @@ TEST_CASE("rhd: non-powers of two add a fold and an unfold step") {
   }
 }
 
-TEST_CASE("rhd: only_rank yields the same program and scratch_copies") {
-  for (int n : {3, 6, 8, 13})
-    for (const ScheduleRequest full_req :
-         {ScheduleRequest{Collective::reduce, n, 1}, ScheduleRequest{Collective::reduce, n, n - 1},
-          ScheduleRequest{Collective::reduce_scatter, n}}) {
-      const auto full = recursive_halving_doubling(full_req);
-      for (int r = 0; r < n; ++r) {
-        ScheduleRequest req = full_req;
-        req.only_rank = r;
-        const auto one = recursive_halving_doubling(req);
-        CHECK(one.programs[static_cast<std::size_t>(r)] ==
-              full.programs[static_cast<std::size_t>(r)]);
-        CHECK(one.scratch_copies == full.scratch_copies);
-      }
-    }
-}
-
 TEST_CASE("rhd: errors") {
   CHECK_THROWS_AS(recursive_halving_doubling({Collective::reduce, 8, 8}), cclx::Error);
   CHECK_THROWS_AS(recursive_halving_doubling({Collective::alltoall, 8}), cclx::Error);

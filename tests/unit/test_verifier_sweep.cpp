@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -160,31 +161,34 @@ TEST_CASE("every registered generator verifies for n = 1..64") {
 
 TEST_CASE("single-rank generation matches the full schedule") {
   // Executors generate only their own rank's program (only_rank); it must be the same program.
+  // Rooted collectives at the first, a middle and the last rank.
   for (const auto& g : cclx::algo::generators()) {
     for (const Collective c : g.collectives) {
-      for (int n : {1, 2, 3, 5, 8, 13}) {
-        for (const bool in_place : {false, true}) {
-          ScheduleRequest req{c, n, rooted(c) ? n - 1 : 0, in_place, 4096};
-          Schedule full;
-          try {
-            full = g.generate(req, {});
-          } catch (const cclx::Error&) {
-            continue;  // the sweep above judges whether that is documented
+      for (int n : {1, 2, 3, 5, 6, 8, 13}) {
+        const std::set<int> roots = rooted(c) ? std::set<int>{0, n / 2, n - 1} : std::set<int>{0};
+        for (const int root : roots)
+          for (const bool in_place : {false, true}) {
+            ScheduleRequest req{c, n, root, in_place, 4096};
+            Schedule full;
+            try {
+              full = g.generate(req, {});
+            } catch (const cclx::Error&) {
+              continue;  // the sweep above judges whether that is documented
+            }
+            for (int r = 0; r < n; ++r) {
+              auto one = req;
+              one.only_rank = r;
+              const auto s = g.generate(one, {});
+              REQUIRE(s.programs.size() > static_cast<std::size_t>(r));
+              CHECK_MESSAGE(s.programs[static_cast<std::size_t>(r)] ==
+                                full.programs[static_cast<std::size_t>(r)],
+                            describe(g.name, one, 1024) << " rank " << r);
+              // The executor sizes Scratch from its own program, but the declared copies must not
+              // depend on which rank asked.
+              CHECK_MESSAGE(s.scratch_copies == full.scratch_copies, describe(g.name, one, 1024)
+                                                                         << " rank " << r);
+            }
           }
-          for (int r = 0; r < n; ++r) {
-            auto one = req;
-            one.only_rank = r;
-            const auto s = g.generate(one, {});
-            REQUIRE(s.programs.size() > static_cast<std::size_t>(r));
-            CHECK_MESSAGE(s.programs[static_cast<std::size_t>(r)] ==
-                              full.programs[static_cast<std::size_t>(r)],
-                          describe(g.name, one, 1024) << " rank " << r);
-            // The executor sizes Scratch from its own program, but the declared copies must not
-            // depend on which rank asked.
-            CHECK_MESSAGE(s.scratch_copies == full.scratch_copies, describe(g.name, one, 1024)
-                                                                       << " rank " << r);
-          }
-        }
       }
     }
   }
