@@ -80,8 +80,6 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rc = 0;
   {
-    int world_rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     std::string mode, collective = "allreduce";
     long iters = 1000;
     cclx::kit::App app("cclx-callcount",
@@ -97,10 +95,7 @@ int main(int argc, char** argv) {
                    "allreduce (default), reduce, bcast, scatter, gather, allgather, "
                    "reduce_scatter, alltoall, gatherv, scatterv, allgatherv, reduce_scatterv or "
                    "barrier");
-    if (const auto usage_rc = cclx::kit::parse(app, argc, argv, world_rank == 0)) {
-      MPI_Finalize();
-      return *usage_rc;
-    }
+    if (const auto usage_rc = cclx::kit::parse_mpi(app, argc, argv)) return *usage_rc;
     cclx::Communicator comm(MPI_COMM_WORLD);
     std::vector<float> in(2, 1.0f), out(2);
 #if __has_include("cclx/persistent.hpp")  // (this file also builds against cclx before them)

@@ -85,8 +85,6 @@ int main(int argc, char** argv) {
   std::size_t bytes = 4 << 20;
   int late = -1, reps = 5;
   {
-    int world_rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     cclx::kit::App app("cclx-relay-phases",
                        "The adaptive runtime's schedules timed one by one against the "
                        "simulator's prediction of each (docs/algorithms/adaptive.md, "
@@ -101,10 +99,7 @@ int main(int argc, char** argv) {
                    "tree shapes, comma-separated: `synth` (the synthesis' own choice), fields "
                    "joined by ':' (cN chunk bytes, tN trees), `subset-ALGO` or `owners` "
                    "(default synth)");
-    if (const auto rc = cclx::kit::parse(app, argc, argv, world_rank == 0)) {
-      MPI_Finalize();
-      return *rc;
-    }
+    if (const auto rc = cclx::kit::parse_mpi(app, argc, argv)) return *rc;
   }
   int status = 0;
   try {

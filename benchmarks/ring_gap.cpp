@@ -58,8 +58,6 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rc = 0;
   {
-    int world_rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     std::size_t bytes = 64u << 20;
     int reps = 21;
     std::vector<std::size_t> segs;
@@ -72,10 +70,7 @@ int main(int argc, char** argv) {
         ->check(CLI::PositiveNumber);
     app.add_option("SEGMENT_BYTES", segs, "the ring's segment sizes (default 0 1M)")
         ->transform(cclx::kit::ByteSize{});
-    if (const auto usage_rc = cclx::kit::parse(app, argc, argv, world_rank == 0)) {
-      MPI_Finalize();
-      return *usage_rc;
-    }
+    if (const auto usage_rc = cclx::kit::parse_mpi(app, argc, argv)) return *usage_rc;
     cclx::Communicator comm(MPI_COMM_WORLD);
     if (segs.empty()) segs = {0, 1u << 20};
     if (comm.size() != 2 || bytes % 8) {

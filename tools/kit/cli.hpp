@@ -13,6 +13,8 @@
 // include/cclx/byte_size.hpp) through ByteSize.
 #pragma once
 
+#include <mpi.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <optional>
@@ -99,6 +101,17 @@ inline std::optional<int> parse(CLI::App& app, int argc, const char* const* argv
                    app.get_name().c_str(), e.what());
     return usage_status;
   }
+}
+
+// parse() in an MPI program, after MPI_Init: help and errors are printed by rank 0 of
+// MPI_COMM_WORLD only, and when the program is to stop MPI is finalized before the status is
+// returned.
+inline std::optional<int> parse_mpi(CLI::App& app, int argc, const char* const* argv) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const auto rc = parse(app, argc, argv, rank == 0);
+  if (rc) MPI_Finalize();
+  return rc;
 }
 
 }  // namespace cclx::kit
