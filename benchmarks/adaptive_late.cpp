@@ -83,7 +83,7 @@ std::optional<cclx::tune::Candidate> registered(const std::string& name) {
 }
 
 // The command line into `a`; nullopt to go on, else the exit status (rank 0 prints).
-std::optional<int> parse(int argc, char** argv, Args& a, bool print) {
+std::optional<int> parse(int argc, char** argv, Args& a) {
   cclx::kit::App app("cclx-adaptive-late",
                      "Allreduce with late ranks: algo::Adaptive against policies that wait for "
                      "every rank (docs/algorithms/adaptive.md). Run under mpiexec, 2 ranks or "
@@ -111,7 +111,7 @@ std::optional<int> parse(int argc, char** argv, Args& a, bool print) {
                  "topology in FILE; adaptive:cN:tM[=FILE]: synthesis chunk bytes N, M trees");
   app.add_option("--topology", a.topology, "adaptive's topology (topology JSON, e.g. cclx-topo's)");
   app.add_flag("--json", a.json, "one JSON document with every repetition and the delays drawn");
-  return cclx::kit::parse(app, argc, argv, print);
+  return cclx::kit::parse_mpi(app, argc, argv);
 }
 
 // Rank r's compute delay (seconds) in iteration `it` of repetition `rep`; iteration -1 warms up
@@ -172,13 +172,8 @@ Sample measure(int rank, int n, const Args& a, int rep, int late,
 int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int world_rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   Args a;
-  if (const auto rc = parse(argc, argv, a, world_rank == 0)) {
-    MPI_Finalize();
-    return *rc;
-  }
+  if (const auto rc = parse(argc, argv, a)) return *rc;
   int status = 0;
   try {
     cclx::Communicator comm(MPI_COMM_WORLD);

@@ -159,7 +159,7 @@ bool with_algorithm(std::string_view name, const Options& o, Fn&& fn) {
 // Command line
 
 // The command line into `o`; nullopt to go on, else the exit status (rank 0 prints).
-std::optional<int> parse(int argc, char** argv, Options& o, bool print) {
+std::optional<int> parse(int argc, char** argv, Options& o) {
   o.command = "cclx-bench";
   for (int i = 1; i < argc; ++i) o.command += std::string(" ") + argv[i];
   cclx::kit::App app("cclx-bench",
@@ -250,7 +250,7 @@ std::optional<int> parse(int argc, char** argv, Options& o, bool print) {
                  "tuning table FILE (created if missing; read by CCLX_TUNE_FILE), after each "
                  "size; algorithms that are not Auto candidates (auto, straggler_aware, "
                  "prototypes, /p entries) are left out");
-  if (const auto rc = cclx::kit::parse(app, argc, argv, print, 1)) return rc;
+  if (const auto rc = cclx::kit::parse_mpi(app, argc, argv, 1)) return rc;
   // Default: every algorithm in this build (those that refuse the collective are skipped).
   o.all_algos = o.algos.empty();
   if (o.all_algos) o.algos = algorithm_names();
@@ -940,10 +940,7 @@ int main(int argc, char** argv) {
     return osu_rc;
   }
   Options o;
-  if (const auto usage_rc = parse(argc, argv, o, rank == 0)) {
-    MPI_Finalize();
-    return *usage_rc;
-  }
+  if (const auto usage_rc = parse(argc, argv, o)) return *usage_rc;
   int rc = 0;
   try {
     Comm comm(MPI_COMM_WORLD);

@@ -54,7 +54,7 @@ struct Options {
 };
 
 // The command line into `o`; nullopt to go on, else the exit status (rank 0 prints).
-std::optional<int> parse(int argc, char** argv, Options& o, bool print) {
+std::optional<int> parse(int argc, char** argv, Options& o) {
   cclx::kit::App app("cclx-trainer",
                      "Data-parallel SGD on a small MLP, gradients all-reduced in buckets that "
                      "overlap the backward pass (docs/trainer.md). Run under mpiexec.");
@@ -109,7 +109,7 @@ std::optional<int> parse(int argc, char** argv, Options& o, bool print) {
                  "test of --survive: rank R (of MPI_COMM_WORLD) exits in the backward pass of "
                  "iteration --exit-iter");
   app.add_option("--exit-iter", o.exit_iter, "[1]")->check(CLI::PositiveNumber);
-  return cclx::kit::parse(app, argc, argv, print);
+  return cclx::kit::parse_mpi(app, argc, argv);
 }
 
 // FNV-1a over the parameters' bytes.
@@ -366,10 +366,7 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   Options o;
-  if (const auto usage_rc = parse(argc, argv, o, rank == 0)) {
-    MPI_Finalize();
-    return *usage_rc;
-  }
+  if (const auto usage_rc = parse(argc, argv, o)) return *usage_rc;
   int rc = 0;
   try {
     cclx::Communicator comm(MPI_COMM_WORLD);

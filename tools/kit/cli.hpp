@@ -106,10 +106,11 @@ inline std::optional<int> parse(CLI::App& app, int argc, const char* const* argv
 // parse() in an MPI program, after MPI_Init: help and errors are printed by rank 0 of
 // MPI_COMM_WORLD only, and when the program is to stop MPI is finalized before the status is
 // returned.
-inline std::optional<int> parse_mpi(CLI::App& app, int argc, const char* const* argv) {
+inline std::optional<int> parse_mpi(CLI::App& app, int argc, const char* const* argv,
+                                    int usage_status = 2) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const auto rc = parse(app, argc, argv, rank == 0);
+  const auto rc = parse(app, argc, argv, rank == 0, usage_status);
   if (rc) MPI_Finalize();
   return rc;
 }
