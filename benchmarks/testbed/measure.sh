@@ -329,10 +329,11 @@ for s in $sections; do
     # (tune.sh -r, default 1); TUNED_REPEAT: repetitions of each comparison (default 5);
     # TUNED_JSON: a directory that keeps each comparison as cclx-bench --json
     # (<collective>-small.json, <collective>-large.json; for
-    # `benchmarks/results/scripts/auto_sweep.py --paired`) instead of printing its table.
+    # `benchmarks/results/scripts/auto_sweep.py --paired`) instead of printing its table, and
+    # Auto's choice at each point (choices.txt, cclx-tune explain).
     table=${TUNE_TABLE:-$(mktemp -d)/testbed-2x2.json}
     run_2x2="$TB run --ranks-per-host 2 --idle block --timeout 900"
-    candidates=ring,rhd,recursive_doubling,binomial_tree,pipelined_tree,multilane_ring,multilane_rhd,leader_recursive_doubling,leader_rhd,leader_binomial_tree
+    candidates=ring,rhd,recursive_doubling,binomial_tree,pipelined_tree,multilane_ring,multilane_rhd,leader_recursive_doubling,leader_rhd,leader_binomial_tree,"multilane_rhd(pipeline=4)","multilane_rhd(pipeline=8)"
     declare -A range_sizes=([small]=8:16K [large]=32K:4M)
     declare -A range_args=([small]="--target-ms 50" [large]="-i 3 -x 1")
     say "hierarchical-tuned: tuning table, 2 hosts x 2 ranks, 200mbit -> $table"
@@ -361,6 +362,15 @@ for s in $sections; do
         fi
       done
     done
+    if [[ -n ${TUNED_JSON:-} ]]; then
+      # Auto's choice at each point of the comparisons and why, for auto_sweep.py --paired.
+      for c in allreduce bcast allgather reduce_scatter; do
+        for size in 8 16 32 64 128 256 512 1K 2K 4K 8K 16K 32K 64K 128K 256K 512K 1M 2M 4M; do
+          printf '%s %s: %s\n' "$c" "$size" "$(CCLX_TUNE_FILE="$table" "$(dirname "$BENCH")/../tools/cclx-tune" \
+            explain --collective "$c" --n 4 --bytes "$size" --elem-size 4)"
+        done
+      done >"$TUNED_JSON/choices.txt"
+    fi
     ;;
   *) echo "unknown section $s" >&2; exit 2 ;;
   esac
