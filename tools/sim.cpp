@@ -24,6 +24,8 @@
 #include "cclx/sim/simulator.hpp"
 #include "cclx/topology/builders.hpp"
 #include "cclx/topology/topology_json.hpp"
+#include "cclx/tune/candidate.hpp"
+#include "cclx/tune/override.hpp"
 #include "cli.hpp"
 
 namespace {
@@ -81,15 +83,15 @@ std::optional<int> parse(int argc, char** argv, Args& a) {
                      "algorithms and rank counts, on a full mesh, a two-level machine or a "
                      "topology from JSON.");
   cclx::kit::add_list(app, "--algo", a.algos,
-                      "generators (cclx::algo::generators()), comma-separated; also `synth` (trees "
+                      "generators (cclx::algo::generators()), comma-separated, each a name or "
+                      "name(key=value,...) as CCLX_ALGO writes it; also `synth` (trees "
                       "synthesized on the topology, relay/synthesis.hpp) and `par_trees` (the "
                       "same without the simulator-driven search); their --param keys: "
                       "max_trees, chunk_bytes, max_transfers, relay (relay/synthesis.hpp; "
                       "relay is on by default with --late), plan (with --late: the index of "
                       "sched::partial_relay_plan: 0 the relay trees, 1.. the subset plans of "
                       "sched::kSubsetAlgorithms, then the owner plan; -1 the cheapest as "
-                      "algo::Adaptive picks it)",
-                      ',')
+                      "algo::Adaptive picks it)")
       ->required();
   cclx::kit::add_list(app, "--n", a.ns,
                       "rank counts, comma-separated (ignored with --topology: its rank count)",
@@ -154,6 +156,10 @@ std::optional<int> parse(int argc, char** argv, Args& a) {
   output->add_flag("--no-critical-path{false}", a.critical_path,
                    "do not record the critical path (saves memory at large scale)");
   app.callback([&] {
+    std::vector<std::string> algos;  // split at the commas outside parentheses
+    for (const auto& v : a.algos)
+      for (const auto item : cclx::tune::split_top_level(v, ',')) algos.emplace_back(item);
+    a.algos = std::move(algos);
     for (const auto& kv : params) {
       const auto eq = kv.find('=');
       long long v = 0;
@@ -280,6 +286,12 @@ nlohmann::json run_one(const Args& a, const Machine& m, const std::string& algo,
     ts = sched::synthesize_trees(*m.t, a.collective, a.bytes, a.root, so);
     s = sched::tree_schedule(ts, req);
     j["trees"] = ts.describe();
+  } else if (algo.find('(') != std::string::npos) {
+    // "multilane_rhd(pipeline=4)": its own parameters over --param's.
+    const auto c = cclx::tune::parse_candidate(algo);
+    sched::ParamMap params = a.params;
+    for (const auto& [key, value] : c.params) params[key] = value;
+    s = cclx::algo::generate_by_name(c.algorithm, req, params);
   } else {
     s = cclx::algo::generate_by_name(algo, req, a.params);
   }
