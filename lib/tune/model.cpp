@@ -123,6 +123,14 @@ bool can_serve(const Candidate& c, const Workload& w, std::string* why) {
   return true;
 }
 
+std::vector<long long> pipeline_grid(std::size_t bytes) {
+  std::vector<long long> v{1};
+  for (long long k = 2; k <= 8 && static_cast<std::size_t>(k) * min_pipeline_segment <= bytes;
+       k *= 2)
+    v.push_back(k);
+  return v;
+}
+
 std::vector<Candidate> model_candidates(const Workload& w) {
   std::vector<Candidate> out{Candidate{}};
   for (const auto& g : algo::generators()) {
@@ -134,8 +142,8 @@ std::vector<Candidate> model_candidates(const Workload& w) {
     if (!can_serve(c, w)) continue;
     out.push_back(c);
     if (!g.uses_hosts) continue;
-    for (const long long segments : {2LL, 4LL, 8LL}) {
-      if (w.bytes / static_cast<std::size_t>(segments) < min_pipeline_segment) break;
+    for (const long long segments : pipeline_grid(w.bytes)) {
+      if (segments == 1) continue;
       Candidate piped = c;
       piped.params["pipeline"] = segments;
       if (can_serve(piped, w)) out.push_back(std::move(piped));

@@ -43,13 +43,7 @@ std::vector<Subspace> subspaces_for(const Workload& w) {
         v.push_back(k);
       return v;
     }
-    if (param == "pipeline") {  // a hierarchical policy's segments, as the model prices them
-      std::vector<long long> v{1};
-      for (long long k = 2; k <= 8 && static_cast<std::size_t>(k) * min_pipeline_segment <= w.bytes;
-           k *= 2)
-        v.push_back(k);
-      return v;
-    }
+    if (param == "pipeline") return pipeline_grid(w.bytes);  // as the model prices them
     if (param != "segment_bytes") return {};  // e.g. StragglAR's straggler: not a resource
     std::vector<long long> v{0};
     for (long long s = 16 << 10; s <= 4 << 20 && static_cast<std::size_t>(s) * 2 <= w.bytes; s *= 4)

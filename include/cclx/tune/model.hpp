@@ -123,6 +123,11 @@ using Predictor = std::function<double(const Candidate&, const Workload&)>;
 /// tuner tries: below it the segments' added steps cost more latency than their overlap saves.
 inline constexpr std::size_t min_pipeline_segment = std::size_t{64} << 10;
 
+/// The segment counts of a hierarchical policy's pipeline for a message of `bytes`: 1, then 2, 4
+/// and 8 while a segment holds at least min_pipeline_segment bytes. The model prices those above 1;
+/// the online tuner's descent walks them all.
+[[nodiscard]] std::vector<long long> pipeline_grid(std::size_t bytes);
+
 /// The candidates the model ranks for `w`: native and every registered algorithm that can serve it
 /// with default parameters, except those that need knowledge the tuner does not have (StragglAR
 /// needs the straggler's rank: it is chosen only by override, table or StragglerAware), and the
