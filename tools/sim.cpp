@@ -286,14 +286,12 @@ nlohmann::json run_one(const Args& a, const Machine& m, const std::string& algo,
     ts = sched::synthesize_trees(*m.t, a.collective, a.bytes, a.root, so);
     s = sched::tree_schedule(ts, req);
     j["trees"] = ts.describe();
-  } else if (algo.find('(') != std::string::npos) {
-    // "multilane_rhd(pipeline=4)": its own parameters over --param's.
+  } else {
+    // "ring" or "multilane_rhd(pipeline=4)": its own parameters over --param's.
     const auto c = cclx::tune::parse_candidate(algo);
     sched::ParamMap params = a.params;
     for (const auto& [key, value] : c.params) params[key] = value;
     s = cclx::algo::generate_by_name(c.algorithm, req, params);
-  } else {
-    s = cclx::algo::generate_by_name(algo, req, a.params);
   }
   const auto t1 = std::chrono::steady_clock::now();
 
