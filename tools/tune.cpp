@@ -84,6 +84,11 @@ int main(int argc, char** argv) {
       ->transform(cclx::kit::ByteSize{});
   ex->add_option("--root", w.root, "root rank");
   ex->add_flag("--in-place", w.in_place, "an in-place call");
+  int ranks_per_host = 0;
+  ex->add_option("--ranks-per-host", ranks_per_host,
+                 "a communicator spanning hosts of this many consecutive ranks (the last may "
+                 "have fewer), as Communicator::host_ids() would give it; 0: one host")
+      ->check(CLI::NonNegativeNumber);
   ex->add_flag("--noncommutative{false}", w.commutative, "a non-commutative reduction");
   ex->add_flag("--any-size{false}", w.sized,
                "the choice that must hold for every size, as for a one-shot alltoallv (whose "
@@ -110,6 +115,10 @@ int main(int argc, char** argv) {
   try {
     if (ex->parsed()) {
       if (!w.sized) w.bytes = 0;
+      std::vector<int> hosts;
+      if (ranks_per_host > 0)
+        for (int r = 0; r < w.nranks; ++r) hosts.push_back(r / ranks_per_host);
+      w.hosts = hosts;
       return explain(w);
     }
     if (sh->parsed()) return show(show_file);

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -36,62 +35,194 @@ bool Workload::multi_host() const {
   return ids.front() != ids.back() && std::adjacent_find(ids.begin(), ids.end()) != ids.end();
 }
 
-double estimate(const sched::Schedule& s, std::size_t bytes, std::size_t elem_size,
-                const ModelParams& m, double per_call_overhead, std::span<const int> hosts) {
-  const sched::Partition part{bytes / std::max<std::size_t>(elem_size, 1), s.nblocks};
-  const auto region_bytes = [&](const sched::Region& g) {
-    sched::Region local = g;
-    if (g.buf == Buf::scratch) local.first = g.first % s.nblocks;
-    return static_cast<double>(part.region_size(local) * elem_size);
-  };
-  const bool mapped = hosts.size() == s.programs.size();
-  const auto crosses = [&](int a, int b) {
-    return mapped && hosts[static_cast<std::size_t>(a)] != hosts[static_cast<std::size_t>(b)];
-  };
-  // Each host link's load per step: the bytes its ranks send, and receive, across it.
-  std::map<std::pair<int, std::size_t>, std::pair<double, double>> link;
-  if (mapped)
-    for (std::size_t r = 0; r < s.programs.size(); ++r) {
-      const auto& p = s.programs[r];
-      for (std::size_t step = 0; step < p.num_steps(); ++step)
-        for (std::size_t i = 0; i < p.step_size(step); ++i) {
-          const sched::Op& op = p.step_data(step)[i];
-          if (!op.is_transfer() || !crosses(static_cast<int>(r), op.peer)) continue;
-          auto& l = link[{hosts[r], step}];
-          if (op.kind == OpKind::send) l.first += region_bytes(op.src);
-          if (op.kind == OpKind::recv) l.second += region_bytes(op.dst);
-        }
-    }
-  double slowest = 0;
-  for (std::size_t r = 0; r < s.programs.size(); ++r) {
-    const auto& p = s.programs[r];
+namespace {
+
+// The model's arithmetic over one schedule, a rank's program at a time, so that a caller can
+// generate the programs one by one (ScheduleRequest::only_rank) instead of holding every rank's:
+// a flat ring on n ranks has n * 2(n - 1) steps in all, 4 GB at n = 4096.
+class RankCosts {
+ public:
+  RankCosts(std::size_t bytes, std::size_t elem_size, const ModelParams& m,
+            std::span<const int> hosts, int nranks)
+      : bytes_(bytes),
+        elem_size_(std::max<std::size_t>(elem_size, 1)),
+        m_(m),
+        hosts_(hosts.size() == static_cast<std::size_t>(nranks) ? hosts : std::span<const int>{}) {
+    // Dense host indices, so that the links' loads are vectors rather than a map per step.
+    std::vector<int> ids(hosts_.begin(), hosts_.end());
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    host_index_.reserve(hosts_.size());
+    for (const int h : hosts_)
+      host_index_.push_back(
+          static_cast<std::size_t>(std::lower_bound(ids.begin(), ids.end(), h) - ids.begin()));
+    link_.resize(ids.size());
+  }
+
+  /// Whether transfers between hosts are charged: the map gives every rank a host, and there are
+  /// two or more (on one host nothing crosses).
+  [[nodiscard]] bool mapped() const { return link_.size() > 1; }
+
+  /// Adds rank r's transfers across its host's link, per step, to the link's load: the bytes all
+  /// of the host's ranks send (receive) across it in that step.
+  void add_link_loads(const sched::Schedule& s, int r) {
+    if (!mapped()) return;
+    const auto& p = s.programs[static_cast<std::size_t>(r)];
+    auto& load = link_[host_index_[static_cast<std::size_t>(r)]];
+    if (load.size() < p.num_steps()) load.resize(p.num_steps());
+    for (std::size_t step = 0; step < p.num_steps(); ++step)
+      for (std::size_t i = 0; i < p.step_size(step); ++i) {
+        const sched::Op& op = p.step_data(step)[i];
+        if (!op.is_transfer() || !crosses(r, op.peer)) continue;
+        if (op.kind == OpKind::send) load[step].first += region_bytes(s, op.src);
+        if (op.kind == OpKind::recv) load[step].second += region_bytes(s, op.dst);
+      }
+  }
+
+  /// Rank r's estimated seconds: per step its overhead, a latency, the larger of its bytes sent
+  /// and received (a step across hosts: at least its host link's load) and its bytes reduced.
+  [[nodiscard]] double rank_time(const sched::Schedule& s, int r) const {
+    const auto& p = s.programs[static_cast<std::size_t>(r)];
     double t = 0;
     for (std::size_t step = 0; step < p.num_steps(); ++step) {
       double sent = 0, received = 0, reduced = 0;
       bool moves = false, across = false;
       for (std::size_t i = 0; i < p.step_size(step); ++i) {
         const sched::Op& op = p.step_data(step)[i];
-        const bool remote = op.is_transfer() && crosses(static_cast<int>(r), op.peer);
-        if (op.kind == OpKind::send && !remote) sent += region_bytes(op.src);
-        if (op.kind == OpKind::recv && !remote) received += region_bytes(op.dst);
-        if (op.kind == OpKind::reduce) reduced += region_bytes(op.dst);
+        const bool remote = op.is_transfer() && crosses(r, op.peer);
+        if (op.kind == OpKind::send && !remote) sent += region_bytes(s, op.src);
+        if (op.kind == OpKind::recv && !remote) received += region_bytes(s, op.dst);
+        if (op.kind == OpKind::reduce) reduced += region_bytes(s, op.dst);
         moves = moves || op.is_transfer();
         across = across || remote;
       }
-      double wire = std::max(sent, received) * m.beta;
+      double wire = std::max(sent, received) * m_.beta;
       if (across) {
-        const auto& l = link.at({hosts[r], step});
-        wire = std::max(wire, std::max(l.first, l.second) * m.inter_beta);
+        const auto& l = link_[host_index_[static_cast<std::size_t>(r)]][step];
+        wire = std::max(wire, std::max(l.first, l.second) * m_.inter_beta);
       }
-      t += m.step_overhead +
-           (across  ? m.inter_alpha
-            : moves ? m.alpha
+      t += m_.step_overhead +
+           (across  ? m_.inter_alpha
+            : moves ? m_.alpha
                     : 0) +
-           wire + reduced * m.gamma;
+           wire + reduced * m_.gamma;
     }
-    slowest = std::max(slowest, t);
+    return t;
   }
+
+ private:
+  [[nodiscard]] bool crosses(int a, int b) const {
+    return mapped() && hosts_[static_cast<std::size_t>(a)] != hosts_[static_cast<std::size_t>(b)];
+  }
+  [[nodiscard]] double region_bytes(const sched::Schedule& s, const sched::Region& g) const {
+    const sched::Partition part{bytes_ / elem_size_, s.nblocks};
+    sched::Region local = g;
+    if (g.buf == Buf::scratch) local.first = g.first % s.nblocks;
+    return static_cast<double>(part.region_size(local) * elem_size_);
+  }
+
+  std::size_t bytes_, elem_size_;
+  const ModelParams& m_;
+  std::span<const int> hosts_;
+  std::vector<std::size_t> host_index_;
+  /// Per host, per step: the bytes its ranks send and receive across its link.
+  std::vector<std::vector<std::pair<double, double>>> link_;
+};
+
+// The estimate of a schedule whose rank-r program `program_of(r)` holds (a Schedule, or a
+// reference to one; its other programs may be empty), one rank at a time: with a host map it is
+// asked for each rank twice, once for the links' loads and once for the rank's time, which costs
+// less than holding every rank's program when each is generated on demand.
+template <class ProgramOf>
+double estimate_by_rank(int nranks, const ProgramOf& program_of, std::size_t bytes,
+                        std::size_t elem_size, const ModelParams& m, double per_call_overhead,
+                        std::span<const int> hosts) {
+  RankCosts costs(bytes, elem_size, m, hosts, nranks);
+  if (costs.mapped())
+    for (int r = 0; r < nranks; ++r) costs.add_link_loads(program_of(r), r);
+  double slowest = 0;
+  for (int r = 0; r < nranks; ++r) slowest = std::max(slowest, costs.rank_time(program_of(r), r));
   return slowest + per_call_overhead;
+}
+
+// The estimate of algorithm `name` with `params` on `w`, holding no more than it must:
+// - a composition (uses_hosts) is generated whole: its programs are short, and building one
+//   rank's costs nearly what building all does;
+// - a flat algorithm without hosts to charge (no map, or one host) is estimated on its
+//   representative ranks' programs, generated one at a time (ScheduleRequest::only_rank);
+// - a flat algorithm on hosts is generated whole when that holds at most kWholeOps ops (from
+//   the first and last ranks' programs), else every rank's program twice, one at a time: once
+//   for the links' loads, once for the ranks' times.
+// Every way gives the same estimate (tests/unit/test_tune_model_ranks.cpp).
+double estimate_generated(const std::string& name, const sched::ParamMap& params, const Workload& w,
+                          const ModelParams& m, double per_call_overhead) {
+  constexpr std::size_t kWholeOps = std::size_t{1} << 20;  // about 40 MB of ops
+  sched::ScheduleRequest req = w.request();
+  const auto whole = [&] {
+    return estimate(algo::generate_by_name(name, req, params), w.bytes, w.elem_size, m,
+                    per_call_overhead, w.hosts);
+  };
+  if (algo::generator(name).uses_hosts) return whole();
+  const auto program_of = [&](int r) {
+    req.only_rank = r;
+    return algo::generate_by_name(name, req, params);
+  };
+  RankCosts costs(w.bytes, w.elem_size, m, w.hosts, w.nranks);
+  std::vector<int> ranks;
+  if (costs.mapped()) {
+    std::size_t ops = 0;
+    for (const int r : {0, w.nranks - 1})
+      ops = std::max(ops, program_of(r).programs[static_cast<std::size_t>(r)].ops.size());
+    if (ops * static_cast<std::size_t>(w.nranks) <= kWholeOps) {
+      req.only_rank = -1;
+      return whole();
+    }
+    for (int r = 0; r < w.nranks; ++r) costs.add_link_loads(program_of(r), r);
+    ranks.resize(static_cast<std::size_t>(w.nranks));
+    for (int r = 0; r < w.nranks; ++r) ranks[static_cast<std::size_t>(r)] = r;
+  } else {
+    ranks = representative_ranks(w.nranks, w.root);
+  }
+  double slowest = 0;
+  for (const int r : ranks) slowest = std::max(slowest, costs.rank_time(program_of(r), r));
+  return slowest + per_call_overhead;
+}
+
+}  // namespace
+
+double estimate(const sched::Schedule& s, std::size_t bytes, std::size_t elem_size,
+                const ModelParams& m, double per_call_overhead, std::span<const int> hosts) {
+  const auto whole = [&](int) -> const sched::Schedule& { return s; };
+  return estimate_by_rank(static_cast<int>(s.programs.size()), whole, bytes, elem_size, m,
+                          per_call_overhead, hosts);
+}
+
+std::vector<int> representative_ranks(int nranks, int root) {
+  std::vector<int> ranks;
+  const long long n = nranks;
+  if (n <= kAllRanksUpTo) {
+    for (int r = 0; r < nranks; ++r) ranks.push_back(r);
+    return ranks;
+  }
+  // Offsets where the textbook schedules' roles change: the first and last few ranks, around each
+  // power of two (trees, recursive doubling and halving), around the ranks a non-power-of-two
+  // count folds away (RHD's elimination: rem and 2 rem) and the middle (a fanout-2 tree's last
+  // inner nodes), and every n/32-th rank besides; from rank 0 and from the root.
+  long long pow2 = 1;
+  while (pow2 * 2 <= n) pow2 *= 2;
+  const long long rem = n - pow2;
+  std::vector<long long> offsets;
+  for (long long d = 0; d < 8; ++d) offsets.insert(offsets.end(), {d, n - 1 - d});
+  for (long long p = 1; p <= n; p *= 2) offsets.insert(offsets.end(), {p - 1, p, p + 1});
+  for (const long long c : {rem, 2 * rem, n / 2, (n - 1) / 2})
+    for (long long d = -2; d <= 2; ++d) offsets.push_back(c + d);
+  for (long long k = 0; k < 32; ++k) offsets.push_back(k * n / 32);
+  for (const long long base : {0LL, static_cast<long long>(root)})
+    for (const long long d : offsets)
+      if (d >= 0 && d < n) ranks.push_back(static_cast<int>((base + d) % n));
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
 }
 
 bool can_serve(const Candidate& c, const Workload& w, std::string* why) {
@@ -197,8 +328,7 @@ Predictor alpha_beta_model(const ModelParams& m) {
     if (!can_serve(c, w)) return -1;
     if (!c.native()) {
       try {
-        const sched::Schedule s = algo::generate_by_name(c.algorithm, w.request(), c.params);
-        return estimate(s, w.bytes, w.elem_size, m, m.call_overhead, w.hosts);
+        return estimate_generated(c.algorithm, c.params, w, m, m.call_overhead);
       } catch (const Error&) {
         return -1;  // the generator refuses this request
       }
@@ -208,8 +338,7 @@ Predictor alpha_beta_model(const ModelParams& m) {
     nm.beta *= m.native_beta_scale;
     nm.step_overhead = 0;
     try {
-      const sched::Schedule s = algo::generate_by_name(native_algorithm(w), w.request());
-      return estimate(s, w.bytes, w.elem_size, nm, m.native_overhead, w.hosts);
+      return estimate_generated(native_algorithm(w), {}, w, nm, m.native_overhead);
     } catch (const Error&) {
       return m.native_overhead + m.alpha;  // n = 1 or a shape no stand-in serves
     }

@@ -108,6 +108,20 @@ struct ModelParams {
                               const ModelParams& m, double per_call_overhead,
                               std::span<const int> hosts = {});
 
+/// Up to this many ranks the model estimates every rank's program; above it, on a communicator
+/// without a host map, those of representative_ranks() only.
+inline constexpr int kAllRanksUpTo = 64;
+
+/// The ranks whose slowest is the slowest of every rank of a flat schedule, for the model to
+/// estimate on `nranks` ranks and `root` (0 for unrooted collectives): every rank up to
+/// kAllRanksUpTo; above it, at most a few hundred ranks placed where the schedules' roles change
+/// (the first and last ranks, around powers of two, the ranks a non-power-of-two count folds away
+/// and the middle, from rank 0 and from the root) and every nranks/32-th rank. Checked against all
+/// ranks for every registered flat algorithm (tests/unit/test_tune_model_ranks.cpp): the model's
+/// time and memory then grow with one program, not with every rank's (a flat ring on 4096 ranks
+/// holds 33 million steps).
+[[nodiscard]] std::vector<int> representative_ranks(int nranks, int root);
+
 /// A predictor: seconds for a candidate on a workload, or a negative value when it cannot serve it.
 using Predictor = std::function<double(const Candidate&, const Workload&)>;
 
