@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cclx/collectives/collectives.hpp"
@@ -18,12 +19,16 @@ namespace {
 // `part` on k contiguous ranges of k * nb blocks (nb: part's), part j's step s at the whole's step
 // s + shift(j, s); in a step of the whole, part j's ops follow part j - 1's. shift must make
 // s + shift(j, s) increase with s (every part keeps its steps' order) and not depend on the rank,
-// so that both ends of a message place it in the same step and in the same order.
+// so that both ends of a message place it in the same step and in the same order. Each rank's
+// program is built in place, its part's program released once copied: a pipeline of many ranks
+// and segments holds little more than its result.
 template <class Shift>
-Schedule replicate(const Schedule& part, std::uint32_t k, Shift shift) {
+Schedule replicate(Schedule part, std::uint32_t k, Shift shift) {
   const std::uint32_t nb = part.nblocks;
-  Schedule s = part;  // every field but the blocks and the programs is the part's
+  std::vector<Program> from = std::move(part.programs);
+  Schedule s = std::move(part);  // every field but the blocks and the programs is the part's
   s.nblocks = nb * k;
+  s.programs.resize(from.size());
   // Part j's region: the same blocks in its own range of the partition; a scratch region of copy c
   // moves to copy c of the split partition.
   const auto moved = [&](Region g, std::uint32_t j) {
@@ -32,29 +37,35 @@ Schedule replicate(const Schedule& part, std::uint32_t k, Shift shift) {
     g.first = copy * s.nblocks + j * nb + (g.first - copy * nb);
     return g;
   };
-  for (std::size_t r = 0; r < part.programs.size(); ++r) {
-    const Program& p = part.programs[r];
-    std::vector<std::vector<Op>> steps;
+  std::vector<std::uint32_t> fill;  // per step of the whole: where its next op goes
+  for (std::size_t r = 0; r < from.size(); ++r) {
+    Program& p = from[r];
+    Program& q = s.programs[r];
+    // Ops per step of the whole, then their offsets; parts are placed in order j = 0, 1, ...
+    // (shift is increasing in s, so part j puts at most one of its steps in a step of the whole).
+    fill.clear();
     for (std::uint32_t j = 0; j < k; ++j)
       for (std::size_t step = 0; step < p.num_steps(); ++step) {
         const std::size_t at = step + shift(j, step);
-        if (steps.size() <= at) steps.resize(at + 1);
+        if (fill.size() <= at) fill.resize(at + 1, 0);
+        fill[at] += static_cast<std::uint32_t>(p.step_size(step));
+      }
+    q.step_begin.assign(1, 0);
+    for (const std::uint32_t n : fill) q.step_begin.push_back(q.step_begin.back() + n);
+    q.ops.resize(q.step_begin.back());
+    std::copy(q.step_begin.begin(), q.step_begin.end() - 1, fill.begin());
+    for (std::uint32_t j = 0; j < k; ++j)
+      for (std::size_t step = 0; step < p.num_steps(); ++step) {
+        std::uint32_t& next = fill[step + shift(j, step)];
         for (std::size_t i = 0; i < p.step_size(step); ++i) {
           Op op = p.step_data(step)[i];
           op.dst = moved(op.dst, j);
           op.src = moved(op.src, j);
           op.src2 = moved(op.src2, j);
-          steps[at].push_back(op);
+          q.ops[next++] = op;
         }
       }
-    Program& q = s.programs[r];
-    q.ops.clear();
-    q.ops.reserve(p.ops.size() * k);
-    q.step_begin.assign(1, 0);
-    for (const auto& step : steps) {
-      q.ops.insert(q.ops.end(), step.begin(), step.end());
-      q.step_begin.push_back(static_cast<std::uint32_t>(q.ops.size()));
-    }
+    p = Program{};
   }
   return s;
 }
@@ -78,14 +89,16 @@ Schedule split_channels(std::string_view algorithm, const ScheduleRequest& req, 
                         const std::function<Schedule(const ScheduleRequest&)>& generate) {
   const std::uint32_t k = split_count(algorithm, "channels", "channels", channels, req.collective);
   if (k == 1) return generate(req);
-  const Schedule part = generate(channel_part_request(req, channels));
-  Schedule s = replicate(part, k, [](std::uint32_t, std::size_t) { return std::size_t{0}; });
-  s.params = part.params.empty() ? "channels=" + std::to_string(k)
-                                 : part.params + ",channels=" + std::to_string(k);
+  Schedule part = generate(channel_part_request(req, channels));
+  const std::string params = part.params.empty() ? "channels=" + std::to_string(k)
+                                                 : part.params + ",channels=" + std::to_string(k);
+  Schedule s =
+      replicate(std::move(part), k, [](std::uint32_t, std::size_t) { return std::size_t{0}; });
+  s.params = params;
   return s;
 }
 
-Schedule pipeline(const Schedule& segment, std::span<const std::size_t> phase_bounds,
+Schedule pipeline(Schedule segment, std::span<const std::size_t> phase_bounds,
                   std::uint32_t segments) {
   if (segments <= 1 || phase_bounds.size() < 2) return segment;
   // start[j][p]: where segment j's phase p begins; a phase of segment j waits for the segment's
@@ -99,13 +112,15 @@ Schedule pipeline(const Schedule& segment, std::span<const std::size_t> phase_bo
       if (p > 0) at = std::max(at, start[j][p - 1] + length(p - 1));
       start[j][p] = at;
     }
-  Schedule s = replicate(segment, segments, [&](std::uint32_t j, std::size_t step) {
+  const std::string params = segment.params.empty()
+                                 ? "pipeline=" + std::to_string(segments)
+                                 : segment.params + ",pipeline=" + std::to_string(segments);
+  Schedule s = replicate(std::move(segment), segments, [&](std::uint32_t j, std::size_t step) {
     std::size_t p = phases - 1;
     while (p > 0 && phase_bounds[p] > step) --p;
     return start[j][p] - phase_bounds[p];
   });
-  s.params = segment.params.empty() ? "pipeline=" + std::to_string(segments)
-                                    : segment.params + ",pipeline=" + std::to_string(segments);
+  s.params = params;
   return s;
 }
 

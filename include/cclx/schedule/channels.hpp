@@ -64,7 +64,7 @@ inline constexpr long long max_channels = 64;
 /// pipelined as above: phase p of `segment` is its steps [phase_bounds[p], phase_bounds[p + 1])
 /// (the last bound its round count on every rank). Part j's ops in a step follow part j - 1's; the
 /// params gain ",pipeline=<segments>". segments <= 1 returns `segment` unchanged.
-[[nodiscard]] Schedule pipeline(const Schedule& segment, std::span<const std::size_t> phase_bounds,
+[[nodiscard]] Schedule pipeline(Schedule segment, std::span<const std::size_t> phase_bounds,
                                 std::uint32_t segments);
 
 }  // namespace cclx::sched
