@@ -44,7 +44,7 @@ inline cclx::sched::Schedule bruck_alltoall(const cclx::sched::ScheduleRequest& 
       if (i >> k & 1u) sel[static_cast<std::size_t>(k)].push_back(i);
   auto mod = [n](long long a) { return static_cast<std::uint32_t>(((a % n) + n) % n); };
   for (int r = 0; r < n; ++r) {
-    if (req.only_rank >= 0 && r != req.only_rank) continue;
+    if (!req.wants(r)) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
     if (n == 1) {
       b.copy(out(0), in(0)).end_step();

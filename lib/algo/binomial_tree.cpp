@@ -170,7 +170,7 @@ Schedule binomial_tree(const ScheduleRequest& req) {
   if (shape == C::reduce && nonroot_receives_twice(plan, n, s.root)) s.scratch_copies = 2;
 
   for (int r = 0; r < n; ++r) {
-    if (req.only_rank >= 0 && r != req.only_rank) continue;
+    if (!req.wants(r)) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
     if (shape == C::bcast) {
       emit_bcast(b, plan, r);

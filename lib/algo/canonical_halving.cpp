@@ -163,8 +163,7 @@ Schedule canonical_halving(const ScheduleRequest& req) {
   Schedule s = begin_schedule<algo::CanonicalHalving>(req, static_cast<std::uint32_t>(n));
   if (shape != C::reduce) s.root = 0;
   const auto nb = static_cast<std::uint32_t>(n);
-  const bool wanted_all = req.only_rank < 0;
-  const auto wanted = [&](int r) { return wanted_all || r == req.only_rank; };
+  const auto wanted = [&](int r) { return req.wants(r); };
 
   if (n == 1) {
     if (wanted(0)) {

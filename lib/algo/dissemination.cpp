@@ -11,7 +11,7 @@ Schedule dissemination(const ScheduleRequest& req) {
   Schedule s = begin_schedule<algo::Dissemination>(req, 1);
   s.root = 0;
   for (int r = 0; r < n; ++r) {
-    if (req.only_rank >= 0 && r != req.only_rank) continue;
+    if (!req.wants(r)) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
     for (long long d = 1; d < n; d *= 2)
       b.send(static_cast<int>((r + d) % n), token())

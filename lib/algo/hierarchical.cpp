@@ -36,7 +36,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cclx/algo/binomial_tree.hpp"
@@ -66,6 +68,26 @@ ScheduleRequest sub_request(Collective c, int nranks, bool in_place, std::size_t
   r.bytes = bytes;
   return r;
 }
+
+// A composition's intra-host parts, each generated once per request: hosts of one size share
+// theirs (a ring or a binomial tree of k ranks), so that h equal hosts cost one generation, not h
+// (what keeps a composition built a host's ranks at a time, as algo::Auto's model does, cheap).
+class Parts {
+ public:
+  const Schedule& ring(const ScheduleRequest& r) { return get(0, r, &sched::ring); }
+  const Schedule& tree(const ScheduleRequest& r) { return get(1, r, &sched::binomial_tree); }
+
+ private:
+  using Key = std::tuple<int, Collective, int, int, bool, std::size_t>;
+  const Schedule& get(int kind, const ScheduleRequest& r,
+                      Schedule (*generate)(const ScheduleRequest&)) {
+    const Key key{kind, r.collective, r.nranks, r.root, r.in_place, r.bytes};
+    auto it = parts_.find(key);
+    if (it == parts_.end()) it = parts_.emplace(key, generate(r)).first;
+    return it->second;
+  }
+  std::map<Key, Schedule> parts_;  // a map: references stay valid
+};
 
 // Inter's schedule on the hosts' representatives (`sub`: allreduce in place, it runs on Out; or
 // bcast from the root's host); its errors name the composition and the number of hosts.
@@ -163,6 +185,7 @@ std::vector<int> representatives(const HostMap& m, int root) {
 // the binomial bcast from its representative.
 Schedule leader_bcast(const ScheduleRequest& req, std::string_view algorithm,
                       const InterHost& inter, const HostMap& m, std::uint32_t segments) {
+  Parts parts;
   const int h = m.num_hosts();
   const int root_host = m.host_of[static_cast<std::size_t>(req.root)];
   const std::vector<int> reps = representatives(m, req.root);
@@ -170,7 +193,7 @@ Schedule leader_bcast(const ScheduleRequest& req, std::string_view algorithm,
   sub.root = root_host;
   const Schedule between = inter_schedule(algorithm, inter, sub);
   const std::uint32_t nb = between.nblocks;
-  ScheduleComposer c(req.nranks, nb, req.only_rank);
+  ScheduleComposer c(req, nb);
   if (h > 1) c.embed(between, {reps, contiguous(block_bounds(0, nb)), Buf::in, Buf::out});
   c.next_phase();
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
@@ -179,7 +202,7 @@ Schedule leader_bcast(const ScheduleRequest& req, std::string_view algorithm,
     if (k == 1) continue;
     ScheduleRequest local = sub_request(Collective::bcast, k, false);
     local.root = m.local_of[static_cast<std::size_t>(reps[j])];
-    c.embed(binomial_tree(local), {host, contiguous({0, nb}), Buf::in, Buf::out});
+    c.embed(parts.tree(local), {host, contiguous({0, nb}), Buf::in, Buf::out});
   }
   return finish_pipelined(c, req, algorithm, segments);
 }
@@ -190,30 +213,32 @@ Schedule leader_bcast(const ScheduleRequest& req, std::string_view algorithm,
 // that copy to the root's Out. One host: phase 1 reduces into the root's Out.
 Schedule leader_reduce(const ScheduleRequest& req, std::string_view algorithm,
                        const InterHost& inter, const HostMap& m, std::uint32_t segments) {
+  Parts parts;
   const int h = m.num_hosts();
   const int root_host = m.host_of[static_cast<std::size_t>(req.root)];
   const std::vector<int> reps = representatives(m, req.root);
-  std::vector<Schedule> local;  // out of place: In is read, the result goes where it is mapped
+  // Out of place: In is read, the result goes where it is mapped.
+  std::vector<const Schedule*> local;
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
     ScheduleRequest r = sub_request(Collective::reduce, static_cast<int>(m.hosts[j].size()), false);
     r.root = m.local_of[static_cast<std::size_t>(reps[j])];
-    local.push_back(binomial_tree(r));
+    local.push_back(&parts.tree(r));
   }
   ScheduleRequest sub = sub_request(Collective::reduce, h, false, req.bytes);
   sub.root = root_host;
   const Schedule between = inter_schedule(algorithm, inter, sub);
   const std::uint32_t nb = between.nblocks;
   std::uint32_t partial = between.scratch_copies;  // the copy holding a host's partial result
-  for (const Schedule& s : local) partial = std::max(partial, s.scratch_copies);
+  for (const Schedule* s : local) partial = std::max(partial, s->scratch_copies);
 
-  ScheduleComposer c(req.nranks, nb, req.only_rank);
+  ScheduleComposer c(req, nb);
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
     Embedding e{m.hosts[j], contiguous({0, nb}), Buf::in, Buf::out};
     if (h > 1) {
       e.out = Buf::scratch;
       e.out_copy = partial;
     }
-    c.embed(local[j], e);
+    c.embed(*local[j], e);
   }
   c.next_phase();
   if (h > 1) {
@@ -291,19 +316,20 @@ BlockMap own_blocks(const std::vector<int>& host) {
 // 3. per host, the binomial bcast of all the blocks from its leader.
 Schedule leader_allgather(const ScheduleRequest& req, std::string_view algorithm,
                           const InterHost& inter, const HostMap& m) {
+  Parts parts;
   const Schedule between = between_hosts(req, algorithm, inter, m, true, req.bytes);
   const auto n = static_cast<std::uint32_t>(req.nranks);
-  ScheduleComposer c(req.nranks, n, req.only_rank);
+  ScheduleComposer c(req, n);
   for (const auto& host : m.hosts)
     c.embed(
-        binomial_tree(sub_request(Collective::gather, static_cast<int>(host.size()), req.in_place)),
+        parts.tree(sub_request(Collective::gather, static_cast<int>(host.size()), req.in_place)),
         {host, own_blocks(host), Buf::in, Buf::out});
   c.next_phase();
   if (m.num_hosts() > 1) c.embed(between, {leaders(m), host_blocks(m), Buf::out, Buf::out});
   c.next_phase();
   for (const auto& host : m.hosts)
     if (host.size() > 1)
-      c.embed(binomial_tree(sub_request(Collective::bcast, static_cast<int>(host.size()), false)),
+      c.embed(parts.tree(sub_request(Collective::bcast, static_cast<int>(host.size()), false)),
               {host, contiguous({0, n}), Buf::in, Buf::out});
   return c.finish(header(req, algorithm));
 }
@@ -315,23 +341,24 @@ Schedule leader_allgather(const ScheduleRequest& req, std::string_view algorithm
 // One host: phase 3 scatters the partial sums.
 Schedule leader_reduce_scatter(const ScheduleRequest& req, std::string_view algorithm,
                                const InterHost& inter, const HostMap& m) {
+  Parts parts;
   const int h = m.num_hosts();
   const Schedule between = between_hosts(req, algorithm, inter, m, false, req.bytes);
-  std::vector<Schedule> reduce, scatter;
+  std::vector<const Schedule*> reduce, scatter;
   std::uint32_t partial = between.scratch_copies;  // the copy holding a host's partial sums
   for (const auto& host : m.hosts) {
     const int k = static_cast<int>(host.size());
-    reduce.push_back(binomial_tree(sub_request(Collective::reduce, k, false)));
-    scatter.push_back(binomial_tree(sub_request(Collective::scatter, k, false)));
-    partial = std::max({partial, reduce.back().scratch_copies, scatter.back().scratch_copies});
+    reduce.push_back(&parts.tree(sub_request(Collective::reduce, k, false)));
+    scatter.push_back(&parts.tree(sub_request(Collective::scatter, k, false)));
+    partial = std::max({partial, reduce.back()->scratch_copies, scatter.back()->scratch_copies});
   }
   const std::uint32_t result = h > 1 ? partial + 1 : partial;  // the leaders' reduce-scatter's
   const auto n = static_cast<std::uint32_t>(req.nranks);
-  ScheduleComposer c(req.nranks, n, req.only_rank);
+  ScheduleComposer c(req, n);
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
     Embedding e{m.hosts[j], contiguous({0, n}), Buf::in, Buf::scratch};
     e.out_copy = partial;
-    c.embed(reduce[j], e);
+    c.embed(*reduce[j], e);
   }
   c.next_phase();
   if (h > 1) {
@@ -344,17 +371,18 @@ Schedule leader_reduce_scatter(const ScheduleRequest& req, std::string_view algo
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
     Embedding e{m.hosts[j], own_blocks(m.hosts[j]), Buf::scratch, Buf::out};
     e.in_copy = result;
-    c.embed(scatter[j], e);
+    c.embed(*scatter[j], e);
   }
   return c.finish(header(req, algorithm));
 }
 
 Schedule multi_lane_allgather(const ScheduleRequest& req, std::string_view algorithm,
                               const InterHost& inter, const HostMap& m) {
+  Parts parts;
   const RankLanes lanes = rank_lanes(m);
   const std::size_t nlanes = lanes.carriers.size();
   const Schedule lane = between_hosts(req, algorithm, inter, m, req.in_place, req.bytes / nlanes);
-  ScheduleComposer c(req.nranks, static_cast<std::uint32_t>(req.nranks), req.only_rank);
+  ScheduleComposer c(req, static_cast<std::uint32_t>(req.nranks));
   // Always, even on one host: out of place it moves each rank's block from In to Out.
   for (std::size_t l = 0; l < nlanes; ++l) {
     c.embed(lane, {lanes.carriers[l], lanes.blocks[l], Buf::in, Buf::out});
@@ -363,7 +391,7 @@ Schedule multi_lane_allgather(const ScheduleRequest& req, std::string_view algor
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
     const int k = static_cast<int>(m.hosts[j].size());
     if (k == 1) continue;
-    c.embed(ring(sub_request(Collective::allgather, k, true)),
+    c.embed(parts.ring(sub_request(Collective::allgather, k, true)),
             {m.hosts[j], lanes.carried[j], Buf::out, Buf::out});
   }
   return c.finish(header(req, algorithm));
@@ -371,21 +399,23 @@ Schedule multi_lane_allgather(const ScheduleRequest& req, std::string_view algor
 
 Schedule multi_lane_reduce_scatter(const ScheduleRequest& req, std::string_view algorithm,
                                    const InterHost& inter, const HostMap& m) {
+  Parts parts;
   const RankLanes lanes = rank_lanes(m);
   const std::size_t nlanes = lanes.carriers.size();
   const Schedule lane = between_hosts(req, algorithm, inter, m, false, req.bytes / nlanes);
-  std::vector<Schedule> local;  // out of place: In is read, the host's partial sums go to Scratch
+  // Out of place: In is read, the host's partial sums go to Scratch.
+  std::vector<const Schedule*> local;
   for (const auto& host : m.hosts)
     local.push_back(
-        ring(sub_request(Collective::reduce_scatter, static_cast<int>(host.size()), false)));
+        &parts.ring(sub_request(Collective::reduce_scatter, static_cast<int>(host.size()), false)));
   std::uint32_t partial = lane.scratch_copies;  // the copy holding the host's partial sums
-  for (const Schedule& s : local) partial = std::max(partial, s.scratch_copies);
+  for (const Schedule* s : local) partial = std::max(partial, s->scratch_copies);
 
-  ScheduleComposer c(req.nranks, static_cast<std::uint32_t>(req.nranks), req.only_rank);
+  ScheduleComposer c(req, static_cast<std::uint32_t>(req.nranks));
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
     Embedding e{m.hosts[j], lanes.carried[j], Buf::in, Buf::scratch};
     e.out_copy = partial;
-    c.embed(local[j], e);
+    c.embed(*local[j], e);
   }
   c.next_phase();
   for (std::size_t l = 0; l < nlanes; ++l) {
@@ -399,7 +429,7 @@ Schedule multi_lane_reduce_scatter(const ScheduleRequest& req, std::string_view 
 // The last two phases of the multi-lane allreduce and bcast, in place on Out: every lane's
 // `lane` schedule among its carriers (one per host), then on every host the ring allgather of
 // the lanes (host j's local rank i holding the whole's blocks [bounds[j][i], bounds[j][i + 1])).
-void lanes_then_allgather(ScheduleComposer& c, const HostMap& m, const Schedule& lane,
+void lanes_then_allgather(ScheduleComposer& c, Parts& parts, const HostMap& m, const Schedule& lane,
                           const std::vector<std::vector<std::uint32_t>>& bounds) {
   const auto lanes = static_cast<std::uint32_t>(m.max_ranks_per_host());
   const std::uint32_t nb = lane.nblocks;
@@ -410,8 +440,9 @@ void lanes_then_allgather(ScheduleComposer& c, const HostMap& m, const Schedule&
   c.next_phase();
   for (std::size_t j = 0; j < m.hosts.size(); ++j)
     if (m.hosts[j].size() > 1)
-      c.embed(ring(sub_request(Collective::allgather, static_cast<int>(m.hosts[j].size()), true)),
-              {m.hosts[j], contiguous(bounds[j]), Buf::out, Buf::out});
+      c.embed(
+          parts.ring(sub_request(Collective::allgather, static_cast<int>(m.hosts[j].size()), true)),
+          {m.hosts[j], contiguous(bounds[j]), Buf::out, Buf::out});
 }
 
 // A multi-lane bcast's or reduce's lanes: Inter's schedule of one lane (s/L bytes) among the
@@ -443,17 +474,18 @@ RootedLanes rooted_lanes(const ScheduleRequest& req, std::string_view algorithm,
 // too: the scatter reads it there.
 Schedule multi_lane_bcast(const ScheduleRequest& req, std::string_view algorithm,
                           const InterHost& inter, const HostMap& m, std::uint32_t segments) {
+  Parts parts;
   const RootedLanes r = rooted_lanes(req, algorithm, inter, m);
   const auto& [root_host, lanes, nb, lane, bounds] = r;
-  ScheduleComposer c(req.nranks, lanes * nb, req.only_rank);
+  ScheduleComposer c(req, lanes * nb);
   const auto& home = m.hosts[root_host];
   if (home.size() > 1) {
     ScheduleRequest scatter = sub_request(Collective::scatter, static_cast<int>(home.size()), true);
     scatter.root = m.local_of[static_cast<std::size_t>(req.root)];
-    c.embed(binomial_tree(scatter), {home, contiguous(bounds[root_host]), Buf::out, Buf::out});
+    c.embed(parts.tree(scatter), {home, contiguous(bounds[root_host]), Buf::out, Buf::out});
   }
   c.next_phase();
-  lanes_then_allgather(c, m, lane, bounds);
+  lanes_then_allgather(c, parts, m, lane, bounds);
   return finish_pipelined(c, req, algorithm, segments);
 }
 
@@ -463,27 +495,28 @@ Schedule multi_lane_bcast(const ScheduleRequest& req, std::string_view algorithm
 // the root's host, the binomial gather of the lanes into the root's Out.
 Schedule multi_lane_reduce(const ScheduleRequest& req, std::string_view algorithm,
                            const InterHost& inter, const HostMap& m, std::uint32_t segments) {
+  Parts parts;
   const int h = m.num_hosts();
   const RootedLanes r = rooted_lanes(req, algorithm, inter, m);
   const auto& [root_host, lanes, nb, lane, bounds] = r;
-  std::vector<Schedule> local;  // out of place: In is read, the partial sums go to Scratch
+  std::vector<const Schedule*> local;  // out of place: In is read, the partial sums go to Scratch
   for (const auto& host : m.hosts)
     local.push_back(
-        ring(sub_request(Collective::reduce_scatter, static_cast<int>(host.size()), false)));
+        &parts.ring(sub_request(Collective::reduce_scatter, static_cast<int>(host.size()), false)));
   const auto& home = m.hosts[root_host];
   ScheduleRequest gather = sub_request(Collective::gather, static_cast<int>(home.size()), false);
   gather.root = m.local_of[static_cast<std::size_t>(req.root)];
-  const Schedule collect = binomial_tree(gather);
+  const Schedule& collect = parts.tree(gather);
   // The two copies above every copy the parts use: the host's partial sums, the lanes' results.
   std::uint32_t partial = std::max(lane.scratch_copies, collect.scratch_copies);
-  for (const Schedule& s : local) partial = std::max(partial, s.scratch_copies);
+  for (const Schedule* s : local) partial = std::max(partial, s->scratch_copies);
   const std::uint32_t result = h > 1 ? partial + 1 : partial;
 
-  ScheduleComposer c(req.nranks, lanes * nb, req.only_rank);
+  ScheduleComposer c(req, lanes * nb);
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
     Embedding e{m.hosts[j], contiguous(bounds[j]), Buf::in, Buf::scratch};
     e.out_copy = partial;
-    c.embed(local[j], e);
+    c.embed(*local[j], e);
   }
   c.next_phase();
   if (h > 1)
@@ -505,6 +538,7 @@ Schedule multi_lane_reduce(const ScheduleRequest& req, std::string_view algorith
 
 Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, const InterHost& inter,
                     std::size_t pipelined) {
+  Parts parts;
   require_supported(req, algorithm, kMultiLane);
   const std::uint32_t segments = split_count(algorithm, "pipeline", "segments",
                                              static_cast<long long>(pipelined), req.collective);
@@ -527,7 +561,7 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, cons
   const Schedule lane = inter_schedule(
       algorithm, inter, sub_request(Collective::allreduce, h, true, seg.bytes / lanes));
   const std::uint32_t nb = lane.nblocks;
-  ScheduleComposer c(req.nranks, lanes * nb, req.only_rank);
+  ScheduleComposer c(req, lanes * nb);
 
   const auto bounds = lane_bounds(m, lanes, nb);  // host j's ring: local rank i's block its lanes
   for (std::size_t j = 0; j < m.hosts.size(); ++j) {
@@ -535,16 +569,17 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, cons
     if (k == 1 && req.in_place) continue;  // its input is its lanes' data already
     // Out of place even when the call is in place: the ring reads In block v only when it
     // completes Out block v, so In aliasing Out is harmless (the verifier checks it aliased).
-    c.embed(ring(sub_request(Collective::reduce_scatter, k, false)),
+    c.embed(parts.ring(sub_request(Collective::reduce_scatter, k, false)),
             {m.hosts[j], contiguous(bounds[j]), Buf::in, Buf::out});
   }
   c.next_phase();
-  lanes_then_allgather(c, m, lane, bounds);
+  lanes_then_allgather(c, parts, m, lane, bounds);
   return finish_pipelined(c, req, algorithm, segments);
 }
 
 Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
                       const InterHost& inter, std::size_t pipelined) {
+  Parts parts;
   require_supported(req, algorithm, kLeaderBased);
   const std::uint32_t segments = split_count(algorithm, "pipeline", "segments",
                                              static_cast<long long>(pipelined), req.collective);
@@ -561,12 +596,12 @@ Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
   const Schedule between =
       inter_schedule(algorithm, inter, sub_request(Collective::allreduce, h, true, seg.bytes));
   const std::uint32_t nb = between.nblocks;
-  ScheduleComposer c(req.nranks, nb, req.only_rank);
+  ScheduleComposer c(req, nb);
   const BlockMap whole = contiguous({0, nb});  // the binomial tree's one block
 
   for (const auto& host : m.hosts) {
     const int k = static_cast<int>(host.size());
-    c.embed(binomial_tree(sub_request(Collective::reduce, k, req.in_place)),
+    c.embed(parts.tree(sub_request(Collective::reduce, k, req.in_place)),
             {host, whole, Buf::in, Buf::out});
   }
   c.next_phase();
@@ -575,7 +610,7 @@ Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
   for (const auto& host : m.hosts) {
     const int k = static_cast<int>(host.size());
     if (k > 1)
-      c.embed(binomial_tree(sub_request(Collective::bcast, k, false)),
+      c.embed(parts.tree(sub_request(Collective::bcast, k, false)),
               {host, whole, Buf::in, Buf::out});
   }
   return finish_pipelined(c, req, algorithm, segments);

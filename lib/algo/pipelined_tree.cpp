@@ -233,7 +233,7 @@ Schedule pipelined_tree(const ScheduleRequest& req, std::size_t segment_bytes, i
         s.scratch_copies = 2;
 
   for (int r = 0; r < n; ++r) {
-    if (req.only_rank >= 0 && r != req.only_rank) continue;
+    if (!req.wants(r)) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
     switch (req.collective) {
       case C::bcast:

@@ -96,7 +96,7 @@ Schedule recursive_doubling(const ScheduleRequest& req) {
   const auto [p, levels] = Pow2(n);
   if (req.in_place && n > 1 && (levels % 2 == 1 ? levels >= 3 : n != p)) s.scratch_copies = 2;
   for (int r = 0; r < n; ++r) {
-    if (req.only_rank >= 0 && r != req.only_rank) continue;
+    if (!req.wants(r)) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
     allreduce_rank(b, n, r, req.in_place);
   }

@@ -532,7 +532,7 @@ Schedule recursive_halving_doubling(const ScheduleRequest& req) {
   if (shape == C::reduce_scatter && !req.in_place && n > 2 && (f.rem > 0 || f.levels() >= 3))
     s.scratch_copies = 2;
   for (int r = 0; r < n; ++r) {
-    if (req.only_rank >= 0 && r != req.only_rank) continue;
+    if (!req.wants(r)) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
     switch (shape) {
       case C::allreduce:
@@ -562,7 +562,7 @@ Schedule rhd_elimination(const ScheduleRequest& req) {
   Schedule s = begin_schedule<algo::RhdElimination>(req, static_cast<std::uint32_t>(f.p));
   s.root = 0;
   for (int r = 0; r < req.nranks; ++r) {
-    if (req.only_rank >= 0 && r != req.only_rank) continue;
+    if (!req.wants(r)) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
     allreduce_elimination_rank(b, f, r, req.in_place);
   }

@@ -36,7 +36,7 @@ Schedule ring(const ScheduleRequest& req) {
   const auto all = static_cast<std::uint32_t>(n);
 
   for (int r = 0; r < n; ++r) {
-    if (req.only_rank >= 0 && r != req.only_rank) continue;
+    if (!req.wants(r)) continue;
     ProgramBuilder b(s.programs[static_cast<std::size_t>(r)]);
     const auto self = static_cast<std::uint32_t>(r);
     switch (shape) {

@@ -30,7 +30,6 @@ Schedule stragglar(const ScheduleRequest& req, int straggler) {
     throw Error("stragglar: straggler " + std::to_string(straggler) + " out of range for " +
                 std::to_string(n) + " ranks");
   s.params = "straggler=" + std::to_string(straggler);
-  const bool all = req.only_rank < 0;
   if (n == 1) {
     if (!req.in_place) ProgramBuilder(s.programs[0]).copy(out(0), in(0)).end_step();
     return s;
@@ -38,7 +37,7 @@ Schedule stragglar(const ScheduleRequest& req, int straggler) {
 
   const int m = n - 1, S = n - 1;  // non-stragglers; the straggler's virtual rank
   auto real = [&](int v) { return v == S ? straggler : (v < straggler ? v : v + 1); };
-  auto wanted = [&](int v) { return all || real(v) == req.only_rank; };
+  auto wanted = [&](int v) { return req.wants(real(v)); };
   const bool in_place = req.in_place;
   const stragglar_rounds::Plan plan = stragglar_rounds::plan(n);
   stragglar_rounds::check_plan(plan);

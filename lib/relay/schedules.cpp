@@ -253,6 +253,8 @@ void validate(const TreeSet& ts, const ScheduleRequest& req, const std::vector<b
                 " entries for " + std::to_string(req.nranks) + " ranks");
   if (req.only_rank >= req.nranks)
     throw Error("relay schedules: rank " + std::to_string(req.only_rank) + " out of range");
+  if (req.only_rank >= 0 && req.only_rank_end > req.only_rank + 1)
+    throw Error("relay schedules: build one rank's programs or every rank's, not a range");
   check_trees(ts);
   if (req.collective != C::allreduce) {
     if (req.root < 0 || req.root >= req.nranks)

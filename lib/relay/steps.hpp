@@ -75,6 +75,8 @@ inline void check_allreduce_plan(std::string_view family, const ScheduleRequest&
                 std::to_string(req.nranks) + " ranks");
   if (req.only_rank >= req.nranks)
     throw Error(f + ": rank " + std::to_string(req.only_rank) + " out of range");
+  if (req.only_rank >= 0 && req.only_rank_end > req.only_rank + 1)
+    throw Error(f + ": build one rank's programs or every rank's, not a range");
 }
 
 // Blocks per unit when `units` units (a generator's blocks, owners' chunks) are split so that

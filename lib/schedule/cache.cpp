@@ -20,9 +20,9 @@ std::string cache_key(std::string_view algorithm_and_params, const ScheduleReque
   std::string key(algorithm_and_params);
   key += '|';
   key += to_string(req.collective);
-  for (long long v :
-       {static_cast<long long>(req.nranks), static_cast<long long>(req.root),
-        static_cast<long long>(req.in_place), static_cast<long long>(req.only_rank)}) {
+  for (long long v : {static_cast<long long>(req.nranks), static_cast<long long>(req.root),
+                      static_cast<long long>(req.in_place), static_cast<long long>(req.only_rank),
+                      static_cast<long long>(req.only_rank_end)}) {
     key += '|';
     key += std::to_string(v);
   }

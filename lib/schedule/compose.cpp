@@ -15,11 +15,14 @@ std::vector<std::uint32_t> block_bounds(std::uint32_t first, std::uint32_t nbloc
   return b;
 }
 
-ScheduleComposer::ScheduleComposer(int nranks, std::uint32_t nblocks, int only_rank)
-    : nranks_(nranks),
-      nblocks_(nblocks),
-      only_rank_(only_rank),
-      steps_(static_cast<std::size_t>(nranks)) {}
+ScheduleComposer::ScheduleComposer(int nranks, std::uint32_t nblocks)
+    : nranks_(nranks), nblocks_(nblocks), steps_(static_cast<std::size_t>(nranks)) {}
+
+ScheduleComposer::ScheduleComposer(const ScheduleRequest& req, std::uint32_t nblocks)
+    : ScheduleComposer(req.nranks, nblocks) {
+  wanted_.only_rank = req.only_rank;
+  wanted_.only_rank_end = req.only_rank_end;
+}
 
 BlockMap contiguous(const std::vector<std::uint32_t>& bounds) {
   BlockMap m(bounds.empty() ? 0 : bounds.size() - 1);
@@ -79,7 +82,7 @@ void ScheduleComposer::embed(const Schedule& part, const Embedding& e) {
   for (std::size_t i = 0; i < e.ranks.size(); ++i) {
     const int rank = e.ranks[i];
     if (rank < 0 || rank >= nranks_) throw Error("embedding names rank " + std::to_string(rank));
-    if (only_rank_ >= 0 && rank != only_rank_) continue;
+    if (!wanted_.wants(rank)) continue;
     auto& prog = steps_[static_cast<std::size_t>(rank)];
     const Program& p = part.programs[i];
     if (prog.size() < phase_start_ + p.num_steps()) prog.resize(phase_start_ + p.num_steps());

@@ -63,6 +63,24 @@ class RankCosts {
   /// two or more (on one host nothing crosses).
   [[nodiscard]] bool mapped() const { return link_.size() > 1; }
 
+  /// Each host's ranks as one range [first, end) of consecutive ranks, in rank order; empty when
+  /// some host's ranks are not consecutive (or without a map).
+  [[nodiscard]] std::vector<std::pair<int, int>> host_ranges() const {
+    std::vector<std::pair<int, int>> ranges;
+    std::vector<bool> seen(link_.size(), false);
+    for (std::size_t r = 0; r < host_index_.size(); ++r) {
+      const std::size_t h = host_index_[r];
+      if (r > 0 && h == host_index_[r - 1]) {
+        ++ranges.back().second;
+        continue;
+      }
+      if (seen[h]) return {};  // the host's ranks resume after another host's
+      seen[h] = true;
+      ranges.emplace_back(static_cast<int>(r), static_cast<int>(r) + 1);
+    }
+    return ranges;
+  }
+
   /// Adds rank r's transfers across its host's link, per step, to the link's load: the bytes all
   /// of the host's ranks send (receive) across it in that step.
   void add_link_loads(const sched::Schedule& s, int r) {
@@ -146,45 +164,54 @@ double estimate_by_rank(int nranks, const ProgramOf& program_of, std::size_t byt
 }
 
 // The estimate of algorithm `name` with `params` on `w`, holding no more than it must:
-// - a composition (uses_hosts) is generated whole: its programs are short, and building one
-//   rank's costs nearly what building all does;
-// - a flat algorithm without hosts to charge (no map, or one host) is estimated on its
-//   representative ranks' programs, generated one at a time (ScheduleRequest::only_rank);
-// - a flat algorithm on hosts is generated whole when that holds at most kWholeOps ops (from
-//   the first and last ranks' programs), else every rank's program twice, one at a time: once
-//   for the links' loads, once for the ranks' times.
+// - without hosts to charge (no map, or one host): the representative ranks' programs of a flat
+//   algorithm, one at a time (ScheduleRequest::only_rank);
+// - across hosts, each host's ranks together (a host's link carries what its ranks send, and
+//   only their times read it) where every host is a range of consecutive ranks: a composition
+//   (uses_hosts) always, a flat algorithm when one host's programs hold at most kHeldOps ops;
+// - else the whole schedule when it holds at most kHeldOps ops (from the first and last ranks'
+//   programs), or a composition's whole schedule; else every rank's program twice, one at a
+//   time: once for the links' loads, once for the ranks' times.
 // Every way gives the same estimate (tests/unit/test_tune_model_ranks.cpp).
 double estimate_generated(const std::string& name, const sched::ParamMap& params, const Workload& w,
                           const ModelParams& m, double per_call_overhead) {
-  constexpr std::size_t kWholeOps = std::size_t{1} << 20;  // about 40 MB of ops
+  constexpr std::size_t kHeldOps = std::size_t{1} << 20;  // about 40 MB of ops
   sched::ScheduleRequest req = w.request();
-  const auto whole = [&] {
-    return estimate(algo::generate_by_name(name, req, params), w.bytes, w.elem_size, m,
-                    per_call_overhead, w.hosts);
-  };
-  if (algo::generator(name).uses_hosts) return whole();
-  const auto program_of = [&](int r) {
-    req.only_rank = r;
+  const auto generate = [&](int first, int end) {
+    req.only_rank = first;
+    req.only_rank_end = end;
     return algo::generate_by_name(name, req, params);
   };
+  const auto program_of = [&](int r) { return generate(r, -1); };
+  const bool composed = algo::generator(name).uses_hosts;
   RankCosts costs(w.bytes, w.elem_size, m, w.hosts, w.nranks);
-  std::vector<int> ranks;
-  if (costs.mapped()) {
-    std::size_t ops = 0;
+  if (!costs.mapped() && !composed) {
+    double slowest = 0;
+    for (const int r : representative_ranks(w.nranks, w.root))
+      slowest = std::max(slowest, costs.rank_time(program_of(r), r));
+    return slowest + per_call_overhead;
+  }
+  std::size_t ops = 0;  // the larger of the first and last ranks' programs
+  if (!composed)
     for (const int r : {0, w.nranks - 1})
       ops = std::max(ops, program_of(r).programs[static_cast<std::size_t>(r)].ops.size());
-    if (ops * static_cast<std::size_t>(w.nranks) <= kWholeOps) {
-      req.only_rank = -1;
-      return whole();
+  const std::vector<std::pair<int, int>> ranges = costs.host_ranges();
+  int widest = 0;
+  for (const auto& [first, end] : ranges) widest = std::max(widest, end - first);
+  if (!ranges.empty() && (composed || ops * static_cast<std::size_t>(widest) <= kHeldOps)) {
+    double slowest = 0;
+    for (const auto& [first, end] : ranges) {
+      const sched::Schedule s = generate(first, end);
+      for (int r = first; r < end; ++r) costs.add_link_loads(s, r);
+      for (int r = first; r < end; ++r) slowest = std::max(slowest, costs.rank_time(s, r));
     }
-    for (int r = 0; r < w.nranks; ++r) costs.add_link_loads(program_of(r), r);
-    ranks.resize(static_cast<std::size_t>(w.nranks));
-    for (int r = 0; r < w.nranks; ++r) ranks[static_cast<std::size_t>(r)] = r;
-  } else {
-    ranks = representative_ranks(w.nranks, w.root);
+    return slowest + per_call_overhead;
   }
+  if (composed || ops * static_cast<std::size_t>(w.nranks) <= kHeldOps)
+    return estimate(generate(-1, -1), w.bytes, w.elem_size, m, per_call_overhead, w.hosts);
+  for (int r = 0; r < w.nranks; ++r) costs.add_link_loads(program_of(r), r);
   double slowest = 0;
-  for (const int r : ranks) slowest = std::max(slowest, costs.rank_time(program_of(r), r));
+  for (int r = 0; r < w.nranks; ++r) slowest = std::max(slowest, costs.rank_time(program_of(r), r));
   return slowest + per_call_overhead;
 }
 

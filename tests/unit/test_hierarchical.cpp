@@ -238,6 +238,34 @@ TEST_CASE("hierarchical: one rank's program equals its program in the whole sche
       CHECK(mine.scratch_copies == whole.scratch_copies);
     }
   }
+  // A host's ranks at once (only_rank_end), as algo::Auto's model builds a composition: hosts of
+  // consecutive ranks, of unequal sizes, with their pipelines.
+  const std::vector<int> blocks = {0, 0, 0, 1, 1, 2, 2, 2, 2};
+  for (const auto* g : hierarchical_generators())
+    for (const Collective c : g->collectives)
+      for (const long long pipeline : {1LL, 4LL}) {
+        ScheduleRequest req{c, 9, 4, false, 9 * 4000};
+        req.hosts = blocks;
+        sched::ParamMap params;
+        if (pipeline > 1) params["pipeline"] = pipeline;
+        sched::Schedule whole;
+        try {
+          whole = g->generate(req, params);
+        } catch (const cclx::Error&) {
+          continue;  // a pipeline on a collective that does not split
+        }
+        for (const auto& [first, end] : {std::pair{0, 3}, std::pair{3, 5}, std::pair{5, 9}}) {
+          req.only_rank = first;
+          req.only_rank_end = end;
+          const auto some = g->generate(req, params);
+          for (int r = first; r < end; ++r) {
+            INFO(g->name, " ", sched::to_string(c), " pipeline ", pipeline, " rank ", r);
+            CHECK(some.programs[static_cast<std::size_t>(r)] ==
+                  whole.programs[static_cast<std::size_t>(r)]);
+          }
+          req.only_rank = req.only_rank_end = -1;
+        }
+      }
 }
 
 TEST_CASE("hierarchical: multi-lane sends a lane's share between hosts, leader-based the leaders") {

@@ -91,28 +91,41 @@ TEST_CASE(
   CHECK(compared > 500);
 }
 
-TEST_CASE("tune model: estimated a rank's program at a time, as the whole schedule is") {
+TEST_CASE(
+    "tune model: estimated a rank's or a host's programs at a time, as the whole schedule is") {
+  // Each way the model builds programs (model.cpp): the representative ranks without hosts; a
+  // host's ranks at a time on hosts of consecutive ranks; the whole schedule on interleaved hosts,
+  // or every rank's program twice where the whole is large (the ring on 700 interleaved ranks).
   const ModelParams m;
-  for (const int n : {70, 300}) {
-    std::vector<int> hosts(static_cast<std::size_t>(n));
-    for (int r = 0; r < n; ++r)
-      hosts[static_cast<std::size_t>(r)] = r % 5 == 4 ? r % 3 : r / 16;  // uneven, interleaved
-    for (const bool mapped : {false, true}) {
+  enum class Map { none, consecutive, interleaved };
+  for (const int n : {70, 300, 700}) {
+    for (const Map map : {Map::none, Map::consecutive, Map::interleaved}) {
+      std::vector<int> hosts(static_cast<std::size_t>(n));
+      for (int r = 0; r < n; ++r)
+        hosts[static_cast<std::size_t>(r)] =
+            map == Map::consecutive ? r / 16 : (r % 5 == 4 ? r % 3 : r / 16);  // uneven hosts
       Workload w;
       w.nranks = n;
       w.bytes = std::size_t{3} << 20;
       w.elem_size = 4;
-      if (mapped) w.hosts = hosts;
-      REQUIRE(w.multi_host() == mapped);
-      for (const std::string name : {"ring", "rhd", "binomial_tree", "multilane_rhd"}) {
-        if (name == "multilane_rhd" && !mapped) continue;
-        CAPTURE(n);
-        CAPTURE(mapped);
-        CAPTURE(name);
-        const Schedule whole = cclx::algo::generate_by_name(name, w.request());
-        const double expected = estimate(whole, w.bytes, w.elem_size, m, m.call_overhead, w.hosts);
-        CHECK(alpha_beta_model(m)(Candidate{name, {}}, w) ==
-              doctest::Approx(expected).epsilon(1e-12));
+      if (map != Map::none) w.hosts = hosts;
+      REQUIRE(w.multi_host() == (map != Map::none));
+      for (const std::string name :
+           {"ring", "rhd", "binomial_tree", "multilane_rhd", "leader_rhd"}) {
+        const bool composed = name.find('_') != std::string::npos && name != "binomial_tree";
+        if ((composed && map == Map::none) || (n == 700 && name != "ring")) continue;
+        for (const long long pipeline : {1LL, 4LL}) {
+          if (pipeline > 1 && !composed) continue;
+          Candidate c{name, {}};
+          if (pipeline > 1) c.params["pipeline"] = pipeline;
+          CAPTURE(n);
+          CAPTURE(static_cast<int>(map));
+          CAPTURE(to_string(c));
+          const Schedule whole = cclx::algo::generate_by_name(name, w.request(), c.params);
+          const double expected =
+              estimate(whole, w.bytes, w.elem_size, m, m.call_overhead, w.hosts);
+          CHECK(alpha_beta_model(m)(c, w) == doctest::Approx(expected).epsilon(1e-12));
+        }
       }
     }
   }

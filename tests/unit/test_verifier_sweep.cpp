@@ -188,6 +188,20 @@ TEST_CASE("single-rank generation matches the full schedule") {
               CHECK_MESSAGE(s.scratch_copies == full.scratch_copies, describe(g.name, one, 1024)
                                                                          << " rank " << r);
             }
+            // A range of ranks (only_rank_end), as algo::Auto's model asks host by host: the
+            // same programs in the range, none outside it.
+            for (const auto& [first, end] : {std::pair{0, (n + 1) / 2}, std::pair{n / 2, n}}) {
+              auto some = req;
+              some.only_rank = first;
+              some.only_rank_end = end;
+              const auto s = g.generate(some, {});
+              for (int r = 0; r < n; ++r)
+                CHECK_MESSAGE((some.wants(r) ? s.programs[static_cast<std::size_t>(r)] ==
+                                                   full.programs[static_cast<std::size_t>(r)]
+                                             : s.programs[static_cast<std::size_t>(r)].ops.empty()),
+                              describe(g.name, some, 1024)
+                                  << " ranks " << first << ".." << end << ", rank " << r);
+            }
           }
       }
     }

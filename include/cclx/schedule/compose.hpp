@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cclx/schedule/generate.hpp"
 #include "cclx/schedule/schedule.hpp"
 
 namespace cclx::sched {
@@ -53,9 +54,11 @@ struct Embedding {
 /// Builds a schedule of `nranks` ranks over `nblocks` blocks from embedded parts, phase by phase.
 class ScheduleComposer {
  public:
-  /// A composition for `nranks` ranks on a partition of `nblocks` blocks; with only_rank >= 0
-  /// only that rank's program is built (ScheduleRequest::only_rank).
-  ScheduleComposer(int nranks, std::uint32_t nblocks, int only_rank = -1);
+  /// A composition for `nranks` ranks on a partition of `nblocks` blocks, every rank's program.
+  ScheduleComposer(int nranks, std::uint32_t nblocks);
+  /// A composition for `req`'s ranks on a partition of `nblocks` blocks, building the programs
+  /// that `req` wants (ScheduleRequest::wants()).
+  ScheduleComposer(const ScheduleRequest& req, std::uint32_t nblocks);
   /// Adds `part` to the current phase as `e` says; throws cclx::Error when `e` does not fit
   /// (rank or block counts differ from the part's, a block outside the whole, a copy or reduce
   /// whose operands split into different runs of the whole's blocks).
@@ -72,7 +75,7 @@ class ScheduleComposer {
  private:
   int nranks_;
   std::uint32_t nblocks_;
-  int only_rank_;
+  ScheduleRequest wanted_;  // whose programs to build (ScheduleRequest::wants())
   std::uint32_t scratch_copies_ = 1;
   std::size_t phase_start_ = 0, phase_end_ = 0;
   std::vector<std::size_t> phase_starts_{0};

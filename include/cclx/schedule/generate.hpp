@@ -29,13 +29,22 @@ struct ScheduleRequest {
   /// it; others ignore it.
   std::size_t bytes = 0;
   /// >= 0: generate only this rank's program (the others stay empty), which is all an executor on
-  /// one rank needs; -1: every rank (verifier, simulator, tools).
+  /// one rank needs, or with only_rank_end the programs of ranks [only_rank, only_rank_end) (a
+  /// host's, for algo::Auto's model); -1: every rank (verifier, simulator, tools).
   int only_rank = -1;
+  /// The end of the range of ranks that only_rank begins; -1 (or not above only_rank): only_rank
+  /// alone.
+  int only_rank_end = -1;
   /// A host id per rank (schedule/hosts.hpp), read by the hierarchical generators alone
   /// (algo/hierarchical.hpp), which name it in their cache_params(); empty: every rank its own
   /// host. Not owned: the caller keeps it alive while the request is used (a Communicator keeps
   /// its map for its lifetime).
   std::span<const int> hosts{};
+
+  /// Whether rank r's program is to be built (only_rank, only_rank_end).
+  [[nodiscard]] bool wants(int r) const {
+    return only_rank < 0 || (r >= only_rank && r < std::max(only_rank_end, only_rank + 1));
+  }
 };
 
 // The generators are declared next to their policies (include/cclx/algo/<name>.hpp, all of them in
