@@ -281,6 +281,20 @@ bool can_serve(const Candidate& c, const Workload& w, std::string* why) {
   return true;
 }
 
+bool generates(const Candidate& c, const Workload& w, std::string* why) {
+  if (!can_serve(c, w, why)) return false;
+  if (c.native()) return true;
+  sched::ScheduleRequest req = w.request();
+  req.only_rank = 0;
+  try {
+    (void)algo::generate_by_name(c.algorithm, req, c.params);
+    return true;
+  } catch (const Error& e) {
+    if (why) *why = e.detail();
+    return false;
+  }
+}
+
 std::vector<long long> pipeline_grid(std::size_t bytes) {
   std::vector<long long> v{1};
   for (long long k = 2; k <= 8 && static_cast<std::size_t>(k) * min_pipeline_segment <= bytes;

@@ -91,11 +91,7 @@ Decision Selector::compute(const Workload& w) const {
   std::string skipped;
   const auto usable = [&](const Candidate& c, std::string_view from) {
     std::string why;
-    if (can_serve(c, w, &why)) {
-      // A generator may still refuse the request (e.g. a rank count): ask it once.
-      if (c.native() || config_.model(c, w) >= 0) return true;
-      why = c.algorithm + " cannot generate this request";
-    }
+    if (generates(c, w, &why)) return true;
     skipped += std::string(from) + " chose " + to_string(c) + " but " + why + "; ";
     return false;
   };
@@ -258,7 +254,7 @@ bool Selector::least_regret(const Workload& w, Candidate& choice, std::string& w
     double fastest = std::numeric_limits<double>::infinity();
     for (const auto& [name, t] : e.times_us) {
       const Candidate c = parse_candidate(name);
-      if (!can_serve(c, sized) || (!c.native() && config_.model(c, sized) < 0)) continue;
+      if (!generates(c, sized)) continue;
       served.emplace_back(name, t);
       fastest = std::min(fastest, t);
     }

@@ -74,6 +74,28 @@ TEST_CASE("tune selector: a choice that cannot serve the call is skipped and exp
   CHECK(s.decide(allreduce(4, 64)).choice.algorithm == "ring");
 }
 
+TEST_CASE(
+    "tune selector: a choice whose generator refuses the request is skipped with its reason") {
+  // Declared for allgather, but a pipeline splits allreduce, reduce and bcast only: the generator
+  // says so when asked for rank 0's program (generates()), without pricing the candidate.
+  Selector::Config c;
+  c.overrides = Overrides::parse("*:*=multilane_ring(pipeline=4)");
+  Selector s(c);
+  const std::vector<int> hosts = {0, 0, 0, 0, 1, 1, 1, 1};
+  Workload w = allreduce(8, 1 << 20);
+  w.collective = Collective::allgather;
+  w.hosts = hosts;
+  CHECK(can_serve(parse_candidate("multilane_ring(pipeline=4)"), w));
+  CHECK_FALSE(generates(parse_candidate("multilane_ring(pipeline=4)"), w));
+  const Decision& d = s.decide(w);
+  CHECK(d.source == Source::model);
+  CHECK(contains(d.explanation,
+                 "CCLX_ALGO chose multilane_ring(pipeline=4) but multilane_ring: "
+                 "pipeline=4: allgather does not split into segments"));
+  w.collective = Collective::allreduce;  // there it runs
+  CHECK(s.decide(w).source == Source::override_env);
+}
+
 TEST_CASE("tune selector: decisions depend only on the workload and config; AutoState keeps them") {
   Selector a, b;
   const Workload w = allreduce(5, 1 << 16);
