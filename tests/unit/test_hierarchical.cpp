@@ -254,11 +254,11 @@ TEST_CASE("hierarchical: one rank's program equals its program in the whole sche
         } catch (const cclx::Error&) {
           continue;  // a pipeline on a collective that does not split
         }
-        for (const auto& [first, end] : {std::pair{0, 3}, std::pair{3, 5}, std::pair{5, 9}}) {
-          req.only_rank = first;
-          req.only_rank_end = end;
+        for (const std::pair<int, int> host : {std::pair{0, 3}, std::pair{3, 5}, std::pair{5, 9}}) {
+          req.only_rank = host.first;
+          req.only_rank_end = host.second;
           const auto some = g->generate(req, params);
-          for (int r = first; r < end; ++r) {
+          for (int r = host.first; r < host.second; ++r) {
             INFO(g->name, " ", sched::to_string(c), " pipeline ", pipeline, " rank ", r);
             CHECK(some.programs[static_cast<std::size_t>(r)] ==
                   whole.programs[static_cast<std::size_t>(r)]);

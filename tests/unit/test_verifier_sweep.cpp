@@ -190,17 +190,18 @@ TEST_CASE("single-rank generation matches the full schedule") {
             }
             // A range of ranks (only_rank_end), as algo::Auto's model asks host by host: the
             // same programs in the range, none outside it.
-            for (const auto& [first, end] : {std::pair{0, (n + 1) / 2}, std::pair{n / 2, n}}) {
+            for (const std::pair<int, int> range :
+                 {std::pair{0, (n + 1) / 2}, std::pair{n / 2, n}}) {
               auto some = req;
-              some.only_rank = first;
-              some.only_rank_end = end;
+              some.only_rank = range.first;
+              some.only_rank_end = range.second;
               const auto s = g.generate(some, {});
               for (int r = 0; r < n; ++r)
                 CHECK_MESSAGE((some.wants(r) ? s.programs[static_cast<std::size_t>(r)] ==
                                                    full.programs[static_cast<std::size_t>(r)]
                                              : s.programs[static_cast<std::size_t>(r)].ops.empty()),
-                              describe(g.name, some, 1024)
-                                  << " ranks " << first << ".." << end << ", rank " << r);
+                              describe(g.name, some, 1024) << " ranks " << range.first << ".."
+                                                           << range.second << ", rank " << r);
             }
           }
       }
