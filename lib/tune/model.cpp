@@ -165,7 +165,8 @@ double estimate_by_rank(int nranks, const ProgramOf& program_of, std::size_t byt
 
 // The estimate of algorithm `name` with `params` on `w`, holding no more than it must:
 // - without hosts to charge (no map, or one host): the representative ranks' programs of a flat
-//   algorithm, one at a time (ScheduleRequest::only_rank);
+//   algorithm, one at a time (ScheduleRequest::only_rank), or the whole schedule where every rank
+//   is representative;
 // - across hosts, each host's ranks together (a host's link carries what its ranks send, and
 //   only their times read it) where every host is a range of consecutive ranks: a composition
 //   (uses_hosts) always, a flat algorithm when one host's programs hold at most kHeldOps ops;
@@ -186,6 +187,9 @@ double estimate_generated(const std::string& name, const sched::ParamMap& params
   const bool composed = algo::generator(name).uses_hosts;
   RankCosts costs(w.bytes, w.elem_size, m, w.hosts, w.nranks);
   if (!costs.mapped() && !composed) {
+    // Every rank is representative up to kAllRanksUpTo: one generation of the whole is cheaper.
+    if (w.nranks <= kAllRanksUpTo)
+      return estimate(generate(-1, -1), w.bytes, w.elem_size, m, per_call_overhead, w.hosts);
     double slowest = 0;
     for (const int r : representative_ranks(w.nranks, w.root))
       slowest = std::max(slowest, costs.rank_time(program_of(r), r));
