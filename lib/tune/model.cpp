@@ -164,15 +164,16 @@ double estimate_by_rank(int nranks, const ProgramOf& program_of, std::size_t byt
 }
 
 // The estimate of algorithm `name` with `params` on `w`, holding no more than it must:
+// - the whole schedule up to kAllRanksUpTo ranks, where every rank's program counts and one
+//   generation is the cheapest;
 // - without hosts to charge (no map, or one host): the representative ranks' programs of a flat
-//   algorithm, one at a time (ScheduleRequest::only_rank), or the whole schedule where every rank
-//   is representative;
-// - across hosts, each host's ranks together (a host's link carries what its ranks send, and
-//   only their times read it) where every host is a range of consecutive ranks: a composition
-//   (uses_hosts) always, a flat algorithm when one host's programs hold at most kHeldOps ops;
-// - else the whole schedule when it holds at most kHeldOps ops (from the first and last ranks'
-//   programs), or a composition's whole schedule; else every rank's program twice, one at a
-//   time: once for the links' loads, once for the ranks' times.
+//   algorithm, one at a time (ScheduleRequest::only_rank);
+// - across hosts, a flat algorithm's whole schedule when it holds at most kHeldOps ops (from the
+//   first and last ranks' programs); else, where every host is a range of consecutive ranks, each
+//   host's ranks together (a host's link carries what its ranks send, and only their times read
+//   it): a composition always, a flat algorithm when a host's programs hold at most kHeldOps;
+// - else a composition's whole schedule, or every rank's program of a flat algorithm twice, one
+//   at a time: once for the links' loads, once for the ranks' times.
 // Every way gives the same estimate (tests/unit/test_tune_model_ranks.cpp).
 double estimate_generated(const std::string& name, const sched::ParamMap& params, const Workload& w,
                           const ModelParams& m, double per_call_overhead) {
@@ -183,22 +184,25 @@ double estimate_generated(const std::string& name, const sched::ParamMap& params
     req.only_rank_end = end;
     return algo::generate_by_name(name, req, params);
   };
+  const auto whole = [&] {
+    return estimate(generate(-1, -1), w.bytes, w.elem_size, m, per_call_overhead, w.hosts);
+  };
+  if (w.nranks <= kAllRanksUpTo) return whole();
   const auto program_of = [&](int r) { return generate(r, -1); };
   const bool composed = algo::generator(name).uses_hosts;
   RankCosts costs(w.bytes, w.elem_size, m, w.hosts, w.nranks);
   if (!costs.mapped() && !composed) {
-    // Every rank is representative up to kAllRanksUpTo: one generation of the whole is cheaper.
-    if (w.nranks <= kAllRanksUpTo)
-      return estimate(generate(-1, -1), w.bytes, w.elem_size, m, per_call_overhead, w.hosts);
     double slowest = 0;
     for (const int r : representative_ranks(w.nranks, w.root))
       slowest = std::max(slowest, costs.rank_time(program_of(r), r));
     return slowest + per_call_overhead;
   }
   std::size_t ops = 0;  // the larger of the first and last ranks' programs
-  if (!composed)
+  if (!composed) {
     for (const int r : {0, w.nranks - 1})
       ops = std::max(ops, program_of(r).programs[static_cast<std::size_t>(r)].ops.size());
+    if (ops * static_cast<std::size_t>(w.nranks) <= kHeldOps) return whole();
+  }
   const std::vector<std::pair<int, int>> ranges = costs.host_ranges();
   int widest = 0;
   for (const auto& [first, end] : ranges) widest = std::max(widest, end - first);
@@ -211,8 +215,7 @@ double estimate_generated(const std::string& name, const sched::ParamMap& params
     }
     return slowest + per_call_overhead;
   }
-  if (composed || ops * static_cast<std::size_t>(w.nranks) <= kHeldOps)
-    return estimate(generate(-1, -1), w.bytes, w.elem_size, m, per_call_overhead, w.hosts);
+  if (composed) return whole();
   for (int r = 0; r < w.nranks; ++r) costs.add_link_loads(program_of(r), r);
   double slowest = 0;
   for (int r = 0; r < w.nranks; ++r) slowest = std::max(slowest, costs.rank_time(program_of(r), r));
