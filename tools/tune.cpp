@@ -3,6 +3,7 @@
 // algo::Auto's decision for a call, shows tables and merges them.
 //
 //   cclx-tune explain --collective allreduce --n 8 --bytes 1M   (reads CCLX_ALGO, CCLX_TUNE_FILE)
+//   cclx-tune explain --collective allreduce --n 4096 --bytes 16M --ranks-per-host 128
 //   cclx-tune show table.json
 //   cclx-tune merge -o all.json a.json b.json
 //   cclx-tune merge --pool -o part.json run1.json run2.json run3.json
