@@ -538,7 +538,6 @@ Schedule multi_lane_reduce(const ScheduleRequest& req, std::string_view algorith
 
 Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, const InterHost& inter,
                     std::size_t pipelined) {
-  Parts parts;
   require_supported(req, algorithm, kMultiLane);
   const std::uint32_t segments = split_count(algorithm, "pipeline", "segments",
                                              static_cast<long long>(pipelined), req.collective);
@@ -556,6 +555,7 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, cons
     default:
       break;
   }
+  Parts parts;
   const int h = m.num_hosts();
   const auto lanes = static_cast<std::uint32_t>(m.max_ranks_per_host());
   const Schedule lane = inter_schedule(
@@ -579,7 +579,6 @@ Schedule multi_lane(const ScheduleRequest& req, std::string_view algorithm, cons
 
 Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
                       const InterHost& inter, std::size_t pipelined) {
-  Parts parts;
   require_supported(req, algorithm, kLeaderBased);
   const std::uint32_t segments = split_count(algorithm, "pipeline", "segments",
                                              static_cast<long long>(pipelined), req.collective);
@@ -592,6 +591,7 @@ Schedule leader_based(const ScheduleRequest& req, std::string_view algorithm,
     return leader_allgather(req, algorithm, inter, m);
   if (equal_blocks(req.collective) == Collective::reduce_scatter)
     return leader_reduce_scatter(req, algorithm, inter, m);
+  Parts parts;
   const int h = m.num_hosts();
   const Schedule between =
       inter_schedule(algorithm, inter, sub_request(Collective::allreduce, h, true, seg.bytes));

@@ -216,10 +216,8 @@ double estimate_generated(const std::string& name, const sched::ParamMap& params
     return slowest + per_call_overhead;
   }
   if (composed) return whole();
-  for (int r = 0; r < w.nranks; ++r) costs.add_link_loads(program_of(r), r);
-  double slowest = 0;
-  for (int r = 0; r < w.nranks; ++r) slowest = std::max(slowest, costs.rank_time(program_of(r), r));
-  return slowest + per_call_overhead;
+  return estimate_by_rank(w.nranks, program_of, w.bytes, w.elem_size, m, per_call_overhead,
+                          w.hosts);
 }
 
 }  // namespace
