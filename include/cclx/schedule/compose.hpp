@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "cclx/schedule/generate.hpp"
@@ -79,7 +80,10 @@ class ScheduleComposer {
   std::uint32_t scratch_copies_ = 1;
   std::size_t phase_start_ = 0, phase_end_ = 0;
   std::vector<std::size_t> phase_starts_{0};
-  std::vector<std::vector<std::vector<Op>>> steps_;  // steps_[rank][step]: the step's ops
+  /// placed_[rank]: its ops with their steps, in the order embedded (finish() sorts them by step,
+  /// keeping that order within a step); length_[rank]: its steps.
+  std::vector<std::vector<std::pair<std::uint32_t, Op>>> placed_;
+  std::vector<std::size_t> length_;
 };
 
 }  // namespace cclx::sched
