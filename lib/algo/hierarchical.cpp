@@ -130,9 +130,14 @@ Schedule header(const ScheduleRequest& req, std::string_view algorithm) {
 }
 
 // The composed schedule, as `segments` segments pipelined through the composer's phases
-// (sched::pipeline(); one segment: as composed).
+// (sched::pipeline(); one segment: as composed), or one segment and its shape where the request
+// asks for that (ScheduleRequest::segment_only).
 Schedule finish_pipelined(const ScheduleComposer& c, const ScheduleRequest& req,
                           std::string_view algorithm, std::uint32_t segments) {
+  if (req.segment_only && segments > 1) {
+    *req.segment_only = {c.phase_bounds(), segments};
+    return c.finish(header(req, algorithm));
+  }
   return pipeline(c.finish(header(req, algorithm)), c.phase_bounds(), segments);
 }
 

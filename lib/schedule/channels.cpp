@@ -16,6 +16,16 @@ bool splits_into_channels(Collective c) {
 
 namespace {
 
+// Part j's copy of region g of a part of nb blocks, in a whole of `whole` blocks: the same blocks
+// in the part's own range of the partition; a scratch region of copy c moves to copy c of the
+// whole.
+Region part_region(Region g, std::uint32_t j, std::uint32_t nb, std::uint32_t whole) {
+  if (g.count == 0) return g;  // token() or an unused operand: moves nothing
+  const std::uint32_t copy = g.buf == Buf::scratch ? g.first / nb : 0;
+  g.first = copy * whole + j * nb + (g.first - copy * nb);
+  return g;
+}
+
 // `part` on k contiguous ranges of k * nb blocks (nb: part's), part j's step s at the whole's step
 // s + shift(j, s); in a step of the whole, part j's ops follow part j - 1's. shift must make
 // s + shift(j, s) increase with s (every part keeps its steps' order) and not depend on the rank,
@@ -29,14 +39,7 @@ Schedule replicate(Schedule part, std::uint32_t k, Shift shift) {
   Schedule s = std::move(part);  // every field but the blocks and the programs is the part's
   s.nblocks = nb * k;
   s.programs.resize(from.size());
-  // Part j's region: the same blocks in its own range of the partition; a scratch region of copy c
-  // moves to copy c of the split partition.
-  const auto moved = [&](Region g, std::uint32_t j) {
-    if (g.count == 0) return g;  // token() or an unused operand: moves nothing
-    const std::uint32_t copy = g.buf == Buf::scratch ? g.first / nb : 0;
-    g.first = copy * s.nblocks + j * nb + (g.first - copy * nb);
-    return g;
-  };
+  const auto moved = [&](Region g, std::uint32_t j) { return part_region(g, j, nb, s.nblocks); };
   std::vector<std::uint32_t> fill;  // per step of the whole: where its next op goes
   for (std::size_t r = 0; r < from.size(); ++r) {
     Program& p = from[r];
@@ -89,7 +92,9 @@ Schedule split_channels(std::string_view algorithm, const ScheduleRequest& req, 
                         const std::function<Schedule(const ScheduleRequest&)>& generate) {
   const std::uint32_t k = split_count(algorithm, "channels", "channels", channels, req.collective);
   if (k == 1) return generate(req);
-  Schedule part = generate(channel_part_request(req, channels));
+  ScheduleRequest part_req = channel_part_request(req, channels);
+  part_req.segment_only = nullptr;  // each channel is the whole pipeline, built
+  Schedule part = generate(part_req);
   const std::string params = part.params.empty() ? "channels=" + std::to_string(k)
                                                  : part.params + ",channels=" + std::to_string(k);
   Schedule s =
@@ -98,27 +103,46 @@ Schedule split_channels(std::string_view algorithm, const ScheduleRequest& req, 
   return s;
 }
 
+PipelineLayout::PipelineLayout(const PipelineShape& shape, std::uint32_t segment_nblocks)
+    : bounds_(shape.phase_bounds),
+      segments_(std::max<std::uint32_t>(shape.segments, 1)),
+      segment_nblocks_(segment_nblocks) {
+  if (bounds_.size() < 2) bounds_ = {0, 0};  // one phase, which step() does not read
+  // A phase of segment j waits for the segment's previous phase and for segment j - 1's same
+  // phase (each phase one stage of the pipeline).
+  const std::size_t phases = bounds_.size() - 1;
+  const auto length = [&](std::size_t p) { return bounds_[p + 1] - bounds_[p]; };
+  start_.resize(segments_ * phases);
+  for (std::uint32_t j = 0; j < segments_; ++j)
+    for (std::size_t p = 0; p < phases; ++p) {
+      std::size_t at = j == 0 ? bounds_[p] : start_[(j - 1) * phases + p] + length(p);
+      if (p > 0) at = std::max(at, start_[j * phases + p - 1] + length(p - 1));
+      start_[j * phases + p] = at;
+    }
+}
+
+std::size_t PipelineLayout::step(std::uint32_t j, std::size_t s) const {
+  if (segments_ == 1) return s;
+  const std::size_t phases = bounds_.size() - 1;
+  std::size_t p = phases - 1;
+  while (p > 0 && bounds_[p] > s) --p;
+  return s + start_[j * phases + p] - bounds_[p];
+}
+
+Region PipelineLayout::region(Region g, std::uint32_t j) const {
+  return part_region(g, j, segment_nblocks_, nblocks());
+}
+
 Schedule pipeline(Schedule segment, std::span<const std::size_t> phase_bounds,
                   std::uint32_t segments) {
   if (segments <= 1 || phase_bounds.size() < 2) return segment;
-  // start[j][p]: where segment j's phase p begins; a phase of segment j waits for the segment's
-  // previous phase and for segment j - 1's same phase (each phase one stage of the pipeline).
-  const std::size_t phases = phase_bounds.size() - 1;
-  const auto length = [&](std::size_t p) { return phase_bounds[p + 1] - phase_bounds[p]; };
-  std::vector<std::vector<std::size_t>> start(segments, std::vector<std::size_t>(phases));
-  for (std::uint32_t j = 0; j < segments; ++j)
-    for (std::size_t p = 0; p < phases; ++p) {
-      std::size_t at = j == 0 ? phase_bounds[p] : start[j - 1][p] + length(p);
-      if (p > 0) at = std::max(at, start[j][p - 1] + length(p - 1));
-      start[j][p] = at;
-    }
+  const PipelineLayout layout({{phase_bounds.begin(), phase_bounds.end()}, segments},
+                              segment.nblocks);
   const std::string params = segment.params.empty()
                                  ? "pipeline=" + std::to_string(segments)
                                  : segment.params + ",pipeline=" + std::to_string(segments);
   Schedule s = replicate(std::move(segment), segments, [&](std::uint32_t j, std::size_t step) {
-    std::size_t p = phases - 1;
-    while (p > 0 && phase_bounds[p] > step) --p;
-    return start[j][p] - phase_bounds[p];
+    return layout.step(j, step) - step;
   });
   s.params = params;
   return s;

@@ -4,12 +4,14 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "cclx/algo/registry.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
+#include "cclx/schedule/channels.hpp"
 #include "cclx/schedule/partition.hpp"
 
 namespace cclx::tune {
@@ -39,7 +41,9 @@ namespace {
 
 // The model's arithmetic over one schedule, a rank's program at a time, so that a caller can
 // generate the programs one by one (ScheduleRequest::only_rank) instead of holding every rank's:
-// a flat ring on n ranks has n * 2(n - 1) steps in all, 4 GB at n = 4096.
+// a flat ring on n ranks has n * 2(n - 1) steps in all, 4 GB at n = 4096. A pipeline is priced
+// from its segment's programs and layout (ScheduleRequest::segment_only) as the schedule that
+// sched::pipeline() would build, without building it.
 class RankCosts {
  public:
   RankCosts(std::size_t bytes, std::size_t elem_size, const ModelParams& m,
@@ -58,6 +62,9 @@ class RankCosts {
           static_cast<std::size_t>(std::lower_bound(ids.begin(), ids.end(), h) - ids.begin()));
     link_.resize(ids.size());
   }
+
+  /// The programs priced from now on are segments pipelined by `layout` (null: as they are).
+  void set_layout(const sched::PipelineLayout* layout) { layout_ = layout; }
 
   /// Whether transfers between hosts are charged: the map gives every rank a host, and there are
   /// two or more (on one host nothing crosses).
@@ -81,49 +88,102 @@ class RankCosts {
     return ranges;
   }
 
+  /// What one rank does in one step: bytes sent and received within its host (or, without a map,
+  /// at all) and across its host's link, bytes reduced, and whether it moves data at all and
+  /// across hosts.
+  struct StepTotals {
+    double sent = 0, received = 0, sent_across = 0, received_across = 0, reduced = 0;
+    bool moves = false, across = false;
+  };
+
+  /// Rank r's totals per step of the priced program (s's, or the pipeline of its copies).
+  [[nodiscard]] const std::vector<StepTotals>& totals(const sched::Schedule& s, int r) {
+    const auto& p = s.programs[static_cast<std::size_t>(r)];
+    const sched::Partition part{bytes_ / elem_size_, layout_ ? layout_->nblocks() : s.nblocks};
+    // Copy j's totals at step at(j, step), its regions moved by region(g, j).
+    const auto add = [&](std::vector<StepTotals>& out, std::uint32_t j, const auto& at,
+                         const auto& region) {
+      if (p.num_steps() == 0) return;
+      if (out.size() <= at(j, p.num_steps() - 1)) out.resize(at(j, p.num_steps() - 1) + 1);
+      for (std::size_t step = 0; step < p.num_steps(); ++step) {
+        StepTotals& t = out[at(j, step)];
+        for (std::size_t i = 0; i < p.step_size(step); ++i) {
+          const sched::Op& op = p.step_data(step)[i];
+          const auto bytes = [&](sched::Region g) {
+            g = region(g, j);
+            if (g.buf == Buf::scratch) g.first %= part.nblocks;
+            return static_cast<double>(part.region_size(g) * elem_size_);
+          };
+          const bool remote = op.is_transfer() && crosses(r, op.peer);
+          if (op.kind == OpKind::send) (remote ? t.sent_across : t.sent) += bytes(op.src);
+          if (op.kind == OpKind::recv) (remote ? t.received_across : t.received) += bytes(op.dst);
+          if (op.kind == OpKind::reduce) t.reduced += bytes(op.dst);
+          t.moves = t.moves || op.is_transfer();
+          t.across = t.across || remote;
+        }
+      }
+    };
+    const auto same_step = [](std::uint32_t, std::size_t step) { return step; };
+    const auto same_region = [](sched::Region g, std::uint32_t) { return g; };
+    totals_.clear();
+    if (!layout_) {
+      add(totals_, 0, same_step, same_region);
+      return totals_;
+    }
+    const auto step_of = [&](std::uint32_t j, std::size_t step) { return layout_->step(j, step); };
+    const auto region_of = [&](sched::Region g, std::uint32_t j) { return layout_->region(g, j); };
+    if (part.count % part.nblocks != 0) {  // the copies' blocks differ in size: each its own
+      for (std::uint32_t j = 0; j < layout_->segments(); ++j) add(totals_, j, step_of, region_of);
+      return totals_;
+    }
+    // Blocks of one size: every copy's totals are the first's, at its own steps.
+    segment_.clear();
+    add(segment_, 0, same_step, region_of);
+    for (std::uint32_t j = 0; j < layout_->segments(); ++j)
+      for (std::size_t step = 0; step < segment_.size(); ++step) {
+        const std::size_t to = layout_->step(j, step);  // increasing in j and step
+        if (totals_.size() <= to) totals_.resize(to + 1);
+        StepTotals& t = totals_[to];
+        const StepTotals& u = segment_[step];
+        t.sent += u.sent;
+        t.received += u.received;
+        t.sent_across += u.sent_across;
+        t.received_across += u.received_across;
+        t.reduced += u.reduced;
+        t.moves = t.moves || u.moves;
+        t.across = t.across || u.across;
+      }
+    return totals_;
+  }
+
   /// Adds rank r's transfers across its host's link, per step, to the link's load: the bytes all
   /// of the host's ranks send (receive) across it in that step.
-  void add_link_loads(const sched::Schedule& s, int r) {
+  void add_link_loads(const std::vector<StepTotals>& totals, int r) {
     if (!mapped()) return;
-    const auto& p = s.programs[static_cast<std::size_t>(r)];
     auto& load = link_[host_index_[static_cast<std::size_t>(r)]];
-    if (load.size() < p.num_steps()) load.resize(p.num_steps());
-    for (std::size_t step = 0; step < p.num_steps(); ++step)
-      for (std::size_t i = 0; i < p.step_size(step); ++i) {
-        const sched::Op& op = p.step_data(step)[i];
-        if (!op.is_transfer() || !crosses(r, op.peer)) continue;
-        if (op.kind == OpKind::send) load[step].first += region_bytes(s, op.src);
-        if (op.kind == OpKind::recv) load[step].second += region_bytes(s, op.dst);
-      }
+    if (load.size() < totals.size()) load.resize(totals.size());
+    for (std::size_t step = 0; step < totals.size(); ++step) {
+      load[step].first += totals[step].sent_across;
+      load[step].second += totals[step].received_across;
+    }
   }
 
   /// Rank r's estimated seconds: per step its overhead, a latency, the larger of its bytes sent
   /// and received (a step across hosts: at least its host link's load) and its bytes reduced.
-  [[nodiscard]] double rank_time(const sched::Schedule& s, int r) const {
-    const auto& p = s.programs[static_cast<std::size_t>(r)];
+  [[nodiscard]] double rank_time(const std::vector<StepTotals>& totals, int r) const {
     double t = 0;
-    for (std::size_t step = 0; step < p.num_steps(); ++step) {
-      double sent = 0, received = 0, reduced = 0;
-      bool moves = false, across = false;
-      for (std::size_t i = 0; i < p.step_size(step); ++i) {
-        const sched::Op& op = p.step_data(step)[i];
-        const bool remote = op.is_transfer() && crosses(r, op.peer);
-        if (op.kind == OpKind::send && !remote) sent += region_bytes(s, op.src);
-        if (op.kind == OpKind::recv && !remote) received += region_bytes(s, op.dst);
-        if (op.kind == OpKind::reduce) reduced += region_bytes(s, op.dst);
-        moves = moves || op.is_transfer();
-        across = across || remote;
-      }
-      double wire = std::max(sent, received) * m_.beta;
-      if (across) {
+    for (std::size_t step = 0; step < totals.size(); ++step) {
+      const StepTotals& s = totals[step];
+      double wire = std::max(s.sent, s.received) * m_.beta;
+      if (s.across) {
         const auto& l = link_[host_index_[static_cast<std::size_t>(r)]][step];
         wire = std::max(wire, std::max(l.first, l.second) * m_.inter_beta);
       }
       t += m_.step_overhead +
-           (across  ? m_.inter_alpha
-            : moves ? m_.alpha
-                    : 0) +
-           wire + reduced * m_.gamma;
+           (s.across  ? m_.inter_alpha
+            : s.moves ? m_.alpha
+                      : 0) +
+           wire + s.reduced * m_.gamma;
     }
     return t;
   }
@@ -132,12 +192,6 @@ class RankCosts {
   [[nodiscard]] bool crosses(int a, int b) const {
     return mapped() && hosts_[static_cast<std::size_t>(a)] != hosts_[static_cast<std::size_t>(b)];
   }
-  [[nodiscard]] double region_bytes(const sched::Schedule& s, const sched::Region& g) const {
-    const sched::Partition part{bytes_ / elem_size_, s.nblocks};
-    sched::Region local = g;
-    if (g.buf == Buf::scratch) local.first = g.first % s.nblocks;
-    return static_cast<double>(part.region_size(local) * elem_size_);
-  }
 
   std::size_t bytes_, elem_size_;
   const ModelParams& m_;
@@ -145,21 +199,37 @@ class RankCosts {
   std::vector<std::size_t> host_index_;
   /// Per host, per step: the bytes its ranks send and receive across its link.
   std::vector<std::vector<std::pair<double, double>>> link_;
+  const sched::PipelineLayout* layout_ = nullptr;
+  std::vector<StepTotals> totals_;   // totals()'s result, reused
+  std::vector<StepTotals> segment_;  // a pipeline's one segment's totals, reused
 };
 
-// The estimate of a schedule whose rank-r program `program_of(r)` holds (a Schedule, or a
-// reference to one; its other programs may be empty), one rank at a time: with a host map it is
-// asked for each rank twice, once for the links' loads and once for the rank's time, which costs
-// less than holding every rank's program when each is generated on demand.
-template <class ProgramOf>
-double estimate_by_rank(int nranks, const ProgramOf& program_of, std::size_t bytes,
-                        std::size_t elem_size, const ModelParams& m, double per_call_overhead,
-                        std::span<const int> hosts) {
+// The estimate of a schedule whose programs of ranks [first, end) `programs_of(first, end)` holds
+// (a Schedule, or a reference to one; its other programs may be empty), `chunk` ranks at a time:
+// with a host map each chunk is asked for twice, once for the links' loads and once for its ranks'
+// times, which costs less than holding every rank's program when each chunk is generated on
+// demand. `layout`: the programs are segments of that pipeline.
+template <class ProgramsOf>
+double estimate_by_ranges(int nranks, int chunk, const ProgramsOf& programs_of, std::size_t bytes,
+                          std::size_t elem_size, const ModelParams& m, double per_call_overhead,
+                          std::span<const int> hosts,
+                          const sched::PipelineLayout* layout = nullptr) {
   RankCosts costs(bytes, elem_size, m, hosts, nranks);
+  costs.set_layout(layout);
+  chunk = std::max(chunk, 1);
   if (costs.mapped())
-    for (int r = 0; r < nranks; ++r) costs.add_link_loads(program_of(r), r);
+    for (int first = 0; first < nranks; first += chunk) {
+      const int end = std::min(nranks, first + chunk);
+      const auto& s = programs_of(first, end);
+      for (int r = first; r < end; ++r) costs.add_link_loads(costs.totals(s, r), r);
+    }
   double slowest = 0;
-  for (int r = 0; r < nranks; ++r) slowest = std::max(slowest, costs.rank_time(program_of(r), r));
+  for (int first = 0; first < nranks; first += chunk) {
+    const int end = std::min(nranks, first + chunk);
+    const auto& s = programs_of(first, end);
+    for (int r = first; r < end; ++r)
+      slowest = std::max(slowest, costs.rank_time(costs.totals(s, r), r));
+  }
   return slowest + per_call_overhead;
 }
 
@@ -172,29 +242,47 @@ double estimate_by_rank(int nranks, const ProgramOf& program_of, std::size_t byt
 //   first and last ranks' programs); else, where every host is a range of consecutive ranks, each
 //   host's ranks together (a host's link carries what its ranks send, and only their times read
 //   it): a composition always, a flat algorithm when a host's programs hold at most kHeldOps;
-// - else a composition's whole schedule, or every rank's program of a flat algorithm twice, one
-//   at a time: once for the links' loads, once for the ranks' times.
+// - else a composition's whole schedule, or a flat algorithm's programs twice, as many ranks at a
+//   time as hold about kHeldOps / 8 ops: once for the links' loads, once for the ranks' times.
+// A pipelined composition is asked for its segment alone (ScheduleRequest::segment_only), whose
+// copies RankCosts prices where sched::pipeline() would put them.
 // Every way gives the same estimate (tests/unit/test_tune_model_ranks.cpp).
 double estimate_generated(const std::string& name, const sched::ParamMap& params, const Workload& w,
                           const ModelParams& m, double per_call_overhead) {
   constexpr std::size_t kHeldOps = std::size_t{1} << 20;  // about 40 MB of ops
   sched::ScheduleRequest req = w.request();
+  // A pipelined composition comes as one segment and its shape; `layout` prices its copies.
+  sched::PipelineShape shape;
+  std::optional<sched::PipelineLayout> layout;
+  req.segment_only = &shape;
   const auto generate = [&](int first, int end) {
     req.only_rank = first;
     req.only_rank_end = end;
-    return algo::generate_by_name(name, req, params);
+    shape = {};
+    sched::Schedule s = algo::generate_by_name(name, req, params);
+    if (shape.segments > 1) layout.emplace(shape, s.nblocks);
+    return s;
   };
+  const auto pipelined = [&]() -> const sched::PipelineLayout* {
+    return layout ? &*layout : nullptr;
+  };
+  RankCosts costs(w.bytes, w.elem_size, m, w.hosts, w.nranks);
   const auto whole = [&] {
-    return estimate(generate(-1, -1), w.bytes, w.elem_size, m, per_call_overhead, w.hosts);
+    const sched::Schedule s = generate(-1, -1);
+    const auto same = [&](int, int) -> const sched::Schedule& { return s; };
+    return estimate_by_ranges(w.nranks, w.nranks, same, w.bytes, w.elem_size, m, per_call_overhead,
+                              w.hosts, pipelined());
   };
   if (w.nranks <= kAllRanksUpTo) return whole();
   const auto program_of = [&](int r) { return generate(r, -1); };
   const bool composed = algo::generator(name).uses_hosts;
-  RankCosts costs(w.bytes, w.elem_size, m, w.hosts, w.nranks);
   if (!costs.mapped() && !composed) {
     double slowest = 0;
-    for (const int r : representative_ranks(w.nranks, w.root))
-      slowest = std::max(slowest, costs.rank_time(program_of(r), r));
+    for (const int r : representative_ranks(w.nranks, w.root)) {
+      const sched::Schedule s = program_of(r);
+      costs.set_layout(pipelined());
+      slowest = std::max(slowest, costs.rank_time(costs.totals(s, r), r));
+    }
     return slowest + per_call_overhead;
   }
   std::size_t ops = 0;  // the larger of the first and last ranks' programs
@@ -207,26 +295,39 @@ double estimate_generated(const std::string& name, const sched::ParamMap& params
   int widest = 0;
   for (const auto& [first, end] : ranges) widest = std::max(widest, end - first);
   if (!ranges.empty() && (composed || ops * static_cast<std::size_t>(widest) <= kHeldOps)) {
+    // A host's ranks' totals, kept between its links' loads and its ranks' times.
+    std::vector<std::vector<RankCosts::StepTotals>> host;
     double slowest = 0;
     for (const auto& [first, end] : ranges) {
       const sched::Schedule s = generate(first, end);
-      for (int r = first; r < end; ++r) costs.add_link_loads(s, r);
-      for (int r = first; r < end; ++r) slowest = std::max(slowest, costs.rank_time(s, r));
+      costs.set_layout(pipelined());
+      host.resize(static_cast<std::size_t>(end - first));
+      for (int r = first; r < end; ++r) {
+        host[static_cast<std::size_t>(r - first)] = costs.totals(s, r);
+        costs.add_link_loads(host[static_cast<std::size_t>(r - first)], r);
+      }
+      for (int r = first; r < end; ++r)
+        slowest = std::max(slowest, costs.rank_time(host[static_cast<std::size_t>(r - first)], r));
     }
     return slowest + per_call_overhead;
   }
   if (composed) return whole();
-  return estimate_by_rank(w.nranks, program_of, w.bytes, w.elem_size, m, per_call_overhead,
-                          w.hosts);
+  // Ranges of ranks holding about kChunkOps ops, each generated twice: one generation per rank
+  // would build (and free) every rank's empty program each time.
+  constexpr std::size_t kChunkOps = kHeldOps / 8;
+  const int chunk = static_cast<int>(std::min<std::size_t>(
+      kChunkOps / std::max<std::size_t>(ops, 1), static_cast<std::size_t>(w.nranks)));
+  return estimate_by_ranges(w.nranks, chunk, generate, w.bytes, w.elem_size, m, per_call_overhead,
+                            w.hosts);
 }
 
 }  // namespace
 
 double estimate(const sched::Schedule& s, std::size_t bytes, std::size_t elem_size,
                 const ModelParams& m, double per_call_overhead, std::span<const int> hosts) {
-  const auto whole = [&](int) -> const sched::Schedule& { return s; };
-  return estimate_by_rank(static_cast<int>(s.programs.size()), whole, bytes, elem_size, m,
-                          per_call_overhead, hosts);
+  const auto whole = [&](int, int) -> const sched::Schedule& { return s; };
+  const int n = static_cast<int>(s.programs.size());
+  return estimate_by_ranges(n, n, whole, bytes, elem_size, m, per_call_overhead, hosts);
 }
 
 std::vector<int> representative_ranks(int nranks, int root) {

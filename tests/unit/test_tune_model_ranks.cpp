@@ -1,7 +1,7 @@
 // The model's representative ranks: on a flat schedule the slowest of them is the slowest of every
 // rank, for every registered flat algorithm, collective, root and a spread of rank counts above
-// kAllRanksUpTo; and the model, which generates a rank's program at a time, estimates what the
-// whole schedule gives.
+// kAllRanksUpTo; and the model, which generates a rank's program at a time and prices a pipeline
+// from its segment, estimates what the whole schedule gives.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include "cclx/algo/registry.hpp"
 #include "cclx/collectives/collectives.hpp"
 #include "cclx/error.hpp"
+#include "cclx/schedule/channels.hpp"
 #include "cclx/tune/model.hpp"
 
 using namespace cclx::tune;
@@ -129,4 +130,63 @@ TEST_CASE(
       }
     }
   }
+}
+
+TEST_CASE("tune model: a pipeline is priced from its segment as the built pipeline is") {
+  // The model asks a composition for one segment and its shape (ScheduleRequest::segment_only)
+  // and prices the copies sched::pipeline() would make, without making them: the segment
+  // pipelined is the generator's schedule, and its estimate is the built schedule's, on
+  // partitions whose blocks are all one size (priced once per segment) and of two sizes.
+  const ModelParams m;
+  int compared = 0;
+  for (const int n : {6, 13, 40, 100}) {
+    for (const bool interleaved : {false, true}) {
+      std::vector<int> hosts(static_cast<std::size_t>(n));
+      for (int r = 0; r < n; ++r) hosts[static_cast<std::size_t>(r)] = interleaved ? r % 3 : r / 4;
+      for (const std::string name : {"multilane_ring", "multilane_rhd", "leader_rhd",
+                                     "leader_binomial_tree", "multilane_recursive_doubling"}) {
+        for (const Collective c : {Collective::allreduce, Collective::bcast, Collective::reduce}) {
+          for (const long long segments : {2LL, 3LL, 8LL}) {
+            for (const std::size_t bytes : {std::size_t{1} << 22, std::size_t{4} * 1000003}) {
+              Workload w;
+              w.collective = c;
+              w.nranks = n;
+              w.root = n / 2;
+              w.bytes = bytes;
+              w.elem_size = 4;
+              w.hosts = hosts;
+              const Candidate cand{name, {{"pipeline", segments}}};
+              if (!can_serve(cand, w)) continue;
+              CAPTURE(n);
+              CAPTURE(interleaved);
+              CAPTURE(to_string(cand));
+              CAPTURE(to_string(c));
+              CAPTURE(bytes);
+              Schedule built;
+              try {
+                built = cclx::algo::generate_by_name(name, w.request(), cand.params);
+              } catch (const cclx::Error&) {
+                continue;  // an Inter that refuses this host count or collective
+              }
+              cclx::sched::PipelineShape shape;
+              cclx::sched::ScheduleRequest req = w.request();
+              req.segment_only = &shape;
+              Schedule segment = cclx::algo::generate_by_name(name, req, cand.params);
+              CHECK(shape.segments == segments);
+              const Schedule piped =
+                  cclx::sched::pipeline(std::move(segment), shape.phase_bounds, shape.segments);
+              CHECK(piped.nblocks == built.nblocks);
+              CHECK(piped.programs == built.programs);
+              CHECK(alpha_beta_model(m)(cand, w) ==
+                    doctest::Approx(
+                        estimate(built, w.bytes, w.elem_size, m, m.call_overhead, w.hosts))
+                        .epsilon(1e-12));
+              ++compared;
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(compared > 200);
 }

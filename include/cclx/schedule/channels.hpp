@@ -27,6 +27,7 @@
 #include <functional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "cclx/schedule/generate.hpp"
 #include "cclx/schedule/schedule.hpp"
@@ -59,6 +60,30 @@ inline constexpr long long max_channels = 64;
 [[nodiscard]] Schedule split_channels(
     std::string_view algorithm, const ScheduleRequest& req, long long channels,
     const std::function<Schedule(const ScheduleRequest&)>& generate);
+
+/// Where sched::pipeline() puts each copy of a segment's schedule: segment j's step s and its
+/// regions in the pipelined schedule. What a consumer needs to price a pipeline from its segment
+/// without building it (algo::Auto's model; ScheduleRequest::segment_only).
+class PipelineLayout {
+ public:
+  /// The layout of `shape.segments` copies of a segment of `segment_nblocks` blocks whose phases
+  /// are `shape.phase_bounds` (the last bound its round count on every rank).
+  PipelineLayout(const PipelineShape& shape, std::uint32_t segment_nblocks);
+
+  [[nodiscard]] std::uint32_t segments() const { return segments_; }
+  /// Blocks of the pipelined schedule's partition: segments * the segment's.
+  [[nodiscard]] std::uint32_t nblocks() const { return segments_ * segment_nblocks_; }
+  /// The pipelined step of segment j's step s.
+  [[nodiscard]] std::size_t step(std::uint32_t j, std::size_t s) const;
+  /// Segment j's copy of region g of the segment.
+  [[nodiscard]] Region region(Region g, std::uint32_t j) const;
+
+ private:
+  std::vector<std::size_t> bounds_;
+  std::uint32_t segments_, segment_nblocks_;
+  /// start_[j * phases + p]: the pipelined step where segment j's phase p begins.
+  std::vector<std::size_t> start_;
+};
 
 /// `segment` (a schedule of nb blocks) on `segments` contiguous ranges of segments * nb blocks,
 /// pipelined as above: phase p of `segment` is its steps [phase_bounds[p], phase_bounds[p + 1])

@@ -17,6 +17,13 @@
 
 namespace cclx::sched {
 
+/// How sched::pipeline() staggers copies of one segment's schedule (schedule/channels.hpp).
+struct PipelineShape {
+  /// The segment's phases: phase p is its steps [phase_bounds[p], phase_bounds[p + 1]).
+  std::vector<std::size_t> phase_bounds;
+  std::uint32_t segments = 1;  ///< the copies; 1: not pipelined
+};
+
 /// What a generator is asked for: the collective, the ranks, the root, in place or not, the message
 /// size, and whose programs to build. The policy's parameters come separately (ParamMap).
 struct ScheduleRequest {
@@ -40,6 +47,11 @@ struct ScheduleRequest {
   /// host. Not owned: the caller keeps it alive while the request is used (a Communicator keeps
   /// its map for its lifetime).
   std::span<const int> hosts{};
+  /// Non-null: a pipelined generator (pipeline > 1) returns one segment's schedule instead of
+  /// sched::pipeline()'s staggered copies of it, and writes here how it would stagger them, for a
+  /// consumer that prices the pipeline without building it (algo::Auto's model). The others leave
+  /// it as it is. Never set for a schedule that runs: the segment alone is not the collective.
+  PipelineShape* segment_only = nullptr;
 
   /// Whether rank r's program is to be built (only_rank, only_rank_end).
   [[nodiscard]] bool wants(int r) const {
