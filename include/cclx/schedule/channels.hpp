@@ -70,6 +70,7 @@ class PipelineLayout {
   /// are `shape.phase_bounds` (the last bound its round count on every rank).
   PipelineLayout(const PipelineShape& shape, std::uint32_t segment_nblocks);
 
+  /// The copies of the segment (1: not pipelined).
   [[nodiscard]] std::uint32_t segments() const { return segments_; }
   /// Blocks of the pipelined schedule's partition: segments * the segment's.
   [[nodiscard]] std::uint32_t nblocks() const { return segments_ * segment_nblocks_; }
