@@ -100,6 +100,9 @@ class RankCosts {
   [[nodiscard]] const std::vector<StepTotals>& totals(const sched::Schedule& s, int r) {
     const auto& p = s.programs[static_cast<std::size_t>(r)];
     const sched::Partition part{bytes_ / elem_size_, layout_ ? layout_->nblocks() : s.nblocks};
+    // Blocks of one size: a region's bytes do not depend on where it lies.
+    const bool even = part.count % part.nblocks == 0;
+    const std::size_t block = part.count / part.nblocks;
     // Copy j's totals at step at(j, step), its regions moved by region(g, j).
     const auto add = [&](std::vector<StepTotals>& out, std::uint32_t j, const auto& at,
                          const auto& region) {
@@ -110,6 +113,7 @@ class RankCosts {
         for (std::size_t i = 0; i < p.step_size(step); ++i) {
           const sched::Op& op = p.step_data(step)[i];
           const auto bytes = [&](sched::Region g) {
+            if (even) return static_cast<double>(g.count * block * elem_size_);
             g = region(g, j);
             if (g.buf == Buf::scratch) g.first %= part.nblocks;
             return static_cast<double>(part.region_size(g) * elem_size_);
@@ -132,13 +136,13 @@ class RankCosts {
     }
     const auto step_of = [&](std::uint32_t j, std::size_t step) { return layout_->step(j, step); };
     const auto region_of = [&](sched::Region g, std::uint32_t j) { return layout_->region(g, j); };
-    if (part.count % part.nblocks != 0) {  // the copies' blocks differ in size: each its own
+    if (!even) {  // the copies' blocks differ in size: each its own
       for (std::uint32_t j = 0; j < layout_->segments(); ++j) add(totals_, j, step_of, region_of);
       return totals_;
     }
     // Blocks of one size: every copy's totals are the first's, at its own steps.
     segment_.clear();
-    add(segment_, 0, same_step, region_of);
+    add(segment_, 0, same_step, same_region);
     for (std::uint32_t j = 0; j < layout_->segments(); ++j)
       for (std::size_t step = 0; step < segment_.size(); ++step) {
         const std::size_t to = layout_->step(j, step);  // increasing in j and step
@@ -154,6 +158,12 @@ class RankCosts {
         t.across = t.across || u.across;
       }
     return totals_;
+  }
+
+  /// Whether a rank with these totals sends or receives across hosts in some step (its time then
+  /// reads its host link's loads).
+  [[nodiscard]] static bool crosses_hosts(const std::vector<StepTotals>& totals) {
+    return std::any_of(totals.begin(), totals.end(), [](const StepTotals& t) { return t.across; });
   }
 
   /// Adds rank r's transfers across its host's link, per step, to the link's load: the bytes all
@@ -205,9 +215,11 @@ class RankCosts {
 };
 
 // The estimate of a schedule whose programs of ranks [first, end) `programs_of(first, end)` holds
-// (a Schedule, or a reference to one; its other programs may be empty), `chunk` ranks at a time:
-// with a host map each chunk is asked for twice, once for the links' loads and once for its ranks'
-// times, which costs less than holding every rank's program when each chunk is generated on
+// (a Schedule, or a reference to one; its other programs may be empty), `chunk` ranks at a time.
+// With a host map a rank's time reads its host link's loads only if it sends or receives across
+// hosts: the others' times are taken in the pass that adds up the loads, and a second pass asks
+// again for the chunks that hold a rank that crosses (a flat ring: only the ranks at a host's
+// ends), which costs less than holding every rank's program when each chunk is generated on
 // demand. `layout`: the programs are segments of that pipeline.
 template <class ProgramsOf>
 double estimate_by_ranges(int nranks, int chunk, const ProgramsOf& programs_of, std::size_t bytes,
@@ -217,18 +229,27 @@ double estimate_by_ranges(int nranks, int chunk, const ProgramsOf& programs_of, 
   RankCosts costs(bytes, elem_size, m, hosts, nranks);
   costs.set_layout(layout);
   chunk = std::max(chunk, 1);
-  if (costs.mapped())
-    for (int first = 0; first < nranks; first += chunk) {
-      const int end = std::min(nranks, first + chunk);
-      const auto& s = programs_of(first, end);
-      for (int r = first; r < end; ++r) costs.add_link_loads(costs.totals(s, r), r);
-    }
   double slowest = 0;
+  std::vector<bool> crosses(static_cast<std::size_t>(nranks), false);
   for (int first = 0; first < nranks; first += chunk) {
     const int end = std::min(nranks, first + chunk);
     const auto& s = programs_of(first, end);
+    for (int r = first; r < end; ++r) {
+      const auto& totals = costs.totals(s, r);
+      costs.add_link_loads(totals, r);
+      crosses[static_cast<std::size_t>(r)] = RankCosts::crosses_hosts(totals);
+      if (!crosses[static_cast<std::size_t>(r)])
+        slowest = std::max(slowest, costs.rank_time(totals, r));
+    }
+  }
+  for (int first = 0; first < nranks; first += chunk) {
+    const int end = std::min(nranks, first + chunk);
+    if (std::find(crosses.begin() + first, crosses.begin() + end, true) == crosses.begin() + end)
+      continue;
+    const auto& s = programs_of(first, end);
     for (int r = first; r < end; ++r)
-      slowest = std::max(slowest, costs.rank_time(costs.totals(s, r), r));
+      if (crosses[static_cast<std::size_t>(r)])
+        slowest = std::max(slowest, costs.rank_time(costs.totals(s, r), r));
   }
   return slowest + per_call_overhead;
 }
