@@ -263,8 +263,9 @@ double estimate_by_ranges(int nranks, int chunk, const ProgramsOf& programs_of, 
 //   first and last ranks' programs); else, where every host is a range of consecutive ranks, each
 //   host's ranks together (a host's link carries what its ranks send, and only their times read
 //   it): a composition always, a flat algorithm when a host's programs hold at most kHeldOps;
-// - else a composition's whole schedule, or a flat algorithm's programs twice, as many ranks at a
-//   time as hold about kHeldOps / 8 ops: once for the links' loads, once for the ranks' times.
+// - else a composition's whole schedule, or a flat algorithm's programs as many ranks at a time as
+//   hold about kHeldOps / 8 ops: once for the links' loads and the times of the ranks that stay
+//   in their host, and again, where a range holds a rank that crosses, for that rank's time.
 // A pipelined composition is asked for its segment alone (ScheduleRequest::segment_only), whose
 // copies RankCosts prices where sched::pipeline() would put them.
 // Every way gives the same estimate (tests/unit/test_tune_model_ranks.cpp).
@@ -316,25 +317,34 @@ double estimate_generated(const std::string& name, const sched::ParamMap& params
   int widest = 0;
   for (const auto& [first, end] : ranges) widest = std::max(widest, end - first);
   if (!ranges.empty() && (composed || ops * static_cast<std::size_t>(widest) <= kHeldOps)) {
-    // A host's ranks' totals, kept between its links' loads and its ranks' times.
-    std::vector<std::vector<RankCosts::StepTotals>> host;
+    // The totals of a host's ranks that cross hosts, by their offset in the host, kept until its
+    // link's loads are complete (the others' times do not read them).
+    std::vector<std::vector<RankCosts::StepTotals>> kept;
+    std::vector<int> crossing;
     double slowest = 0;
     for (const auto& [first, end] : ranges) {
       const sched::Schedule s = generate(first, end);
       costs.set_layout(pipelined());
-      host.resize(static_cast<std::size_t>(end - first));
+      kept.resize(std::max(kept.size(), static_cast<std::size_t>(end - first)));
+      crossing.clear();
       for (int r = first; r < end; ++r) {
-        host[static_cast<std::size_t>(r - first)] = costs.totals(s, r);
-        costs.add_link_loads(host[static_cast<std::size_t>(r - first)], r);
+        const auto& totals = costs.totals(s, r);
+        costs.add_link_loads(totals, r);
+        if (RankCosts::crosses_hosts(totals)) {
+          kept[static_cast<std::size_t>(r - first)] = totals;
+          crossing.push_back(r);
+        } else {
+          slowest = std::max(slowest, costs.rank_time(totals, r));
+        }
       }
-      for (int r = first; r < end; ++r)
-        slowest = std::max(slowest, costs.rank_time(host[static_cast<std::size_t>(r - first)], r));
+      for (const int r : crossing)
+        slowest = std::max(slowest, costs.rank_time(kept[static_cast<std::size_t>(r - first)], r));
     }
     return slowest + per_call_overhead;
   }
   if (composed) return whole();
-  // Ranges of ranks holding about kChunkOps ops, each generated twice: one generation per rank
-  // would build (and free) every rank's empty program each time.
+  // Ranges of ranks holding about kChunkOps ops, each generated again where one of its ranks
+  // crosses hosts: one generation per rank would build (and free) every rank's empty program.
   constexpr std::size_t kChunkOps = kHeldOps / 8;
   const int chunk = static_cast<int>(std::min<std::size_t>(
       kChunkOps / std::max<std::size_t>(ops, 1), static_cast<std::size_t>(w.nranks)));
