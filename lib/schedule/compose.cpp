@@ -38,8 +38,18 @@ void ScheduleComposer::embed(const Schedule& part, const Embedding& e) {
   bool fits = e.ranks.size() == static_cast<std::size_t>(part.nranks) &&
               part.programs.size() == e.ranks.size() &&
               e.blocks.size() == static_cast<std::size_t>(part.nblocks);
-  for (const auto& set : e.blocks)
-    for (std::uint32_t b : set) fits = fits && b < nblocks_;
+  // Each part block's whole blocks as one run {first, count} where they are adjacent and in order
+  // (count 0 where not: moved() then takes them one by one).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> run_of(e.blocks.size(), {0, 0});
+  for (std::size_t b = 0; b < e.blocks.size(); ++b) {
+    const auto& w = e.blocks[b];
+    bool adjacent = !w.empty();
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      fits = fits && w[i] < nblocks_;
+      adjacent = adjacent && w[i] == w[0] + i;
+    }
+    if (adjacent) run_of[b] = {w[0], static_cast<std::uint32_t>(w.size())};
+  }
   if (!fits)
     throw Error("embedding of '" + part.algorithm + "' does not fit its schedule (" +
                 std::to_string(part.nranks) + " ranks, " + std::to_string(part.nblocks) +
@@ -50,15 +60,6 @@ void ScheduleComposer::embed(const Schedule& part, const Embedding& e) {
   phase_end_ = std::max(phase_end_, phase_start_ + part.num_rounds());
   for (const auto& [buf, copy] : {std::pair{e.in, e.in_copy}, std::pair{e.out, e.out_copy}})
     if (buf == Buf::scratch) scratch_copies_ = std::max(scratch_copies_, copy + 1);
-  // Each part block's whole blocks as one run {first, count} where they are adjacent and in order
-  // (count 0 where not: moved() then takes them one by one).
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> run_of(e.blocks.size(), {0, 0});
-  for (std::size_t b = 0; b < e.blocks.size(); ++b) {
-    const auto& w = e.blocks[b];
-    bool adjacent = !w.empty();
-    for (std::size_t i = 1; adjacent && i < w.size(); ++i) adjacent = w[i] == w[0] + i;
-    if (adjacent) run_of[b] = {w[0], static_cast<std::uint32_t>(w.size())};
-  }
   // The whole's regions of part region g, into `runs`: one per run of adjacent blocks (none when
   // its blocks cover none of the whole's).
   const auto moved = [&](Region g, std::vector<Region>& runs) {

@@ -300,11 +300,8 @@ double estimate_generated(const std::string& name, const sched::ParamMap& params
   const bool composed = algo::generator(name).uses_hosts;
   if (!costs.mapped() && !composed) {
     double slowest = 0;
-    for (const int r : representative_ranks(w.nranks, w.root)) {
-      const sched::Schedule s = program_of(r);
-      costs.set_layout(pipelined());
-      slowest = std::max(slowest, costs.rank_time(costs.totals(s, r), r));
-    }
+    for (const int r : representative_ranks(w.nranks, w.root))
+      slowest = std::max(slowest, costs.rank_time(costs.totals(program_of(r), r), r));
     return slowest + per_call_overhead;
   }
   std::size_t ops = 0;  // the larger of the first and last ranks' programs
