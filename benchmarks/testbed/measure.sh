@@ -2,7 +2,7 @@
 # measure.sh: the measurements behind docs/testbed.md, with the exact commands.
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
-# hierarchical-rails hierarchical-tuned hierarchical-pipeline hierarchical-openmpi (default: all but
+# hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-openmpi (default: all but
 # hierarchical-openmpi, which needs OMPI_BENCH: a cclx-bench built against Open MPI). Uses its own testbed prefix
 # (cclxtbm) so it never touches a testbed someone else brought up; tears it down on exit.
 set -euo pipefail
@@ -24,7 +24,7 @@ cpu_of() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -201,6 +201,39 @@ for s in $sections; do
     up --hosts 4 --rate 200mbit
     cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" allreduce -m 64K:4M \
       --algos native,ring,rhd,multilane_ring,leader_rhd,auto -i 3 -x 1 --repeat 3
+    ;;
+  sim-fidelity)
+    # What the simulator's misses on 2 hosts x 2 ranks come from: the tbf bucket (80 KiB, the
+    # default before 2 KiB at these rates) and UCX's shared-memory FIFO (64 slots, its default,
+    # before 1024). First RHD's exchanges in plain MPI (tbcheck rhd), with and without the ones
+    # inside the hosts; then the same sweep in each of the four configurations, for
+    # testbed_sim_compare.py --heading 'burst B, fifo F'.
+    up --hosts 2 --rate 200mbit
+    for fifo in 64 1024; do
+      say "sim-fidelity: tbcheck rhd, 2 hosts x 2 ranks, 200mbit, fifo $fifo"
+      for size in 1M 4M; do
+        for cross in -c ""; do
+          # shellcheck disable=SC2086  # $cross is one word or none
+          cmd "$TB" run --ranks-per-host 2 --idle block --timeout 300 --env UCX_MM_FIFO_SIZE=$fifo \
+            -- "$T" rhd -s "$size" -i 9 -w 2 $cross
+        done
+      done
+    done
+    for burst in 81920 2048; do
+      up --hosts 2 --rate 200mbit --burst "$burst"
+      for fifo in 64 1024; do
+        say "sim-fidelity: burst $burst, fifo $fifo, 2 hosts x 2 ranks, 200mbit"
+        for c in allreduce allgather bcast; do
+          case $c in
+            allreduce) algos=ring,rhd,binomial_tree,multilane_ring,multilane_rhd,leader_rhd ;;
+            allgather) algos=ring,rhd,multilane_ring,leader_rhd ;;
+            bcast) algos=binomial_tree,pipelined_tree,leader_binomial_tree,multilane_rhd ;;
+          esac
+          cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 --env UCX_MM_FIFO_SIZE=$fifo \
+            -- "$BENCH" "$c" -m 8:4M --algos "$algos" -i 3 -x 1 --repeat 3
+        done
+      done
+    done
     ;;
   hierarchical-rooted)
     # Bcast and reduce: multi-lane (the root's host scatters the lanes, each lane crosses between

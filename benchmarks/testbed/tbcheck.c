@@ -13,11 +13,18 @@
  *   xchg -s BYTES       ranks 0 and P exchange BYTES simultaneously (MPI_Sendrecv)
  *   lat  -s BYTES       ping-pong 0 <-> P; every other rank waits in MPI_Barrier
  *                       (so idle ranks poll); prints median one-way latency (us)
+ *   rhd  -s BYTES       the exchanges of a recursive halving-doubling allreduce of
+ *                       BYTES on 2 hosts x 2 ranks (4 ranks; 0,1 on one host):
+ *                       BYTES/2 with the host's other rank, BYTES/4 twice with the
+ *                       same rank of the other host, BYTES/2 inside the host again;
+ *                       with -c only the two exchanges between the hosts. Each host's
+ *                       link carries BYTES each way (the printed rate); no reduction
  *   fin                 finalize stress: an allreduce, then rank r sleeps r*D ms
  *                       (-d D, default 50) so ranks reach MPI_Finalize at
  *                       different times
  * Options: -i ITERS (default 10), -w WARMUP (default 2), -d STAGGER_MS,
  *          -p PEER (rank 0's partner in bw/xchg/lat, default 1), -k RANKS_PER_HOST,
+ *          -c  rhd: the exchanges between the hosts only,
  *          -B  no MPI_Barrier before MPI_Finalize (default: barrier)
  */
 #define _POSIX_C_SOURCE 200809L
@@ -81,7 +88,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const char *mode = argc > 1 ? argv[1] : "shm";
   long bytes = 16L * 1024 * 1024;
-  int iters = 10, warmup = 2, barrier_before_finalize = 1, peer = 1, per_host = 1;
+  int iters = 10, warmup = 2, barrier_before_finalize = 1, peer = 1, per_host = 1, cross_only = 0;
   long stagger_ms = 50;
   for (int i = 2; i < argc; ++i) {
     if (!strcmp(argv[i], "-s") && i + 1 < argc) bytes = parse_size(argv[++i]);
@@ -91,6 +98,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "-p") && i + 1 < argc) peer = atoi(argv[++i]);
     else if (!strcmp(argv[i], "-k") && i + 1 < argc) per_host = atoi(argv[++i]);
     else if (!strcmp(argv[i], "-B")) barrier_before_finalize = 0;
+    else if (!strcmp(argv[i], "-c")) cross_only = 1;
     else {
       if (rank == 0) fprintf(stderr, "tbcheck: unknown option %s\n", argv[i]);
       MPI_Abort(MPI_COMM_WORLD, 2);
@@ -218,6 +226,41 @@ int main(int argc, char **argv) {
       printf("%scpu_cores_used=%.2f (all %d ranks, %.2f s wall)\n", strcmp(mode, "lat") ? "" : " ",
              cpu_sum / wall_max, size, wall_max);
     }
+    free(t);
+    free(sbuf);
+    free(rbuf);
+  } else if (!strcmp(mode, "rhd")) {
+    if (size != 4) {
+      if (rank == 0) fprintf(stderr, "tbcheck rhd needs 4 ranks (2 hosts x 2 ranks)\n");
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const size_t half = (size_t)bytes / 2, quarter = (size_t)bytes / 4;
+    char *sbuf = malloc(half + 1), *rbuf = malloc(half + 1);
+    memset(sbuf, rank + 1, half + 1);
+    memset(rbuf, 0, half + 1); /* touched: no page faults inside the timed exchanges */
+    double *t = calloc((size_t)iters, sizeof *t);
+    const int local = rank ^ 1, remote = rank ^ 2;
+    for (int it = -warmup; it < iters; ++it) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = MPI_Wtime();
+      if (!cross_only)
+        MPI_Sendrecv(sbuf, (int)half, MPI_BYTE, local, 6, rbuf, (int)half, MPI_BYTE, local, 6,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      for (int phase = 0; phase < 2; ++phase)
+        MPI_Sendrecv(sbuf, (int)quarter, MPI_BYTE, remote, 7, rbuf, (int)quarter, MPI_BYTE,
+                     remote, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (!cross_only)
+        MPI_Sendrecv(sbuf, (int)half, MPI_BYTE, local, 8, rbuf, (int)half, MPI_BYTE, local, 8,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      double dt = MPI_Wtime() - t0, dmax = 0;
+      MPI_Reduce(&dt, &dmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+      if (it >= 0) t[it] = dmax;
+    }
+    if (quarter > 0 && rbuf[quarter - 1] != (char)((cross_only ? remote : local) + 1)) {
+      fprintf(stderr, "tbcheck: data check failed on rank %d\n", rank);
+      rc = 1;
+    }
+    if (rank == 0) print_times(cross_only ? "rhd-cross" : "rhd", bytes, t, iters);
     free(t);
     free(sbuf);
     free(rbuf);

@@ -19,7 +19,7 @@ with TUNED_JSON): one table per collective, its files' sizes together, on hosts 
 --ranks-per-host ranks.
 
 Usage: testbed_sim_compare.py LOG|DIR [--sim build/tools/cclx-sim] [--fit-max 256]
-       [--ranks-per-host K] [--check FILE]
+       [--ranks-per-host K] [--heading TEXT] [--misses] [--check FILE]
 (--check: compare with FILE, the stored output, instead of printing; exit 1 when they differ)
 """
 
@@ -42,11 +42,19 @@ SKIP = {"native", "auto"}
 ROOTED = {"bcast", "reduce"}
 
 
-def parse_log(path):
-    """Tables: dicts with collective, n, k (ranks per host), rows {(size, algo): max_us}."""
+def parse_log(path, heading=None):
+    """Tables: dicts with collective, n, k (ranks per host), rows {(size, algo): max_us}; with
+    `heading`, only the tables under a `### ` line (measure.sh's section titles) that contains it."""
     tables, cur, k = [], None, 1
+    wanted = heading is None
     with open(path) as f:
         for line in f:
+            if line.startswith("### "):
+                wanted = heading is None or heading in line
+                cur = None
+                continue
+            if not wanted:
+                continue
             m = re.search(r"--ranks-per-host (\d+)", line)
             if line.startswith("$ ") and m:
                 k = int(m.group(1))
@@ -138,6 +146,9 @@ def main():
                     help="sizes shown in the tables (all sizes count in the summary)")
     ap.add_argument("--ranks-per-host", type=int, default=2,
                     help="ranks per host of a directory's JSON runs (a log names its own)")
+    ap.add_argument("--heading", help="a log's tables under the `### ` lines containing this only")
+    ap.add_argument("--misses", action="store_true",
+                    help="after the summary, each size's points outside 20%% (measured/predicted)")
     ap.add_argument("--check", help="compare with this stored output instead of printing")
     args = ap.parse_args()
     if args.check:
@@ -155,7 +166,7 @@ def main():
 
 def report(args):
     parsed = (parse_json_dir(args.log, args.ranks_per_host) if os.path.isdir(args.log)
-              else parse_log(args.log))
+              else parse_log(args.log, args.heading))
     tables = [t for t in parsed if t["k"] > 1 and t["n"] and t["n"] <= 4]
     if not tables:
         sys.exit("no 2-host tables in " + args.log)
@@ -167,6 +178,7 @@ def report(args):
     shown = {int(s) for s in args.sizes.split(",")}
     within = total = 0
     within_pred = total_pred = 0
+    misses = {}  # (collective, size) -> [(algorithm, ratio)] above the fitted sizes
     for t in tables:
         algos = [a for a in dict.fromkeys(a for (_, a) in t["rows"]) if a not in SKIP]
         print(f"{t['collective']}, {t['n'] // t['k']} hosts x {t['k']} ranks: measured / "
@@ -188,12 +200,18 @@ def report(args):
                 if size > args.fit_max:
                     within_pred += ok
                     total_pred += 1
+                    if not ok:
+                        misses.setdefault((t["collective"], size), []).append((a, meas / p))
                 cells.append(f"{meas:.0f} / {p:.0f} ({meas / p:.2f})")
             if size in shown:
                 print(f"| {size_label(size)} | " + " | ".join(cells) + " |")
         print()
     print(f"Within 20% (measured/predicted in [1/1.2, 1.2]): {within} of {total} points; "
           f"{within_pred} of {total_pred} above the fitted sizes.")
+    if args.misses:
+        print("\nOutside 20% above the fitted sizes (measured/predicted):\n")
+        for (c, size), v in sorted(misses.items()):
+            print(f"- {c} {size_label(size)}: " + ", ".join(f"{a} {r:.2f}" for a, r in v))
 
 
 if __name__ == "__main__":
