@@ -19,7 +19,7 @@ with TUNED_JSON): one table per collective, its files' sizes together, on hosts 
 --ranks-per-host ranks.
 
 Usage: testbed_sim_compare.py LOG|DIR [--sim build/tools/cclx-sim] [--fit-max 256]
-       [--ranks-per-host K] [--heading TEXT] [--misses] [--check FILE]
+       [--ranks-per-host K] [--heading TEXT] [--misses] [--check FILE] [--plot PNG]
 (--check: compare with FILE, the stored output, instead of printing; exit 1 when they differ)
 """
 
@@ -150,7 +150,11 @@ def main():
     ap.add_argument("--misses", action="store_true",
                     help="after the summary, each size's points outside 20%% (measured/predicted)")
     ap.add_argument("--check", help="compare with this stored output instead of printing")
+    ap.add_argument("--plot", metavar="PNG",
+                    help="also draw each table's measured times against native's (needs matplotlib)")
     args = ap.parse_args()
+    if args.plot:
+        plot(args)
     if args.check:
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
@@ -162,6 +166,40 @@ def main():
         print(f"{args.check}: as cclx-sim predicts it")
         return
     report(args)
+
+
+def plot(args):
+    """One panel per table: native's time over each algorithm's, measured, against the size;
+    the node-aware policies in colour, the flat algorithms grey, Auto black."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    tables = [t for t in (parse_json_dir(args.log, args.ranks_per_host) if os.path.isdir(args.log)
+                          else parse_log(args.log, args.heading)) if "native" in {a for _, a in t["rows"]}]
+    if not tables:
+        sys.exit("nothing to plot: no table with native in " + args.log)
+    fig, axes = plt.subplots(1, len(tables), figsize=(4.2 * len(tables), 4.2), squeeze=False)
+    for ax, t in zip(axes[0], tables):
+        sizes = sorted({s for (s, _) in t["rows"]})
+        for a in dict.fromkeys(a for (_, a) in t["rows"]):
+            if a == "native":
+                continue
+            xs = [s for s in sizes if (s, a) in t["rows"] and (s, "native") in t["rows"]]
+            ys = [t["rows"][(s, "native")] / t["rows"][(s, a)] for s in xs]
+            node_aware = a.startswith(("multilane", "leader"))
+            style = ({"color": "black", "linewidth": 2.2, "zorder": 3} if a == "auto" else
+                     {"linewidth": 1.4} if node_aware else
+                     {"color": "0.6", "linewidth": 0.9, "linestyle": "--"})
+            ax.plot(xs, ys, marker=".", label=a, **style)
+        ax.axhline(1.0, color="0.3", linewidth=0.8)
+        ax.set_xscale("log", base=2)
+        ax.set_title(f"{t['collective']}, {t['n'] // t['k']} hosts x {t['k']} ranks")
+        ax.set_xlabel("bytes")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6)
+    axes[0][0].set_ylabel("native's time / the algorithm's (above 1: faster)")
+    fig.tight_layout()
+    fig.savefig(args.plot, dpi=110)
 
 
 def report(args):
