@@ -2,7 +2,7 @@
 # measure.sh: the measurements behind docs/testbed.md, with the exact commands.
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
-# hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-openmpi (default: all but
+# hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-openmpi (default: all but
 # hierarchical-openmpi, which needs OMPI_BENCH: a cclx-bench built against Open MPI). Uses its own testbed prefix
 # (cclxtbm) so it never touches a testbed someone else brought up; tears it down on exit.
 set -euo pipefail
@@ -24,7 +24,7 @@ cpu_of() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -232,6 +232,24 @@ for s in $sections; do
           cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 --env UCX_MM_FIFO_SIZE=$fifo \
             -- "$BENCH" "$c" -m 8:4M --algos "$algos" -i 3 -x 1 --repeat 3
         done
+      done
+    done
+    ;;
+  hierarchical-shapes)
+    # Allgather, reduce_scatter and bcast on 4 hosts x 2 ranks and 2 hosts x 4 ranks, one link
+    # per host: the node-aware policies beside native, the flat algorithms and Auto (its model).
+    # 8 ranks on the 2 cores: these show the direction.
+    for shape in "4 2" "2 4"; do
+      read -r hosts k <<<"$shape"
+      up --hosts "$hosts" --rate 200mbit
+      for c in allgather reduce_scatter bcast; do
+        case $c in
+          bcast) algos=native,binomial_tree,leader_binomial_tree,leader_rhd,multilane_rhd,auto ;;
+          *) algos=native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto ;;
+        esac
+        say "hierarchical-shapes: $c, $hosts hosts x $k ranks, 200mbit"
+        cmd "$TB" run --ranks-per-host "$k" --idle block --timeout 900 -- "$BENCH" "$c" \
+          -m 256K:4M --algos "$algos" -i 2 -x 1 --repeat 3
       done
     done
     ;;
