@@ -94,6 +94,18 @@ class RankCosts {
   struct StepTotals {
     double sent = 0, received = 0, sent_across = 0, received_across = 0, reduced = 0;
     bool moves = false, across = false;
+
+    /// Another copy's totals in the same step.
+    StepTotals& operator+=(const StepTotals& u) {
+      sent += u.sent;
+      received += u.received;
+      sent_across += u.sent_across;
+      received_across += u.received_across;
+      reduced += u.reduced;
+      moves = moves || u.moves;
+      across = across || u.across;
+      return *this;
+    }
   };
 
   /// Rank r's totals per step of the priced program (s's, or the pipeline of its copies).
@@ -147,15 +159,7 @@ class RankCosts {
       for (std::size_t step = 0; step < segment_.size(); ++step) {
         const std::size_t to = layout_->step(j, step);  // increasing in j and step
         if (totals_.size() <= to) totals_.resize(to + 1);
-        StepTotals& t = totals_[to];
-        const StepTotals& u = segment_[step];
-        t.sent += u.sent;
-        t.received += u.received;
-        t.sent_across += u.sent_across;
-        t.received_across += u.received_across;
-        t.reduced += u.reduced;
-        t.moves = t.moves || u.moves;
-        t.across = t.across || u.across;
+        totals_[to] += segment_[step];
       }
     return totals_;
   }

@@ -168,14 +168,20 @@ def main():
     report(args)
 
 
+def load_tables(args):
+    """The tables of LOG (a log, or a directory of cclx-bench --json files)."""
+    if os.path.isdir(args.log):
+        return parse_json_dir(args.log, args.ranks_per_host)
+    return parse_log(args.log, args.heading)
+
+
 def plot(args):
     """One panel per table: native's time over each algorithm's, measured, against the size;
     the node-aware policies in colour, the flat algorithms grey, Auto black."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    tables = [t for t in (parse_json_dir(args.log, args.ranks_per_host) if os.path.isdir(args.log)
-                          else parse_log(args.log, args.heading)) if "native" in {a for _, a in t["rows"]}]
+    tables = [t for t in load_tables(args) if "native" in {a for _, a in t["rows"]}]
     if not tables:
         sys.exit("nothing to plot: no table with native in " + args.log)
     fig, axes = plt.subplots(1, len(tables), figsize=(4.2 * len(tables), 4.2), squeeze=False)
@@ -203,9 +209,7 @@ def plot(args):
 
 
 def report(args):
-    parsed = (parse_json_dir(args.log, args.ranks_per_host) if os.path.isdir(args.log)
-              else parse_log(args.log, args.heading))
-    tables = [t for t in parsed if t["k"] > 1 and t["n"] and t["n"] <= 4]
+    tables = [t for t in load_tables(args) if t["k"] > 1 and t["n"] and t["n"] <= 4]
     if not tables:
         sys.exit("no 2-host tables in " + args.log)
     call_us, alpha_l, alpha_g, nfit = fit_latencies(args.sim, tables, args.fit_max, args.bw,
