@@ -2,8 +2,8 @@
 # measure.sh: the measurements behind docs/testbed.md, with the exact commands.
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
-# hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-openmpi (default: all but
-# hierarchical-openmpi, which needs OMPI_BENCH: a cclx-bench built against Open MPI). Uses its own testbed prefix
+# hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net
+# hierarchical-openmpi (default: all but hierarchical-openmpi, which needs OMPI_BENCH: a cclx-bench built against Open MPI). Uses its own testbed prefix
 # (cclxtbm) so it never touches a testbed someone else brought up; tears it down on exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -24,7 +24,7 @@ cpu_of() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -44,6 +44,24 @@ counted() {
   l0=$(link_total 0) o0=$(lo_total 0)
   "$@" 2>&1 | grep -v '^\[cclx-testbed\] run:' | grep -E '^(bw|xchg|shm-check: ranks)|rror|nreachable' | cut -c1-160 || true
   echo "  -> h0 link (tbf up+down): $(($(link_total 0) - l0)) bytes, h0 lo: $(($(lo_total 0) - o0)) bytes"
+}
+
+# The hierarchical-shapes runs; "$@": more `cclx-testbed run` options (--env K=V).
+shapes() {
+  local shape hosts k c algos
+  for shape in "4 2" "2 4"; do
+    read -r hosts k <<<"$shape"
+    up --hosts "$hosts" --rate 200mbit
+    for c in allgather reduce_scatter bcast; do
+      case $c in
+        bcast) algos=native,binomial_tree,leader_binomial_tree,leader_rhd,multilane_rhd,auto ;;
+        *) algos=native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto ;;
+      esac
+      say "hierarchical-shapes: $c, $hosts hosts x $k ranks, 200mbit${*:+ ($*)}"
+      cmd "$TB" run --ranks-per-host "$k" --idle block --timeout 900 "$@" -- "$BENCH" "$c" \
+        -m 256K:4M --algos "$algos" -i 2 -x 1 --repeat 3
+    done
+  done
 }
 
 for s in $sections; do
@@ -237,21 +255,14 @@ for s in $sections; do
     ;;
   hierarchical-shapes)
     # Allgather, reduce_scatter and bcast on 4 hosts x 2 ranks and 2 hosts x 4 ranks, one link
-    # per host: the node-aware policies beside native, the flat algorithms and Auto (its model).
-    # 8 ranks on the 2 cores: these show the direction.
-    for shape in "4 2" "2 4"; do
-      read -r hosts k <<<"$shape"
-      up --hosts "$hosts" --rate 200mbit
-      for c in allgather reduce_scatter bcast; do
-        case $c in
-          bcast) algos=native,binomial_tree,leader_binomial_tree,leader_rhd,multilane_rhd,auto ;;
-          *) algos=native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto ;;
-        esac
-        say "hierarchical-shapes: $c, $hosts hosts x $k ranks, 200mbit"
-        cmd "$TB" run --ranks-per-host "$k" --idle block --timeout 900 -- "$BENCH" "$c" \
-          -m 256K:4M --algos "$algos" -i 2 -x 1 --repeat 3
-      done
-    done
+    # per host: the node-aware policies beside native, the flat algorithms and Auto (its model,
+    # on its default network). 8 ranks on the 2 cores: these show the direction.
+    shapes
+    ;;
+  hierarchical-shapes-net)
+    # The same, with Auto's model told the testbed's network (the link's rate and latency that
+    # sim-fidelity fits: 23.9 MB/s, 29.4 us); the settings change nothing but Auto's model.
+    shapes --env CCLX_NET_BANDWIDTH=23.9M --env CCLX_NET_LATENCY=29.4e-6
     ;;
   hierarchical-rooted)
     # Bcast and reduce: multi-lane (the root's host scatters the lanes, each lane crosses between

@@ -59,8 +59,11 @@ enum class Id : std::uint8_t {
   cuda_pinned_cache_bytes,
   hosts,
   ranks_per_host,
+  net_latency,
+  net_bandwidth,
+  net_links,
 };
-inline constexpr std::size_t count = 18;  ///< the number of settings: Id's values, table()'s rows
+inline constexpr std::size_t count = 21;  ///< the number of settings: Id's values, table()'s rows
 
 /// One row of the table.
 struct Spec {

@@ -2,6 +2,7 @@
 // and one Id; docs/environment.md is regenerated from this table (cclx-info --settings --markdown).
 #include <array>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -58,6 +59,26 @@ std::any parse_hosts(std::string_view text) {
   return ids;
 }
 
+// A rate in bytes per second: a positive number with an optional decimal suffix k, M or G
+// (network rates are decimal: 12.5G is 12.5e9 B/s, a 100 Gb/s link) -> double.
+std::any parse_rate(std::string_view text) {
+  const std::string s(text);
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  const std::string_view suffix(end, static_cast<std::size_t>(s.c_str() + s.size() - end));
+  if (suffix == "k")
+    v *= 1e3;
+  else if (suffix == "M")
+    v *= 1e6;
+  else if (suffix == "G")
+    v *= 1e9;
+  else if (!suffix.empty())
+    v = -1;
+  if (end == s.c_str() || !std::isfinite(v) || !(v > 0))
+    throw Error("expected bytes per second: a positive number, optionally with k, M or G");
+  return v;
+}
+
 // clang-format off
 const std::array<Spec, count> kTable = {{
     {Id::algo, "CCLX_ALGO", Type::string, "",
@@ -110,6 +131,13 @@ const std::array<Spec, count> kTable = {{
      {}, 0, &parse_hosts},
     {Id::ranks_per_host, "CCLX_RANKS_PER_HOST", Type::integer, "0", "an integer (0: unset)",
      "emulated hosts of K consecutive ranks of MPI_COMM_WORLD each, in place of MPI's shared-memory split (docs/hierarchical.md)"},
+    {Id::net_latency, "CCLX_NET_LATENCY", Type::seconds, "5e-6", "seconds, such as 5e-6",
+     "algo::Auto's model: latency of a message between hosts (docs/tuning.md)"},
+    {Id::net_bandwidth, "CCLX_NET_BANDWIDTH", Type::string, "12.5G",
+     "bytes per second with an optional decimal k, M or G, such as 12.5G",
+     "algo::Auto's model: one host link's rate in each direction (docs/tuning.md)", {}, 0, &parse_rate},
+    {Id::net_links, "CCLX_NET_LINKS", Type::integer, "1", "an integer of at least 1",
+     "algo::Auto's model: links (NICs) per host, a host's ranks spread over them (docs/tuning.md)", {}, 1},
 }};
 // clang-format on
 

@@ -41,7 +41,7 @@ AutoState::Entry& AutoState::entry(const Workload& w) {
 AutoState::Entry& AutoState::tuned(const Workload& w) {
   Entry& e = entry(w);
   if (!e.tuner)
-    e.tuner = std::make_unique<OnlineTuner>(w, subspaces_for(w), alpha_beta_model(), options_);
+    e.tuner = std::make_unique<OnlineTuner>(w, subspaces_for(w), selector_.model(), options_);
   return e;
 }
 

@@ -13,6 +13,7 @@
 #include "cclx/error.hpp"
 #include "cclx/schedule/channels.hpp"
 #include "cclx/schedule/partition.hpp"
+#include "cclx/settings.hpp"
 
 namespace cclx::tune {
 
@@ -56,11 +57,20 @@ class RankCosts {
     std::vector<int> ids(hosts_.begin(), hosts_.end());
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    nhosts_ = ids.size();
+    // A rank crosses on its host's link number (its index among the host's ranks) mod the links
+    // per host, as ranks are spread over a rail-optimized cluster's NICs.
+    const std::size_t links = static_cast<std::size_t>(std::max(m.inter_links, 1));
+    std::vector<std::size_t> placed(nhosts_, 0);  // ranks of each host seen so far
     host_index_.reserve(hosts_.size());
-    for (const int h : hosts_)
-      host_index_.push_back(
-          static_cast<std::size_t>(std::lower_bound(ids.begin(), ids.end(), h) - ids.begin()));
-    link_.resize(ids.size());
+    link_of_.reserve(hosts_.size());
+    for (const int h : hosts_) {
+      const auto i =
+          static_cast<std::size_t>(std::lower_bound(ids.begin(), ids.end(), h) - ids.begin());
+      host_index_.push_back(i);
+      link_of_.push_back(i * links + placed[i]++ % links);
+    }
+    link_.resize(nhosts_ * links);
   }
 
   /// The programs priced from now on are segments pipelined by `layout` (null: as they are).
@@ -68,13 +78,13 @@ class RankCosts {
 
   /// Whether transfers between hosts are charged: the map gives every rank a host, and there are
   /// two or more (on one host nothing crosses).
-  [[nodiscard]] bool mapped() const { return link_.size() > 1; }
+  [[nodiscard]] bool mapped() const { return nhosts_ > 1; }
 
   /// Each host's ranks as one range [first, end) of consecutive ranks, in rank order; empty when
   /// some host's ranks are not consecutive (or without a map).
   [[nodiscard]] std::vector<std::pair<int, int>> host_ranges() const {
     std::vector<std::pair<int, int>> ranges;
-    std::vector<bool> seen(link_.size(), false);
+    std::vector<bool> seen(nhosts_, false);
     for (std::size_t r = 0; r < host_index_.size(); ++r) {
       const std::size_t h = host_index_[r];
       if (r > 0 && h == host_index_[r - 1]) {
@@ -170,11 +180,11 @@ class RankCosts {
     return std::any_of(totals.begin(), totals.end(), [](const StepTotals& t) { return t.across; });
   }
 
-  /// Adds rank r's transfers across its host's link, per step, to the link's load: the bytes all
-  /// of the host's ranks send (receive) across it in that step.
+  /// Adds rank r's transfers across its host link, per step, to the link's load: the bytes all
+  /// of the ranks on that link send (receive) across it in that step.
   void add_link_loads(const std::vector<StepTotals>& totals, int r) {
     if (!mapped()) return;
-    auto& load = link_[host_index_[static_cast<std::size_t>(r)]];
+    auto& load = link_[link_of_[static_cast<std::size_t>(r)]];
     if (load.size() < totals.size()) load.resize(totals.size());
     for (std::size_t step = 0; step < totals.size(); ++step) {
       load[step].first += totals[step].sent_across;
@@ -190,7 +200,7 @@ class RankCosts {
       const StepTotals& s = totals[step];
       double wire = std::max(s.sent, s.received) * m_.beta;
       if (s.across) {
-        const auto& l = link_[host_index_[static_cast<std::size_t>(r)]][step];
+        const auto& l = link_[link_of_[static_cast<std::size_t>(r)]][step];
         wire = std::max(wire, std::max(l.first, l.second) * m_.inter_beta);
       }
       t += m_.step_overhead +
@@ -210,8 +220,11 @@ class RankCosts {
   std::size_t bytes_, elem_size_;
   const ModelParams& m_;
   std::span<const int> hosts_;
-  std::vector<std::size_t> host_index_;
-  /// Per host, per step: the bytes its ranks send and receive across its link.
+  std::size_t nhosts_ = 0;
+  std::vector<std::size_t> host_index_;  // per rank: its host, 0 .. nhosts_ - 1
+  std::vector<std::size_t> link_of_;     // per rank: its host link, an index of link_
+  /// Per host link (ModelParams::inter_links of each host), per step: the bytes its ranks send
+  /// and receive across it.
   std::vector<std::vector<std::pair<double, double>>> link_;
   const sched::PipelineLayout* layout_ = nullptr;
   std::vector<StepTotals> totals_;   // totals()'s result, reused
@@ -500,6 +513,15 @@ std::string native_algorithm(const Workload& w) {
   for (const auto& c : model_candidates(w))
     if (!c.native()) return c.algorithm;
   return "ring";
+}
+
+ModelParams model_params_from_env() {
+  ModelParams m;
+  m.inter_alpha = settings::get<double>(settings::Id::net_latency);
+  m.inter_beta = 1.0 / settings::get<double>(settings::Id::net_bandwidth);
+  m.inter_links = static_cast<int>(
+      std::min<std::size_t>(settings::get<std::size_t>(settings::Id::net_links), 1 << 16));
+  return m;
 }
 
 Predictor alpha_beta_model(const ModelParams& m) {

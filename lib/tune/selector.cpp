@@ -1,6 +1,7 @@
 #include "cclx/tune/selector.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -66,8 +67,15 @@ std::size_t WorkloadHash::operator()(const Workload& w) const noexcept {
 }
 
 Selector::Selector(Config c) : config_(std::move(c)) {
-  if (!config_.model) config_.model = alpha_beta_model();
   std::uint64_t h = 0xcbf29ce484222325ull;
+  if (!config_.model) {
+    config_.model = alpha_beta_model(config_.model_params);
+    const ModelParams& m = config_.model_params;
+    for (const double x : {m.alpha, m.beta, m.gamma, m.call_overhead, m.step_overhead,
+                           m.native_overhead, m.native_beta_scale, m.inter_alpha, m.inter_beta,
+                           static_cast<double>(m.inter_links)})
+      h = mix(h, std::bit_cast<std::uint64_t>(x));
+  }
   for (const auto& r : config_.overrides.rules()) h = mix(h, r.text);
   if (config_.table) h = mix(h, config_.table->dump());
   fingerprint_ = h;
@@ -76,6 +84,7 @@ Selector::Selector(Config c) : config_(std::move(c)) {
 Selector::Config Selector::config_from_env() {
   Config c;
   c.overrides = Overrides::from_env();
+  c.model_params = model_params_from_env();
   c.table = table_from_env();
   if (c.table) c.table_origin = settings::get<std::string>(settings::Id::tune_file);
   return c;

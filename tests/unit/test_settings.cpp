@@ -17,6 +17,7 @@
 #include "cclx/error.hpp"
 #include "cclx/relay/adaptive.hpp"
 #include "cclx/settings.hpp"
+#include "cclx/tune/model.hpp"
 #include "cclx/tune/override.hpp"
 
 namespace settings = cclx::settings;
@@ -74,6 +75,15 @@ TEST_CASE("settings: the table's defaults are the code's defaults") {
   CHECK(a.fault_floor_s == 10);
   CHECK(a.fault_cap_s == 300);
   CHECK(std::string(settings::spec(Id::adaptive_fault).doc).find("5,10,300") != std::string::npos);
+  // The network of algo::Auto's model.
+  const cclx::tune::ModelParams m{};
+  const auto number = [](Id id) {
+    return std::any_cast<double>(settings::parse(id, settings::spec(id).default_text));
+  };
+  CHECK(number(Id::net_latency) == m.inter_alpha);
+  CHECK(1 / number(Id::net_bandwidth) ==
+        doctest::Approx(m.inter_beta).epsilon(1e-12));
+  CHECK(size(Id::net_links) == static_cast<std::size_t>(m.inter_links));
 }
 
 TEST_CASE("settings: each type's grammar") {
@@ -141,6 +151,21 @@ TEST_CASE("settings: grammars of their own (CCLX_ALGO, CCLX_ADAPTIVE_FAULT)") {
   CHECK_FALSE(std::any_cast<Fault>(settings::parse(Id::adaptive_fault, "")).has_value());
   CHECK(error_of(Id::adaptive_fault, "2,0.5") ==
         "CCLX_ADAPTIVE_FAULT='2,0.5': expected factor,floor,cap (non-negative numbers; seconds)");
+
+  // CCLX_NET_BANDWIDTH: bytes per second, decimal suffixes (a network's rates are decimal).
+  const auto rate = [](const char* t) {
+    return std::any_cast<double>(settings::parse(Id::net_bandwidth, t));
+  };
+  CHECK(rate("12.5G") == 12.5e9);
+  CHECK(rate("25M") == 25e6);
+  CHECK(rate("3k") == 3e3);
+  CHECK(rate("1e9") == 1e9);
+  CHECK(rate("23900000") == 23.9e6);
+  for (const char* bad : {"0", "-1M", "1T", "fast", "", "1 G", "inf", "100Gb/s"})
+    CHECK(error_of(Id::net_bandwidth, bad) ==
+          std::string("CCLX_NET_BANDWIDTH='") + bad +
+              "': expected bytes per second: a positive number, optionally with k, M or G");
+  CHECK(error_of(Id::net_links, "0") == "CCLX_NET_LINKS='0': expected an integer of at least 1");
 }
 
 TEST_CASE(

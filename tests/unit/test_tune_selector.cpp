@@ -2,10 +2,13 @@
 // cannot serve the call, the model's ranking at the extremes, caching and fingerprints.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "cclx/algo/registry.hpp"
+#include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 #include "cclx/tune/auto_state.hpp"
 #include "cclx/tune/model.hpp"
 #include "cclx/tune/selector.hpp"
@@ -200,4 +203,77 @@ TEST_CASE(
   // Without a map the hierarchical policies are not candidates (they would be their flat Inter).
   Selector flat;
   CHECK_FALSE(contains(flat.decide(allreduce(16, 64u << 20)).explanation, "multilane"));
+}
+
+TEST_CASE("tune model: a host's links (ModelParams::inter_links) each carry the ranks placed on them") {
+  using cclx::sched::Schedule;
+  const std::vector<int> hosts = {0, 0, 0, 0, 1, 1, 1, 1};
+  Workload w = allreduce(8, 16u << 20);
+  w.hosts = hosts;
+  ModelParams one;
+  one.inter_beta = 1 / 25e6;  // a slow network, so that crossing dominates
+  ModelParams four = one;
+  four.inter_links = 4;
+  // Multi-lane: lane l (local rank l of each host) carries a quarter of the data across; on four
+  // links the lanes cross side by side, on one they queue on the host's link.
+  const Schedule lanes = cclx::algo::generate_by_name("multilane_ring", w.request());
+  const double lanes_one = estimate(lanes, w.bytes, 4, one, 0, w.hosts);
+  const double lanes_four = estimate(lanes, w.bytes, 4, four, 0, w.hosts);
+  CHECK(lanes_four < 0.3 * lanes_one);
+  CHECK(lanes_four > 0.2 * lanes_one);
+  // A flat ring crosses at one rank per host and direction: the links do not matter.
+  const Schedule ring = cclx::algo::generate_by_name("ring", w.request());
+  CHECK(estimate(ring, w.bytes, 4, four, 0, w.hosts) ==
+        doctest::Approx(estimate(ring, w.bytes, 4, one, 0, w.hosts)));
+  // Three links for four ranks: local ranks 0 and 3 share link 0, so the lanes take half of one
+  // link's time (two lanes' bytes on the busiest link).
+  ModelParams three = one;
+  three.inter_links = 3;
+  const double lanes_three = estimate(lanes, w.bytes, 4, three, 0, w.hosts);
+  CHECK(lanes_three > 1.5 * lanes_four);
+  CHECK(lanes_three < 0.6 * lanes_one);
+}
+
+TEST_CASE("tune selector: the model's network comes from CCLX_NET_LATENCY, _BANDWIDTH and _LINKS") {
+  namespace settings = cclx::settings;
+  // 4 hosts of 2 ranks, a 1 MiB allgather: on the default 12.5 GB/s network the model ranks the
+  // flat RHD first; told that each host has a 25 MB/s link, a node-aware schedule.
+  Workload w;
+  w.collective = Collective::allgather;
+  w.nranks = 8;
+  w.bytes = 1u << 20;
+  w.elem_size = 4;
+  const std::vector<int> hosts = {0, 0, 1, 1, 2, 2, 3, 3};
+  w.hosts = hosts;
+  const Selector fixed;
+  const Decision plain = fixed.decide(w);
+  CHECK(plain.choice.algorithm == "rhd");
+
+  setenv("CCLX_NET_LATENCY", "30e-6", 1);
+  setenv("CCLX_NET_BANDWIDTH", "25M", 1);
+  setenv("CCLX_NET_LINKS", "2", 1);
+  settings::reload();
+  const ModelParams m = model_params_from_env();
+  CHECK(m.inter_alpha == 30e-6);
+  CHECK(m.inter_beta == doctest::Approx(1 / 25e6).epsilon(1e-12));
+  CHECK(m.inter_links == 2);
+  CHECK(m.beta == ModelParams{}.beta);  // the rest stays the measured default
+  const Selector told(Selector::config_from_env());
+  CHECK(told.fingerprint() != fixed.fingerprint());  // ranks must agree on the network too
+  const Decision d = told.decide(w);
+  CHECK(d.source == Source::model);
+  CAPTURE(d.explanation);
+  CHECK((d.choice.algorithm.rfind("multilane_", 0) == 0 ||
+         d.choice.algorithm.rfind("leader_", 0) == 0));
+
+  setenv("CCLX_NET_BANDWIDTH", "100Gb/s", 1);
+  settings::reload();
+  CHECK_THROWS_WITH_AS((void)Selector::config_from_env(),
+                       doctest::Contains("CCLX_NET_BANDWIDTH='100Gb/s': expected bytes per second"),
+                       cclx::Error);
+  unsetenv("CCLX_NET_LATENCY");
+  unsetenv("CCLX_NET_BANDWIDTH");
+  unsetenv("CCLX_NET_LINKS");
+  settings::reload();
+  CHECK(Selector(Selector::config_from_env()).fingerprint() == fixed.fingerprint());
 }

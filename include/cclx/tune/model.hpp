@@ -4,11 +4,12 @@
 // Per rank, each step costs  step_overhead + (alpha if it moves data) + max(bytes sent, bytes
 // received) * beta + bytes reduced * gamma,  the call costs the slowest rank's sum plus
 // call_overhead. It ignores waiting for peers and link sharing within a host (the simulator,
-// lib/sim, models those; install it with set_model() when a profiled topology is at hand). On a
-// communicator that spans hosts (Workload::hosts) a step's transfers between hosts cost
-// inter_alpha, and each host's link carries the bytes all its ranks send across it in that step
-// at inter_beta: what makes the hierarchical policies (docs/hierarchical.md) win there, and what
-// the model ranks them by. Native is modelled as
+// lib/sim, models those; a Selector takes any Predictor in its Config). On a communicator that
+// spans hosts (Workload::hosts) a step's transfers between hosts cost inter_alpha, and each host
+// link carries the bytes all its ranks send across it in that step at inter_beta: what makes the
+// hierarchical policies (docs/hierarchical.md) win there, and what the model ranks them by. The
+// network's three numbers are settings (CCLX_NET_LATENCY, CCLX_NET_BANDWIDTH, CCLX_NET_LINKS:
+// model_params_from_env()). Native is modelled as
 // the MPI library choosing well among the textbook algorithms we can generate for the collective
 // (binomial/recursive doubling for short, RHD/ring for long messages), with native_overhead
 // instead of call_overhead: our engine's per-call and per-step costs are what make native win
@@ -90,20 +91,29 @@ struct ModelParams {
   double native_overhead = 0.2e-6;  ///< the MPI library's cost per call, in place of call_overhead
   double native_beta_scale = 1.8;   ///< native's factor on beta (MPI copies more on large messages)
   /// Latency of a step whose transfers cross hosts (a workload with a host map); an assumed
-  /// cluster network, not measured here: tables and online tuning replace it where they have data.
+  /// cluster network, not measured here: CCLX_NET_LATENCY sets it, tables and online tuning
+  /// replace the model where they have data.
   double inter_alpha = 5.0e-6;
-  /// Per byte through one host's network link in one direction, shared by the host's ranks (one
-  /// 100 Gb/s NIC per host).
+  /// Per byte through one host link in one direction, shared by the ranks that cross on it (one
+  /// 100 Gb/s NIC per host; CCLX_NET_BANDWIDTH).
   double inter_beta = 1.0 / 12.5e9;
+  /// Links (NICs) per host: a rank crosses on link (its index among its host's ranks) mod
+  /// inter_links, as on a rail-optimized cluster (CCLX_NET_LINKS).
+  int inter_links = 1;
 };
+
+/// ModelParams{} with the inter-host network of the settings CCLX_NET_LATENCY (inter_alpha),
+/// CCLX_NET_BANDWIDTH (1 / inter_beta) and CCLX_NET_LINKS (inter_links); throws a bad value's
+/// cclx::Error.
+[[nodiscard]] ModelParams model_params_from_env();
 
 /// The registered algorithm whose schedule stands for the MPI library's own choice on `w`.
 [[nodiscard]] std::string native_algorithm(const Workload& w);
 
 /// Estimated seconds of `s` for a partition of `bytes` in elements of `elem_size`. With a host map
 /// (`hosts`, a host id per rank; empty: none) a step's transfers between hosts cost inter_alpha,
-/// and their bytes pass the host's link: a step takes at least the bytes all ranks of the host
-/// send (or receive) across it that step, times inter_beta.
+/// and their bytes pass the rank's host link: a step takes at least the bytes all ranks on that
+/// link send (or receive) across it that step, times inter_beta.
 [[nodiscard]] double estimate(const sched::Schedule& s, std::size_t bytes, std::size_t elem_size,
                               const ModelParams& m, double per_call_overhead,
                               std::span<const int> hosts = {});

@@ -68,19 +68,24 @@ class Selector {
     Overrides overrides;                   ///< CCLX_ALGO's rules; empty: none
     std::optional<TuningTable> table;      ///< the tuning table; nullopt: none
     std::string table_origin;              ///< file name, for explanations
-    Predictor model;                       ///< empty: alpha_beta_model()
+    Predictor model;                       ///< empty: alpha_beta_model(model_params)
+    ModelParams model_params;              ///< the empty model's machine (its network)
     double native_margin = kNativeMargin;  ///< a table's win over native must exceed this
   };
   Selector() : Selector(Config{}) {}
-  /// A selector over the sources `c`; an empty model becomes alpha_beta_model().
+  /// A selector over the sources `c`; an empty model becomes alpha_beta_model(c.model_params).
   explicit Selector(Config c);
-  /// CCLX_ALGO and CCLX_TUNE_FILE; throws cclx::Error on a bad string or file.
+  /// CCLX_ALGO, CCLX_TUNE_FILE and the model's network (CCLX_NET_*); throws cclx::Error on a bad
+  /// value or file.
   static Config config_from_env();
+  /// The predictor of the model source (online tuning starts from it too).
+  [[nodiscard]] const Predictor& model() const { return config_.model; }
 
   /// The decision for `w`: a function of the configuration and `w` alone (AutoState keeps it).
   [[nodiscard]] Decision decide(const Workload& w) const;
   /// A hash of everything a decision depends on besides the workload (override rules, table
-  /// entries): ranks must agree on it before their decisions can be trusted to agree.
+  /// entries, the model's machine when it is the default model): ranks must agree on it before
+  /// their decisions can be trusted to agree.
   [[nodiscard]] std::uint64_t fingerprint() const { return fingerprint_; }
 
  private:
