@@ -1,11 +1,13 @@
-// cclx-topo: detects hosts, profiles α and β of every rank pair, prints them and writes the
-// resulting topology as JSON, GraphViz and (when GraphViz's `dot` is installed) PNG.
+// cclx-topo: detects hosts, profiles α and β of every rank pair, prints them and the CCLX_NET_*
+// settings of the network between hosts, and writes the resulting topology as JSON, GraphViz and
+// (when GraphViz's `dot` is installed) PNG.
 //   mpiexec -n N cclx-topo [--json out.json] [--dot out.dot] [--png out.png] [--budget-s 2]
 #include <mpi.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cclx/detail/median.hpp"
 #include "cclx/error.hpp"
 #include "cclx/topology/detect.hpp"
 #include "cclx/topology/graphviz.hpp"
@@ -97,6 +100,39 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out) throw Error("cannot write '" + path + "'");
 }
 
+// A rate in CCLX_NET_BANDWIDTH's grammar: bytes per second with a decimal k, M or G.
+std::string rate_text(double bytes_per_s) {
+  const char* suffix = "";
+  double v = bytes_per_s;
+  for (const char* s : {"k", "M", "G"}) {
+    if (v < 1e3) break;
+    v /= 1e3;
+    suffix = s;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g%s", v, suffix);
+  return text;
+}
+
+// The settings that tell algo::Auto's model this network (docs/tuning.md): the medians of the
+// pairs between hosts. A pair's probe runs alone, so it sees one link; the links per host it
+// cannot see.
+void print_network(const topo::HostMap& hosts, const topo::Profile& p) {
+  std::vector<double> alpha, bandwidth;
+  for (const auto& pp : p.pairs)
+    if (hosts.host_of_rank[static_cast<std::size_t>(pp.a)] !=
+        hosts.host_of_rank[static_cast<std::size_t>(pp.b)]) {
+      alpha.push_back(pp.fit.alpha);
+      bandwidth.push_back(pp.fit.bandwidth());
+    }
+  if (alpha.empty()) return;
+  std::printf(
+      "algo::Auto's network (medians of %zu pairs between hosts; CCLX_NET_LINKS: the links per "
+      "host, which one pair does not show):\n  CCLX_NET_LATENCY=%.3g CCLX_NET_BANDWIDTH=%s\n",
+      alpha.size(), std::max(cclx::detail::median(alpha), 0.0),
+      rate_text(cclx::detail::median(bandwidth)).c_str());
+}
+
 void report(const Args& a, const topo::HostMap& hosts, const topo::Profile& p) {
   std::printf("cclx-topo: %d ranks on %zu host(s), %d interference-free rounds, %.3f s\n", p.nranks,
               hosts.host_names.size(), p.rounds, p.elapsed_s);
@@ -118,6 +154,7 @@ void report(const Args& a, const topo::HostMap& hosts, const topo::Profile& p) {
                 pp.fit.alpha * 1e6, pp.fit.bandwidth() * 1e-9, pp.fit.rms_residual * 1e6,
                 pp.fit.rel_residual, pp.reps);
   }
+  print_network(hosts, p);
   const topo::Topology t = topo::topology_from_profile(hosts, p);
   if (!a.json.empty()) {
     write_file(a.json, topo::to_json(t));
@@ -153,6 +190,7 @@ int main(int argc, char** argv) {
   int rc = 0;
   try {
     const topo::HostMap hosts = topo::detect_hosts(MPI_COMM_WORLD);
+    a.prof.hosts = hosts.host_of_rank;  // one probe per host link at a time
     const topo::Profile p = topo::profile_links(MPI_COMM_WORLD, a.prof);
     if (rank == 0) report(a, hosts, p);
   } catch (const std::exception& e) {

@@ -74,7 +74,11 @@ Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
     throw Error("profile_links: message sizes must fit in an int");
   std::vector<char> buf(std::max<std::size_t>(max_bytes, 1), 1);
 
-  const auto rounds = interference_free_rounds(size);
+  if (!opt.hosts.empty() && opt.hosts.size() != static_cast<std::size_t>(size))
+    throw Error("profile_links: hosts names " + std::to_string(opt.hosts.size()) +
+                " ranks, the communicator has " + std::to_string(size));
+  const auto rounds =
+      opt.hosts.empty() ? interference_free_rounds(size) : interference_free_rounds(opt.hosts);
   Profile prof;
   prof.nranks = size;
   prof.rounds = static_cast<int>(size > 1 ? rounds.size() : 0);

@@ -220,6 +220,48 @@ TEST_CASE("interference-free rounds: matchings that cover every pair once") {
   }
 }
 
+TEST_CASE("interference-free rounds on hosts: one probe between hosts per host and round") {
+  const std::vector<std::vector<int>> maps = {
+      {0, 0, 1, 1},                    // 2 hosts x 2
+      {0, 0, 0, 0, 1, 1, 1, 1},        // 2 x 4
+      {0, 1, 0, 1, 0, 1, 0, 1},        // 2 x 4, round-robin
+      {0, 0, 1, 1, 2, 2, 3, 3},        // 4 x 2
+      {0, 0, 0, 1, 1, 2, 2, 2, 2, 3},  // uneven
+      {0, 1, 2, 3, 4},                 // one rank per host: the plain rounds
+      {0, 0, 0},                       // one host
+  };
+  for (const auto& hosts : maps) {
+    const int n = static_cast<int>(hosts.size());
+    CAPTURE(n);
+    const auto rounds = interference_free_rounds(hosts);
+    std::set<std::pair<int, int>> seen;
+    int across = 0;
+    for (const auto& round : rounds) {
+      CHECK_FALSE(round.empty());
+      std::set<int> busy, busy_hosts;
+      for (const auto& [a, b] : round) {
+        CHECK(a < b);
+        CHECK(b < n);
+        CHECK(busy.insert(a).second);
+        CHECK(busy.insert(b).second);
+        CHECK(seen.insert({a, b}).second);
+        const int ha = hosts[static_cast<std::size_t>(a)], hb = hosts[static_cast<std::size_t>(b)];
+        if (ha != hb) {
+          ++across;
+          CHECK(busy_hosts.insert(ha).second);  // one probe through each host's link
+          CHECK(busy_hosts.insert(hb).second);
+        }
+      }
+    }
+    CHECK(seen.size() == static_cast<std::size_t>(n * (n - 1) / 2));
+    std::set<int> distinct(hosts.begin(), hosts.end());
+    if (distinct.size() == hosts.size() || distinct.size() == 1)
+      CHECK(rounds == interference_free_rounds(n));  // nothing shares a host link
+    if (distinct.size() == 2)  // 2 hosts: every pair between them is a round of its own
+      CHECK(rounds.size() >= static_cast<std::size_t>(across));
+  }
+}
+
 TEST_CASE("α-β fit recovers synthetic links") {
   const double alpha = 2.5e-6, beta = 1.0 / 12e9;
   std::vector<TimingSample> exact;

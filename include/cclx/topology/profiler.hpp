@@ -38,6 +38,10 @@ struct ProfileOptions {
   int burst = 256;  ///< messages per rank in the overhead probe; 0: no probe (overhead 0)
   /// Overhead slopes to take the median of (at least one is measured).
   int burst_reps = 5;
+  /// A host id per rank (HostMap::host_of_rank), the same on every rank: probes between hosts
+  /// then run one per host and round (rounds.hpp), so that none shares a host's link with
+  /// another. Empty: rounds of ranks alone (each rank's port is its own).
+  std::vector<int> hosts;
 };
 
 /// The measured α-β cost between two ranks.
