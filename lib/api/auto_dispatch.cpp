@@ -154,14 +154,16 @@ void AutoContext::agree(std::span<const std::uint64_t> all, int rank) {
     s_.reset();
     throw Error(
         rank,
-        "algo::Auto: CCLX_ALGO, CCLX_TUNE_FILE, CCLX_TUNE or CCLX_LOG is invalid on rank(s) " +
+        "algo::Auto: CCLX_ALGO, CCLX_TUNE_FILE, CCLX_TUNE, CCLX_NET_* or CCLX_LOG is invalid on "
+        "rank(s) " +
             failed + " (the message is on their stderr)");
   }
   if (!differ.empty()) {
     s_.reset();
     throw Error(rank,
                 "algo::Auto: rank(s) " + differ +
-                    " see different CCLX_ALGO, CCLX_TUNE_FILE contents or CCLX_TUNE than rank 0; "
+                    " see different CCLX_ALGO, CCLX_TUNE_FILE contents, CCLX_TUNE or CCLX_NET_* "
+                    "than rank 0; "
                     "every rank must choose alike, so they must be the same everywhere");
   }
   agreed_ = true;

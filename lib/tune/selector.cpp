@@ -71,9 +71,9 @@ Selector::Selector(Config c) : config_(std::move(c)) {
   if (!config_.model) {
     config_.model = alpha_beta_model(config_.model_params);
     const ModelParams& m = config_.model_params;
-    for (const double x : {m.alpha, m.beta, m.gamma, m.call_overhead, m.step_overhead,
-                           m.native_overhead, m.native_beta_scale, m.inter_alpha, m.inter_beta,
-                           static_cast<double>(m.inter_links)})
+    for (const double x :
+         {m.alpha, m.beta, m.gamma, m.call_overhead, m.step_overhead, m.native_overhead,
+          m.native_beta_scale, m.inter_alpha, m.inter_beta, static_cast<double>(m.inter_links)})
       h = mix(h, std::bit_cast<std::uint64_t>(x));
   }
   for (const auto& r : config_.overrides.rules()) h = mix(h, r.text);

@@ -258,7 +258,7 @@ TEST_CASE("auto: overrides choose scheduled candidates; ones that cannot serve a
   cclx_test::compare("auto user-op iallreduce", v, vw, true);
 }
 
-TEST_CASE("auto: ranks that see different CCLX_ALGO throw naming the rank") {
+TEST_CASE("auto: ranks that see different CCLX_ALGO or CCLX_NET_* throw naming the rank") {
   const int n = cclx_test::world_size(), r = cclx_test::world_rank();
   if (n == 1) return;
   const ScopedEnv tune("CCLX_TUNE", nullptr), file("CCLX_TUNE_FILE", nullptr);
@@ -275,6 +275,22 @@ TEST_CASE("auto: ranks that see different CCLX_ALGO throw naming the rank") {
     Comm comm(MPI_COMM_WORLD);
     std::vector<int> buf(4, 1);
     cclx_test::expect_error("bad override", r,
+                            [&] { comm.allreduce(buf, cclx::sum, cclx::algo::Auto{}); },
+                            {"invalid on rank(s) 0"});
+  }
+  {  // The model's network decides as much as the override does.
+    const ScopedEnv net("CCLX_NET_BANDWIDTH", r == n - 1 ? "25M" : nullptr);
+    Comm comm(MPI_COMM_WORLD);
+    std::vector<int> buf(4, 1);
+    cclx_test::expect_error("network fingerprint", r,
+                            [&] { comm.allreduce(buf, cclx::sum, cclx::algo::Auto{}); },
+                            {"rank(s) " + std::to_string(n - 1) + " see different", "CCLX_NET_*"});
+  }
+  {
+    const ScopedEnv links("CCLX_NET_LINKS", r == 0 ? "0" : nullptr);
+    Comm comm(MPI_COMM_WORLD);
+    std::vector<int> buf(4, 1);
+    cclx_test::expect_error("bad network", r,
                             [&] { comm.allreduce(buf, cclx::sum, cclx::algo::Auto{}); },
                             {"invalid on rank(s) 0"});
   }

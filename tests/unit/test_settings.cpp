@@ -81,8 +81,7 @@ TEST_CASE("settings: the table's defaults are the code's defaults") {
     return std::any_cast<double>(settings::parse(id, settings::spec(id).default_text));
   };
   CHECK(number(Id::net_latency) == m.inter_alpha);
-  CHECK(1 / number(Id::net_bandwidth) ==
-        doctest::Approx(m.inter_beta).epsilon(1e-12));
+  CHECK(1 / number(Id::net_bandwidth) == doctest::Approx(m.inter_beta).epsilon(1e-12));
   CHECK(size(Id::net_links) == static_cast<std::size_t>(m.inter_links));
 }
 

@@ -205,7 +205,8 @@ TEST_CASE(
   CHECK_FALSE(contains(flat.decide(allreduce(16, 64u << 20)).explanation, "multilane"));
 }
 
-TEST_CASE("tune model: a host's links (ModelParams::inter_links) each carry the ranks placed on them") {
+TEST_CASE(
+    "tune model: a host's links (ModelParams::inter_links) each carry the ranks placed on them") {
   using cclx::sched::Schedule;
   const std::vector<int> hosts = {0, 0, 0, 0, 1, 1, 1, 1};
   Workload w = allreduce(8, 16u << 20);
