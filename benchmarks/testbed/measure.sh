@@ -3,6 +3,7 @@
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
 # hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net
+# hierarchical-rails-net
 # hierarchical-openmpi (default: all but hierarchical-openmpi, which needs OMPI_BENCH: a cclx-bench built against Open MPI). Uses its own testbed prefix
 # (cclxtbm) so it never touches a testbed someone else brought up; tears it down on exit.
 set -euo pipefail
@@ -24,7 +25,7 @@ cpu_of() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -353,6 +354,24 @@ for s in $sections; do
     up --hosts 3 --nics-per-host 2 --rate 200mbit
     cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" allreduce -m 64K:4M \
       --algos native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto -i 3 -x 1 --repeat 5
+    ;;
+  hierarchical-rails-net)
+    # Two NICs per host again, with Auto's model told so (CCLX_NET_LINKS=2) and the links' rate
+    # and latency: bcast on 2 x 2 and 3 x 2, allreduce on 3 x 2 (64 KiB-4 MiB).
+    net=(--env CCLX_NET_LINKS=2 --env CCLX_NET_BANDWIDTH=23.9M --env CCLX_NET_LATENCY=29.4e-6)
+    for hosts in 2 3; do
+      up --hosts "$hosts" --nics-per-host 2 --rate 200mbit
+      for c in bcast allreduce; do
+        case $c in
+          allreduce) [[ $hosts == 3 ]] || continue
+            algos=native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto ;;
+          bcast) algos=native,binomial_tree,pipelined_tree,leader_binomial_tree,leader_rhd,multilane_rhd,auto ;;
+        esac
+        say "hierarchical-rails-net: $c, $hosts hosts x 2 ranks, 2 NICs per host, 200mbit each (${net[*]})"
+        cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 "${net[@]}" -- "$BENCH" "$c" \
+          -m 64K:4M --algos "$algos" -i 3 -x 1 --repeat 3
+      done
+    done
     ;;
   hierarchical-openmpi)
     # Open MPI 4.1 on 2 x 2 (one link per host): its default collectives (coll/tuned, flat) and
