@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Auto against native and against the fastest other algorithm of the same launch, per
-collective, shape and size, from a `measure.sh hierarchical-shapes` or `hierarchical-shapes-net`
-log (cclx-bench's Max Latency column: the median of the repetitions). Markdown on stdout: one
-row per collective and shape with the range of each ratio over the sizes, then every point.
+collective, shape and size, from a `benchmarks/testbed/measure.sh` log whose sections are headed
+`### SECTION: COLLECTIVE, H hosts x K ranks...` (hierarchical-shapes, -shapes-net, -rails-net;
+cclx-bench's Max Latency column: the median of the repetitions). Markdown on stdout: one row per
+collective and shape with the range of each ratio over the sizes, then every point.
 
-    /usr/bin/python3 auto_table.py LOG
+    /usr/bin/python3 benchmarks/results/scripts/auto_vs_fastest.py LOG
 """
 import re
 import sys
@@ -12,7 +13,7 @@ import sys
 sections = {}
 section = None
 for line in open(sys.argv[1]):
-    m = re.match(r"### hierarchical-shapes: (\w+), (\d+) hosts x (\d+) ranks", line)
+    m = re.match(r"### [\w-]+: (\w+), (\d+) hosts x (\d+) ranks", line)
     if m:
         section = (m.group(1), f"{m.group(2)} × {m.group(3)}")
         sections[section] = {}
