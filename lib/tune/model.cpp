@@ -60,16 +60,20 @@ class RankCosts {
     nhosts_ = ids.size();
     // A rank crosses on its host's link number (its index among the host's ranks) mod the links
     // per host, as ranks are spread over a rail-optimized cluster's NICs.
-    const std::size_t links = static_cast<std::size_t>(std::max(m.inter_links, 1));
     std::vector<std::size_t> placed(nhosts_, 0);  // ranks of each host seen so far
     host_index_.reserve(hosts_.size());
-    link_of_.reserve(hosts_.size());
     for (const int h : hosts_) {
       const auto i =
           static_cast<std::size_t>(std::lower_bound(ids.begin(), ids.end(), h) - ids.begin());
       host_index_.push_back(i);
-      link_of_.push_back(i * links + placed[i]++ % links);
+      ++placed[i];
     }
+    // No more links per host than the largest host has ranks: the others would carry nothing.
+    const std::size_t most = placed.empty() ? 1 : *std::max_element(placed.begin(), placed.end());
+    const std::size_t links = std::min(static_cast<std::size_t>(std::max(m.inter_links, 1)), most);
+    std::fill(placed.begin(), placed.end(), 0);
+    link_of_.reserve(hosts_.size());
+    for (const std::size_t i : host_index_) link_of_.push_back(i * links + placed[i]++ % links);
     link_.resize(nhosts_ * links);
   }
 
@@ -519,8 +523,8 @@ ModelParams model_params_from_env() {
   ModelParams m;
   m.inter_alpha = settings::get<double>(settings::Id::net_latency);
   m.inter_beta = 1.0 / settings::get<double>(settings::Id::net_bandwidth);
-  m.inter_links = static_cast<int>(
-      std::min<std::size_t>(settings::get<std::size_t>(settings::Id::net_links), 1 << 16));
+  m.inter_links = static_cast<int>(  // more links than ranks per host change nothing
+      std::min<std::size_t>(settings::get<std::size_t>(settings::Id::net_links), 1 << 20));
   return m;
 }
 

@@ -233,6 +233,10 @@ TEST_CASE(
   const double lanes_three = estimate(lanes, w.bytes, 4, three, 0, w.hosts);
   CHECK(lanes_three > 1.5 * lanes_four);
   CHECK(lanes_three < 0.6 * lanes_one);
+  // More links than a host has ranks: the extra ones carry nothing (and cost no memory).
+  ModelParams many = one;
+  many.inter_links = 1 << 20;
+  CHECK(estimate(lanes, w.bytes, 4, many, 0, w.hosts) == doctest::Approx(lanes_four));
 }
 
 TEST_CASE("tune selector: the model's network comes from CCLX_NET_LATENCY, _BANDWIDTH and _LINKS") {
