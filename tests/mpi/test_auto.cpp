@@ -262,38 +262,21 @@ TEST_CASE("auto: ranks that see different CCLX_ALGO or CCLX_NET_* throw naming t
   const int n = cclx_test::world_size(), r = cclx_test::world_rank();
   if (n == 1) return;
   const ScopedEnv tune("CCLX_TUNE", nullptr), file("CCLX_TUNE_FILE", nullptr);
-  {
-    const ScopedEnv algo("CCLX_ALGO", r == n - 1 ? "allreduce:*=ring" : nullptr);
+  // `variable` set to `value` on rank `on` alone: a first Auto call throws on every rank.
+  const auto expect = [&](const char* label, const char* variable, int on, const char* value,
+                          std::initializer_list<std::string> needles) {
+    const ScopedEnv env(variable, r == on ? value : nullptr);
     Comm comm(MPI_COMM_WORLD);
     std::vector<int> buf(4, 1);
-    cclx_test::expect_error("fingerprint", r,
-                            [&] { comm.allreduce(buf, cclx::sum, cclx::algo::Auto{}); },
-                            {"rank(s) " + std::to_string(n - 1) + " see different CCLX_ALGO"});
-  }
-  {
-    const ScopedEnv algo("CCLX_ALGO", r == 0 ? "allreduce:0-8X=ring" : nullptr);
-    Comm comm(MPI_COMM_WORLD);
-    std::vector<int> buf(4, 1);
-    cclx_test::expect_error("bad override", r,
-                            [&] { comm.allreduce(buf, cclx::sum, cclx::algo::Auto{}); },
-                            {"invalid on rank(s) 0"});
-  }
-  {  // The model's network decides as much as the override does.
-    const ScopedEnv net("CCLX_NET_BANDWIDTH", r == n - 1 ? "25M" : nullptr);
-    Comm comm(MPI_COMM_WORLD);
-    std::vector<int> buf(4, 1);
-    cclx_test::expect_error("network fingerprint", r,
-                            [&] { comm.allreduce(buf, cclx::sum, cclx::algo::Auto{}); },
-                            {"rank(s) " + std::to_string(n - 1) + " see different", "CCLX_NET_*"});
-  }
-  {
-    const ScopedEnv links("CCLX_NET_LINKS", r == 0 ? "0" : nullptr);
-    Comm comm(MPI_COMM_WORLD);
-    std::vector<int> buf(4, 1);
-    cclx_test::expect_error("bad network", r,
-                            [&] { comm.allreduce(buf, cclx::sum, cclx::algo::Auto{}); },
-                            {"invalid on rank(s) 0"});
-  }
+    cclx_test::expect_error(
+        label, r, [&] { comm.allreduce(buf, cclx::sum, cclx::algo::Auto{}); }, needles);
+  };
+  const std::string last = "rank(s) " + std::to_string(n - 1) + " see different";
+  expect("fingerprint", "CCLX_ALGO", n - 1, "allreduce:*=ring", {last + " CCLX_ALGO"});
+  expect("bad override", "CCLX_ALGO", 0, "allreduce:0-8X=ring", {"invalid on rank(s) 0"});
+  // The model's network decides as much as the override does.
+  expect("network fingerprint", "CCLX_NET_BANDWIDTH", n - 1, "25M", {last, "CCLX_NET_*"});
+  expect("bad network", "CCLX_NET_LINKS", 0, "0", {"invalid on rank(s) 0"});
 }
 
 // Online tuning with injected per-rank timing noise: every rank sleeps a random, rank-dependent
