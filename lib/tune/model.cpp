@@ -196,6 +196,24 @@ class RankCosts {
     }
   }
 
+  /// The busiest host link's time for all it carries in the call, in the direction it carries
+  /// more: a bound on the call's time (once every rank's loads are added). A rank's time charges a
+  /// link with the loads of its own steps only, so where ranks of a host cross in different steps
+  /// that overlap in time (a flat tree whose inner ranks forward within the host first) only this
+  /// bound sees that they share the link.
+  [[nodiscard]] double link_time() const {
+    double busiest = 0;
+    for (const auto& steps : link_) {
+      double sent = 0, received = 0;
+      for (const auto& [s, r] : steps) {
+        sent += s;
+        received += r;
+      }
+      busiest = std::max({busiest, sent, received});
+    }
+    return busiest * m_.inter_beta;
+  }
+
   /// Rank r's estimated seconds: per step its overhead, a latency, the larger of its bytes sent
   /// and received (a step across hosts: at least its host link's load) and its bytes reduced.
   [[nodiscard]] double rank_time(const std::vector<StepTotals>& totals, int r) const {
@@ -272,7 +290,7 @@ double estimate_by_ranges(int nranks, int chunk, const ProgramsOf& programs_of, 
       if (crosses[static_cast<std::size_t>(r)])
         slowest = std::max(slowest, costs.rank_time(costs.totals(s, r), r));
   }
-  return slowest + per_call_overhead;
+  return std::max(slowest, costs.link_time()) + per_call_overhead;
 }
 
 // The estimate of algorithm `name` with `params` on `w`, holding no more than it must:
@@ -358,7 +376,7 @@ double estimate_generated(const std::string& name, const sched::ParamMap& params
       for (const int r : crossing)
         slowest = std::max(slowest, costs.rank_time(kept[static_cast<std::size_t>(r - first)], r));
     }
-    return slowest + per_call_overhead;
+    return std::max(slowest, costs.link_time()) + per_call_overhead;
   }
   if (composed) return whole();
   // Ranges of ranks holding about kChunkOps ops, each generated again where one of its ranks

@@ -239,6 +239,31 @@ TEST_CASE(
   CHECK(estimate(lanes, w.bytes, 4, many, 0, w.hosts) == doctest::Approx(lanes_four));
 }
 
+TEST_CASE("tune model: a host link's bytes over the whole call bound its time") {
+  // A flat pipelined tree (fanout 2, one segment) bcasting 256 KiB on 2 hosts of 4: rank 0 sends
+  // to rank 5 in the first round, rank 1 (which receives within the host at once) to rank 4 in
+  // the second. Each round charges host 0's link once, but the two crossings overlap in time and
+  // share it: the call takes at least both messages' time on the link.
+  Workload w;
+  w.collective = Collective::bcast;
+  w.nranks = 8;
+  w.bytes = 256u << 10;
+  w.elem_size = 1;
+  const std::vector<int> hosts = {0, 0, 0, 0, 1, 1, 1, 1};
+  w.hosts = hosts;
+  ModelParams m;
+  m.inter_beta = 1 / 25e6;
+  const auto tree = cclx::algo::generate_by_name("pipelined_tree", w.request());
+  const double link = static_cast<double>(w.bytes) * m.inter_beta;
+  CHECK(estimate(tree, w.bytes, 1, m, 0, w.hosts) >= 2 * link);
+  // A binomial tree crosses once (0 -> 4): one message's time.
+  const auto binomial = cclx::algo::generate_by_name("binomial_tree", w.request());
+  CHECK(estimate(binomial, w.bytes, 1, m, 0, w.hosts) < 1.1 * link);
+  Selector::Config c;
+  c.model_params = m;
+  CHECK(Selector(c).decide(w).choice.algorithm != "pipelined_tree");
+}
+
 TEST_CASE("tune selector: the model's network comes from CCLX_NET_LATENCY, _BANDWIDTH and _LINKS") {
   namespace settings = cclx::settings;
   // 4 hosts of 2 ranks, a 1 MiB allgather: on the default 12.5 GB/s network the model ranks the

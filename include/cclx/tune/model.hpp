@@ -6,8 +6,10 @@
 // call_overhead. It ignores waiting for peers and link sharing within a host (the simulator,
 // lib/sim, models those; a Selector takes any Predictor in its Config). On a communicator that
 // spans hosts (Workload::hosts) a step's transfers between hosts cost inter_alpha, and each host
-// link carries the bytes all its ranks send across it in that step at inter_beta: what makes the
-// hierarchical policies (docs/hierarchical.md) win there, and what the model ranks them by. The
+// link carries the bytes all its ranks send across it in that step at inter_beta (and the call
+// takes at least the busiest link's bytes over all steps at inter_beta, since ranks' steps overlap
+// in time): what makes the hierarchical policies (docs/hierarchical.md) win there, and what the
+// model ranks them by. The
 // network's three numbers are settings (CCLX_NET_LATENCY, CCLX_NET_BANDWIDTH, CCLX_NET_LINKS:
 // model_params_from_env()). Native is modelled as
 // the MPI library choosing well among the textbook algorithms we can generate for the collective
@@ -113,7 +115,8 @@ struct ModelParams {
 /// Estimated seconds of `s` for a partition of `bytes` in elements of `elem_size`. With a host map
 /// (`hosts`, a host id per rank; empty: none) a step's transfers between hosts cost inter_alpha,
 /// and their bytes pass the rank's host link: a step takes at least the bytes all ranks on that
-/// link send (or receive) across it that step, times inter_beta.
+/// link send (or receive) across it that step, times inter_beta, and the call at least the bytes
+/// of the busiest link over all steps, times inter_beta.
 [[nodiscard]] double estimate(const sched::Schedule& s, std::size_t bytes, std::size_t elem_size,
                               const ModelParams& m, double per_call_overhead,
                               std::span<const int> hosts = {});
