@@ -115,8 +115,8 @@ std::string rate_text(double bytes_per_s) {
 }
 
 // The settings that tell algo::Auto's model this network (docs/tuning.md): the medians of the
-// pairs between hosts. A pair's probe runs alone, so it sees one link; the links per host it
-// cannot see.
+// pairs between hosts (a pair's probe runs alone, so it sees one link), and the links probe's
+// links per host where it ran.
 void print_network(const topo::HostMap& hosts, const topo::Profile& p) {
   std::vector<double> alpha, bandwidth;
   for (const auto& pp : p.pairs)
@@ -126,11 +126,15 @@ void print_network(const topo::HostMap& hosts, const topo::Profile& p) {
       bandwidth.push_back(pp.fit.bandwidth());
     }
   if (alpha.empty()) return;
-  std::printf(
-      "algo::Auto's network (medians of %zu pairs between hosts; CCLX_NET_LINKS: the links per "
-      "host, which one pair does not show):\n  CCLX_NET_LATENCY=%.3g CCLX_NET_BANDWIDTH=%s\n",
-      alpha.size(), std::max(cclx::detail::median(alpha), 0.0),
-      rate_text(cclx::detail::median(bandwidth)).c_str());
+  std::printf("algo::Auto's network (medians of %zu pairs between hosts; links per host: %s):\n",
+              alpha.size(),
+              p.links_per_host > 0 ? "the first host's ranks sending at once"
+                                   : "not measured, the first two hosts need two ranks each");
+  std::printf("  CCLX_NET_LATENCY=%.3g CCLX_NET_BANDWIDTH=%s",
+              std::max(cclx::detail::median(alpha), 0.0),
+              rate_text(cclx::detail::median(bandwidth)).c_str());
+  if (p.links_per_host > 0) std::printf(" CCLX_NET_LINKS=%d", p.links_per_host);
+  std::printf("\n");
 }
 
 void report(const Args& a, const topo::HostMap& hosts, const topo::Profile& p) {

@@ -58,6 +58,66 @@ double burst(MPI_Comm comm, int rank, int size, int k, std::vector<char>& buf,
   return t;
 }
 
+// The links probe (profiler.hpp): the links per host the first host's ranks cross on; 0 when the
+// first two hosts do not both have two ranks or more.
+int probe_links(MPI_Comm comm, int rank, const ProfileOptions& opt, std::vector<char>& buf) {
+  const std::vector<int>& hosts = opt.hosts;
+  std::vector<int> first, second;  // the first two hosts' ranks, in rank order
+  for (int r = 0; r < static_cast<int>(hosts.size()); ++r) {
+    const int h = hosts[static_cast<std::size_t>(r)];
+    if (h == hosts[0])
+      first.push_back(r);
+    else if (second.empty() || h == hosts[static_cast<std::size_t>(second[0])])
+      second.push_back(r);
+  }
+  const int k = static_cast<int>(std::min(first.size(), second.size()));
+  if (k < 2) return 0;
+  int pair = -1;  // this rank's pair index, and its peer
+  bool sender = false;
+  int peer = -1;
+  for (int j = 0; j < k; ++j) {
+    if (first[static_cast<std::size_t>(j)] == rank) {
+      pair = j;
+      sender = true;
+      peer = second[static_cast<std::size_t>(j)];
+    } else if (second[static_cast<std::size_t>(j)] == rank) {
+      pair = j;
+      peer = first[static_cast<std::size_t>(j)];
+    }
+  }
+  const int count = static_cast<int>(std::min(opt.links_bytes, buf.size()));
+  constexpr int kTag = 0x7072;
+  // Pairs 0 .. flows-1 at once: the slowest sender's time from the barrier to its peer's ack.
+  const auto flows_time = [&](int flows) {
+    profile_check(MPI_Barrier(comm), "MPI_Barrier");
+    const double t0 = MPI_Wtime();
+    double t = 0;
+    if (pair >= 0 && pair < flows) {
+      char ack = 0;
+      if (sender) {
+        profile_check(MPI_Send(buf.data(), count, MPI_BYTE, peer, kTag, comm), "MPI_Send");
+        profile_check(MPI_Recv(&ack, 1, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+        t = MPI_Wtime() - t0;
+      } else {
+        profile_check(MPI_Recv(buf.data(), count, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE),
+                      "MPI_Recv");
+        profile_check(MPI_Send(&ack, 1, MPI_BYTE, peer, kTag, comm), "MPI_Send");
+      }
+    }
+    profile_check(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+    return t;
+  };
+  (void)flows_time(k);  // warm-up: every pair's connection
+  std::vector<double> alone, together;
+  for (int i = 0; i < std::max(1, opt.links_reps); ++i) {
+    alone.push_back(flows_time(1));
+    together.push_back(flows_time(k));
+  }
+  const double ratio =
+      k * cclx::detail::median(alone) / std::max(cclx::detail::median(together), 1e-12);
+  return static_cast<int>(std::clamp(std::lround(ratio), 1L, static_cast<long>(k)));
+}
+
 }  // namespace
 
 Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
@@ -151,6 +211,8 @@ Profile profile_links(MPI_Comm comm, const ProfileOptions& opt) {
     }
     prof.overhead_s = std::max(0.0, cclx::detail::median(slopes));  // identical on every rank
   }
+  if (!opt.hosts.empty() && opt.links_bytes > 0)
+    prof.links_per_host = probe_links(comm, rank, opt, buf);
   double elapsed = MPI_Wtime() - t_start;
   profile_check(MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, comm),
                 "MPI_Allreduce");

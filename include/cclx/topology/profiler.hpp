@@ -7,6 +7,15 @@
 // share, at most max_reps and at least min_reps when they fit. Only the calibration repetition
 // itself can exceed the budget (very slow links or a huge max size: lower --max-bytes).
 //
+// Links per host (ProfileOptions::hosts given): a pair's probe shows one link's rate, not how many
+// links a host has. So the j-th ranks of the first two hosts (j < k, the smaller host's rank
+// count) each send links_bytes (at most the largest probe size) from the first host to the second,
+// one pair alone and then all k at once; k times the lone flow's time over the k flows' time,
+// rounded and clamped to [1, k], is the links the first host's ranks cross on (one shared NIC: the
+// k flows take k times as long; a NIC per rank: as long as one). Medians of links_reps repetitions,
+// after one warm-up of all k. It assumes the rest of the path (the switch, the second host's links)
+// is not narrower.
+//
 // Per-message overhead (LogP's o; Vertex::overhead): the pairwise ping-pongs see one message at a
 // time, but a collective's rank handles many at once, all ranks busy, and on an oversubscribed
 // machine the ranks (and progress threads) share the cores. So after the pairs every rank at once
@@ -42,6 +51,10 @@ struct ProfileOptions {
   /// then run one per host and round (rounds.hpp), so that none shares a host's link with
   /// another. Empty: rounds of ranks alone (each rank's port is its own).
   std::vector<int> hosts;
+  /// Bytes each flow of the links probe sends (below); 0: no probe.
+  std::size_t links_bytes = 1 << 20;
+  /// Repetitions of the links probe, of which the medians count (at least one).
+  int links_reps = 3;
 };
 
 /// The measured α-β cost between two ranks.
@@ -54,10 +67,13 @@ struct PairProfile {
 
 /// Every measured pair's α-β cost.
 struct Profile {
-  int nranks = 0;                  ///< ranks in the profiled communicator
-  int rounds = 0;                  ///< interference-free rounds run (rounds.hpp); 0 with one rank
-  double elapsed_s = 0;            ///< slowest rank's wall time for the whole profile
-  double overhead_s = 0;           ///< per-message overhead with every rank busy (same on all)
+  int nranks = 0;         ///< ranks in the profiled communicator
+  int rounds = 0;         ///< interference-free rounds run (rounds.hpp); 0 with one rank
+  double elapsed_s = 0;   ///< slowest rank's wall time for the whole profile
+  double overhead_s = 0;  ///< per-message overhead with every rank busy (same on all)
+  /// Links (NICs) the first host's ranks cross on, by the links probe; 0: not measured (no
+  /// hosts given, one host, or fewer than two ranks on one of the first two hosts). Same on all.
+  int links_per_host = 0;
   std::vector<PairProfile> pairs;  ///< sorted by (a, b); complete on rank 0 only
 };
 
