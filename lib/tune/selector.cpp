@@ -68,7 +68,8 @@ std::size_t WorkloadHash::operator()(const Workload& w) const noexcept {
 
 Selector::Selector(Config c) : config_(std::move(c)) {
   std::uint64_t h = 0xcbf29ce484222325ull;
-  if (!config_.model) {
+  default_model_ = !config_.model;
+  if (default_model_) {
     config_.model = alpha_beta_model(config_.model_params);
     const ModelParams& m = config_.model_params;
     for (const double x :
@@ -160,6 +161,15 @@ Decision Selector::compute(const Workload& w) const {
     d.source = Source::model;
     d.explanation = "predicted:";
     for (const auto& [t, c] : ranked) d.explanation += " " + to_string(c) + "=" + time_text(t);
+    if (default_model_ && w.multi_host()) {  // the network it assumed, as the settings write it
+      const ModelParams& m = config_.model_params;
+      char net[160];
+      std::snprintf(net, sizeof net,
+                    " (across hosts: CCLX_NET_LATENCY=%.3g CCLX_NET_BANDWIDTH=%.3g "
+                    "CCLX_NET_LINKS=%d)",
+                    m.inter_alpha, 1 / m.inter_beta, m.inter_links);
+      d.explanation += net;
+    }
   }
   d.explanation =
       to_string(d.choice) + " from " + std::string(to_string(d.source)) + ": " + d.explanation;

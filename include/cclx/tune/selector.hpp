@@ -96,6 +96,7 @@ class Selector {
   /// and that ratio in words; false when no candidate was measured at every size.
   bool least_regret(const Workload& w, Candidate& choice, std::string& why) const;
   Config config_;
+  bool default_model_ = false;  ///< the model is alpha_beta_model(config_.model_params)
   std::uint64_t fingerprint_ = 0;
 };
 
