@@ -28,6 +28,17 @@ Workload allreduce(int n, std::size_t bytes, bool commutative = true) {
   w.commutative = commutative;
   return w;
 }
+// A workload of `c` on the ranks of `hosts` (a host id per rank; the caller keeps the map).
+Workload on_hosts(Collective c, std::size_t bytes, std::size_t elem_size,
+                  const std::vector<int>& hosts) {
+  Workload w;
+  w.collective = c;
+  w.nranks = static_cast<int>(hosts.size());
+  w.bytes = bytes;
+  w.elem_size = elem_size;
+  w.hosts = hosts;
+  return w;
+}
 }  // namespace
 
 TEST_CASE("tune selector: the model prefers native for tiny and a schedule for huge allreduce") {
@@ -244,13 +255,8 @@ TEST_CASE("tune model: a host link's bytes over the whole call bound its time") 
   // to rank 5 in the first round, rank 1 (which receives within the host at once) to rank 4 in
   // the second. Each round charges host 0's link once, but the two crossings overlap in time and
   // share it: the call takes at least both messages' time on the link.
-  Workload w;
-  w.collective = Collective::bcast;
-  w.nranks = 8;
-  w.bytes = 256u << 10;
-  w.elem_size = 1;
   const std::vector<int> hosts = {0, 0, 0, 0, 1, 1, 1, 1};
-  w.hosts = hosts;
+  const Workload w = on_hosts(Collective::bcast, 256u << 10, 1, hosts);
   ModelParams m;
   m.inter_beta = 1 / 25e6;
   const auto tree = cclx::algo::generate_by_name("pipelined_tree", w.request());
@@ -268,13 +274,8 @@ TEST_CASE("tune selector: the model's network comes from CCLX_NET_LATENCY, _BAND
   namespace settings = cclx::settings;
   // 4 hosts of 2 ranks, a 1 MiB allgather: on the default 12.5 GB/s network the model ranks the
   // flat RHD first; told that each host has a 25 MB/s link, a node-aware schedule.
-  Workload w;
-  w.collective = Collective::allgather;
-  w.nranks = 8;
-  w.bytes = 1u << 20;
-  w.elem_size = 4;
   const std::vector<int> hosts = {0, 0, 1, 1, 2, 2, 3, 3};
-  w.hosts = hosts;
+  const Workload w = on_hosts(Collective::allgather, 1u << 20, 4, hosts);
   const Selector fixed;
   const Decision plain = fixed.decide(w);
   CHECK(plain.choice.algorithm == "rhd");
