@@ -16,8 +16,9 @@ thread_local int depth = 0;
 
 namespace {
 
-// A bad CCLX_ALGO fails the job at MPI_Init, through MPI_COMM_WORLD's error handler (by default
-// fatal: MPI prints the message and aborts), rather than silently running without it.
+// A bad CCLX_ALGO (CCLX_LOG, CCLX_VALIDATE, CCLX_NET_*) fails the job at MPI_Init, through
+// MPI_COMM_WORLD's error handler (by default fatal: MPI prints the message and aborts), rather than
+// silently running without it.
 int after_init(int rc) {
   if (rc != MPI_SUCCESS) return rc;
   const Inside in;

@@ -4,6 +4,7 @@
 
 #include "cclx/error.hpp"
 #include "cclx/settings.hpp"
+#include "cclx/tune/model.hpp"
 
 namespace cclx::shim {
 
@@ -31,6 +32,7 @@ Config load() {
   try {
     c.log = settings::logs("shim");
     c.validate = settings::get<bool>(settings::Id::validate);
+    (void)tune::model_params_from_env();  // CCLX_NET_*: algo::Auto's model reads them later
   } catch (const Error& e) {
     if (c.error.empty()) c.error = e.what();  // fails MPI_Init, as a bad CCLX_ALGO does
   }
