@@ -18,6 +18,7 @@
 
 #include "cclx/detail/median.hpp"
 #include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 #include "cclx/topology/detect.hpp"
 #include "cclx/topology/graphviz.hpp"
 #include "cclx/topology/profiler.hpp"
@@ -100,20 +101,6 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out) throw Error("cannot write '" + path + "'");
 }
 
-// A rate in CCLX_NET_BANDWIDTH's grammar: bytes per second with a decimal k, M or G.
-std::string rate_text(double bytes_per_s) {
-  const char* suffix = "";
-  double v = bytes_per_s;
-  for (const char* s : {"k", "M", "G"}) {
-    if (v < 1e3) break;
-    v /= 1e3;
-    suffix = s;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g%s", v, suffix);
-  return text;
-}
-
 // The settings that tell algo::Auto's model this network (docs/tuning.md): the medians of the
 // pairs between hosts (a pair's probe runs alone, so it sees one link), and the links probe's
 // links per host where it ran.
@@ -132,7 +119,7 @@ void print_network(const topo::HostMap& hosts, const topo::Profile& p) {
                                    : "not measured, the first two hosts need two ranks each");
   std::printf("  CCLX_NET_LATENCY=%.3g CCLX_NET_BANDWIDTH=%s",
               std::max(cclx::detail::median(alpha), 0.0),
-              rate_text(cclx::detail::median(bandwidth)).c_str());
+              cclx::settings::format_rate(cclx::detail::median(bandwidth)).c_str());
   if (p.links_per_host > 0) std::printf(" CCLX_NET_LINKS=%d", p.links_per_host);
   std::printf("\n");
 }

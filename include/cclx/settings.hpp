@@ -121,4 +121,8 @@ void reload();
 /// The value of `id` parsed from `text` instead of the environment: throws what get() would.
 [[nodiscard]] std::any parse(Id id, std::string_view text);
 
+/// A rate in bytes per second as CCLX_NET_BANDWIDTH writes it: three significant digits and a
+/// decimal k, M or G ("23.9M", "12.5G"), which that variable parses back.
+[[nodiscard]] std::string format_rate(double bytes_per_s);
+
 }  // namespace cclx::settings

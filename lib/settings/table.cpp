@@ -3,6 +3,7 @@
 #include <array>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -142,6 +143,19 @@ const std::array<Spec, count> kTable = {{
 // clang-format on
 
 }  // namespace
+
+std::string format_rate(double bytes_per_s) {
+  const char* suffix = "";
+  double v = bytes_per_s;
+  for (const char* s : {"k", "M", "G"}) {
+    if (v < 1e3) break;
+    v /= 1e3;
+    suffix = s;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g%s", v, suffix);
+  return text;
+}
 
 std::span<const Spec> table() {
   return kTable;

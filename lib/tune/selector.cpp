@@ -163,12 +163,11 @@ Decision Selector::compute(const Workload& w) const {
     for (const auto& [t, c] : ranked) d.explanation += " " + to_string(c) + "=" + time_text(t);
     if (default_model_ && w.multi_host()) {  // the network it assumed, as the settings write it
       const ModelParams& m = config_.model_params;
-      char net[160];
-      std::snprintf(net, sizeof net,
-                    " (across hosts: CCLX_NET_LATENCY=%.3g CCLX_NET_BANDWIDTH=%.3g "
-                    "CCLX_NET_LINKS=%d)",
-                    m.inter_alpha, 1 / m.inter_beta, m.inter_links);
-      d.explanation += net;
+      char latency[32];
+      std::snprintf(latency, sizeof latency, "%.3g", m.inter_alpha);
+      d.explanation += std::string(" (across hosts: CCLX_NET_LATENCY=") + latency +
+                       " CCLX_NET_BANDWIDTH=" + settings::format_rate(1 / m.inter_beta) +
+                       " CCLX_NET_LINKS=" + std::to_string(m.inter_links) + ")";
     }
   }
   d.explanation =

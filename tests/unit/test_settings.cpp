@@ -165,6 +165,12 @@ TEST_CASE("settings: grammars of their own (CCLX_ALGO, CCLX_ADAPTIVE_FAULT)") {
           std::string("CCLX_NET_BANDWIDTH='") + bad +
               "': expected bytes per second: a positive number, optionally with k, M or G");
   CHECK(error_of(Id::net_links, "0") == "CCLX_NET_LINKS='0': expected an integer of at least 1");
+  // What cclx-topo and Auto's explanations print, in the same grammar.
+  CHECK(settings::format_rate(23.9e6) == "23.9M");
+  CHECK(settings::format_rate(12.5e9) == "12.5G");
+  CHECK(settings::format_rate(500) == "500");
+  for (const double x : {999.0, 1e3, 2.5e4, 23.9e6, 12.5e9})
+    CHECK(rate(settings::format_rate(x).c_str()) == doctest::Approx(x));
 }
 
 TEST_CASE(
