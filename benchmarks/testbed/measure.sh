@@ -2,10 +2,11 @@
 # measure.sh: the measurements behind docs/testbed.md, with the exact commands.
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
-# hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net
-# hierarchical-rails-net
-# hierarchical-openmpi (default: all but hierarchical-openmpi, which needs OMPI_BENCH: a cclx-bench built against Open MPI). Uses its own testbed prefix
-# (cclxtbm) so it never touches a testbed someone else brought up; tears it down on exit.
+# hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes
+# hierarchical-shapes-net hierarchical-rails-net hierarchical-openmpi (default: all but
+# hierarchical-openmpi, which needs OMPI_BENCH: a cclx-bench built against Open MPI). Uses its own
+# testbed prefix (cclxtbm) so it never touches a testbed someone else brought up; tears it down on
+# exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 export CCLX_TESTBED_PREFIX=${CCLX_TESTBED_PREFIX:-cclxtbm}
@@ -361,10 +362,11 @@ for s in $sections; do
     net=(--env CCLX_NET_LINKS=2 --env CCLX_NET_BANDWIDTH=23.9M --env CCLX_NET_LATENCY=29.4e-6)
     for hosts in 2 3; do
       up --hosts "$hosts" --nics-per-host 2 --rate 200mbit
-      for c in bcast allreduce; do
+      collectives=bcast
+      [[ $hosts == 3 ]] && collectives="bcast allreduce"
+      for c in $collectives; do
         case $c in
-          allreduce) [[ $hosts == 3 ]] || continue
-            algos=native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto ;;
+          allreduce) algos=native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto ;;
           bcast) algos=native,binomial_tree,pipelined_tree,leader_binomial_tree,leader_rhd,multilane_rhd,auto ;;
         esac
         say "hierarchical-rails-net: $c, $hosts hosts x 2 ranks, 2 NICs per host, 200mbit each (${net[*]})"

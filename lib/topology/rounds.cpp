@@ -30,19 +30,18 @@ std::vector<std::vector<std::pair<int, int>>> interference_free_rounds(
     const std::vector<int>& host_of_rank) {
   const int n = static_cast<int>(host_of_rank.size());
   std::vector<std::vector<std::pair<int, int>>> out;
-  for (auto& round : interference_free_rounds(n)) {
-    // Pairs between hosts not yet placed, in order; each pass takes those whose hosts are free.
-    std::vector<std::pair<int, int>> left, within;
+  for (const auto& round : interference_free_rounds(n)) {
+    // The round's pairs within hosts stay; of those between hosts each pass takes, in order, the
+    // ones whose hosts have no pair between hosts yet, and leaves the rest to the next round.
+    std::vector<std::pair<int, int>> pairs, left;
     for (const auto& p : round)
       (host_of_rank[static_cast<std::size_t>(p.first)] ==
                host_of_rank[static_cast<std::size_t>(p.second)]
-           ? within
+           ? pairs
            : left)
           .push_back(p);
-    bool first = true;
-    while (first || !left.empty()) {
-      std::vector<std::pair<int, int>> pairs = first ? within : std::vector<std::pair<int, int>>{};
-      std::vector<int> busy;  // hosts with a pair between hosts in this round
+    do {
+      std::vector<int> busy;
       std::vector<std::pair<int, int>> later;
       for (const auto& p : left) {
         const int ha = host_of_rank[static_cast<std::size_t>(p.first)];
@@ -52,15 +51,14 @@ std::vector<std::vector<std::pair<int, int>>> interference_free_rounds(
           later.push_back(p);
           continue;
         }
-        busy.push_back(ha);
-        busy.push_back(hb);
+        busy.insert(busy.end(), {ha, hb});
         pairs.push_back(p);
       }
       std::sort(pairs.begin(), pairs.end());
       if (!pairs.empty()) out.push_back(std::move(pairs));
+      pairs.clear();
       left = std::move(later);
-      first = false;
-    }
+    } while (!left.empty());
   }
   return out;
 }
