@@ -1,47 +1,35 @@
 #!/usr/bin/env python3
 """Auto against native and against the fastest other algorithm of the same launch, per
-collective, shape and size, from a `benchmarks/testbed/measure.sh` log whose sections are headed
-`### SECTION: COLLECTIVE, H hosts x K ranks...` (hierarchical-shapes, -shapes-net, -rails-net;
-cclx-bench's Max Latency column: the median of the repetitions). Markdown on stdout: one row per
-collective and shape with the range of each ratio over the sizes, then every point.
+collective, shape and size, from a `benchmarks/testbed/measure.sh` log (hierarchical-shapes,
+-shapes-net, -rails-net; cclx-bench's Max Latency column: the median of the repetitions; the
+log's tables as testbed_sim_compare.py reads them). Markdown on stdout: one row per collective
+and shape with the range of each ratio over the sizes, then every point.
 
     /usr/bin/python3 benchmarks/results/scripts/auto_vs_fastest.py LOG
 """
-import re
 import sys
 
-sections = {}
-section = None
-for line in open(sys.argv[1]):
-    m = re.match(r"### [\w-]+: (\w+), (\d+) hosts x (\d+) ranks", line)
-    if m:
-        section = (m.group(1), f"{m.group(2)} × {m.group(3)}")
-        sections[section] = {}
-        continue
-    f = line.split()
-    if section and len(f) == 10 and f[0].isdigit():
-        sections[section].setdefault(int(f[0]), {})[f[5]] = float(f[3])
+from testbed_sim_compare import parse_log, size_label
 
-
-def size_text(b):
-    return f"{b >> 20} MiB" if b >= 1 << 20 else f"{b >> 10} KiB"
-
+points, ranges = [], []
+for t in parse_log(sys.argv[1]):
+    where = f"{t['collective']}, {t['n'] // t['k']} × {t['k']}"
+    sizes = sorted({size for size, _ in t["rows"]})
+    native, best = [], []
+    for size in sizes:
+        row = {algo: us for (s, algo), us in t["rows"].items() if s == size}
+        name, fastest = min(((a, us) for a, us in row.items() if a != "auto"), key=lambda x: x[1])
+        native.append(row["native"] / row["auto"])
+        best.append(fastest / row["auto"])
+        points.append((where, size, row["auto"], name, fastest, best[-1]))
+    ranges.append((where, native, best))
 
 print("| collective, shape | Auto against native | Auto against the fastest other |")
 print("|---|---|---|")
-points = []
-for (coll, shape), sizes in sections.items():
-    native, best = [], []
-    for size, t in sorted(sizes.items()):
-        fastest = min((v, k) for k, v in t.items() if k != "auto")
-        native.append(t["native"] / t["auto"])
-        best.append(fastest[0] / t["auto"])
-        points.append((coll, shape, size, t["auto"], fastest[1], fastest[0], best[-1]))
-    print(f"| {coll}, {shape} | {min(native):.2f}–{max(native):.2f}× | "
-          f"{min(best):.2f}–{max(best):.2f}× |")
+for where, native, best in ranges:
+    print(f"| {where} | {min(native):.2f}–{max(native):.2f}× | {min(best):.2f}–{max(best):.2f}× |")
 print()
 print("| collective, shape | size | Auto (ms) | fastest other (ms) | Auto against it |")
 print("|---|---|---|---|---|")
-for coll, shape, size, auto, name, t, r in points:
-    print(f"| {coll}, {shape} | {size_text(size)} | {auto / 1e3:.1f} | `{name}` {t / 1e3:.1f} | "
-          f"{r:.2f} |")
+for where, size, auto, name, t, r in points:
+    print(f"| {where} | {size_label(size)} | {auto / 1e3:.1f} | `{name}` {t / 1e3:.1f} | {r:.2f} |")
