@@ -3,8 +3,9 @@
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
 # hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes
-# hierarchical-shapes-net hierarchical-rails-net hierarchical-openmpi (default: all but
-# hierarchical-openmpi, which needs OMPI_BENCH: a cclx-bench built against Open MPI). Uses its own
+# hierarchical-shapes-net hierarchical-rails-net hierarchical-openmpi hierarchical-2x8
+# hierarchical-2x8-tuned (default: all but hierarchical-openmpi, which needs OMPI_BENCH: a
+# cclx-bench built against Open MPI, and the 2x8 ones, which need 16 cores). Uses its own
 # testbed prefix (cclxtbm) so it never touches a testbed someone else brought up; tears it down on
 # exit.
 set -euo pipefail
@@ -48,22 +49,78 @@ counted() {
   echo "  -> h0 link (tbf up+down): $(($(link_total 0) - l0)) bytes, h0 lo: $(($(lo_total 0) - o0)) bytes"
 }
 
-# The hierarchical-shapes runs; "$@": more `cclx-testbed run` options (--env K=V).
+# The hierarchical-shapes runs over SHAPES ("HOSTS RANKS_PER_HOST", ';'-separated), COLLECTIVES,
+# SIZES and ITERATIONS (cclx-bench's); "$@": more `cclx-testbed run` options (--env K=V).
+SHAPES="4 2;2 4"
+COLLECTIVES="allgather reduce_scatter bcast"
+SIZES=256K:4M
+ITERATIONS="-i 2 -x 1"
 shapes() {
   local shape hosts k c algos
-  for shape in "4 2" "2 4"; do
+  local -a shape_list
+  IFS=';' read -r -a shape_list <<<"$SHAPES"
+  for shape in "${shape_list[@]}"; do
     read -r hosts k <<<"$shape"
     up --hosts "$hosts" --rate 200mbit
-    for c in allgather reduce_scatter bcast; do
+    for c in $COLLECTIVES; do
       case $c in
         bcast) algos=native,binomial_tree,leader_binomial_tree,leader_rhd,multilane_rhd,auto ;;
         *) algos=native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto ;;
       esac
       say "hierarchical-shapes: $c, $hosts hosts x $k ranks, 200mbit${*:+ ($*)}"
+      # shellcheck disable=SC2086  # ITERATIONS: several words
       cmd "$TB" run --ranks-per-host "$k" --idle block --timeout 900 "$@" -- "$BENCH" "$c" \
-        -m 256K:4M --algos "$algos" -i 2 -x 1 --repeat 3
+        -m "$SIZES" --algos "$algos" $ITERATIONS --repeat 3
     done
   done
+}
+
+# The hierarchical-tuned runs on HOSTS hosts of K ranks: tune.sh's table of CANDIDATES, then Auto
+# with it beside native and the candidates (the options are those of hierarchical-tuned).
+TUNED_SMALL=8:16K
+TUNED_LARGE=32K:4M
+TUNED_LARGE_ARGS="-i 3 -x 1"
+TUNE_REPEAT=5
+tuned() {
+  local hosts=$1 k=$2 candidates=$3 range c size
+  local table=${TUNE_TABLE:-$(mktemp -d)/testbed-${hosts}x$k.json}
+  local run="$TB run --ranks-per-host $k --idle block --timeout 900"
+  local -A range_sizes=([small]=$TUNED_SMALL [large]=$TUNED_LARGE)
+  local -A range_args=([small]="--target-ms 50" [large]=$TUNED_LARGE_ARGS)
+  say "hierarchical-tuned: tuning table, $hosts hosts x $k ranks, 200mbit -> $table"
+  up --hosts "$hosts" --rate 200mbit
+  for range in small large; do
+    # shellcheck disable=SC2086  # the range's arguments are words
+    bash "$HERE/../tune.sh" -o "${table%.json}-$range.json" -n $((hosts * k)) \
+      -c allreduce,bcast,allgather,reduce_scatter -m "${range_sizes[$range]}" -r "${TUNE_RUNS:-1}" \
+      -b "$(dirname "$(dirname "$BENCH")")" -l "$run" -a "$candidates" -- ${range_args[$range]} \
+      --repeat "$TUNE_REPEAT" 2>&1 | grep -v '^\[cclx-testbed\] run:'
+  done
+  "$(dirname "$BENCH")/../tools/cclx-tune" merge -o "$table" "${table%.json}-small.json" "${table%.json}-large.json"
+  for c in allreduce bcast allgather reduce_scatter; do
+    for range in small large; do
+      say "hierarchical-tuned: $c, $range sizes, $hosts hosts x $k ranks, 200mbit, Auto with the table"
+      # shellcheck disable=SC2206  # the range's arguments are words
+      local -a bench=($run --env CCLX_TUNE_FILE="$table" -- "$BENCH" "$c" -m "${range_sizes[$range]}"
+        ${range_args[$range]} --algos "native,$candidates,auto" --skip-unserving --repeat "${TUNED_REPEAT:-5}")
+      if [[ -n ${TUNED_JSON:-} ]]; then
+        mkdir -p "$TUNED_JSON"
+        printf '$ %s --json > %s\n' "${bench[*]}" "$TUNED_JSON/$c-$range.json"
+        "${bench[@]}" --json 2>&1 >"$TUNED_JSON/$c-$range.json" | grep -v '^\[cclx-testbed\] run:' || true
+      else
+        cmd "${bench[@]}"
+      fi
+    done
+  done
+  if [[ -n ${TUNED_JSON:-} ]]; then
+    # Auto's choice at each point of the comparisons and why, for auto_sweep.py --paired.
+    for c in allreduce bcast allgather reduce_scatter; do
+      for size in 8 16 32 64 128 256 512 1K 2K 4K 8K 16K 32K 64K 128K 256K 512K 1M 2M 4M; do
+        printf '%s %s: %s\n' "$c" "$size" "$(CCLX_TUNE_FILE="$table" "$(dirname "$BENCH")/../tools/cclx-tune" \
+          explain --collective "$c" --n $((hosts * k)) --ranks-per-host "$k" --bytes "$size" --elem-size 4)"
+      done
+    done >"$TUNED_JSON/choices.txt"
+  fi
 }
 
 for s in $sections; do
@@ -266,6 +323,16 @@ for s in $sections; do
     # sim-fidelity fits: 23.9 MB/s, 29.4 us); the settings change nothing but Auto's model.
     shapes --env CCLX_NET_BANDWIDTH=23.9M --env CCLX_NET_LATENCY=29.4e-6
     ;;
+  hierarchical-2x8)
+    # 2 hosts x 8 ranks, for a machine of 16 cores or more (benchmarks/testbed/kit.sh carries the
+    # testbed there): the node check with its tbf counters, then the four collectives as in
+    # hierarchical-shapes-net (8 B-4 MiB), without oversubscription.
+    up --hosts 2 --rate 200mbit
+    say "hierarchical-2x8: node check, 2 hosts x 8 ranks"
+    cmd "$TB" check --ranks-per-host 8 --size 1M --skip-rate
+    SHAPES="2 8" COLLECTIVES="allreduce allgather reduce_scatter bcast" SIZES=8:4M \
+      ITERATIONS="--target-ms 50" shapes --env CCLX_NET_BANDWIDTH=23.9M --env CCLX_NET_LATENCY=29.4e-6
+    ;;
   hierarchical-rooted)
     # Bcast and reduce: multi-lane (the root's host scatters the lanes, each lane crosses between
     # the hosts, every host allgathers them) beside leader-based, the flat trees and RHD, native.
@@ -414,46 +481,14 @@ for s in $sections; do
     # (<collective>-small.json, <collective>-large.json; for
     # `benchmarks/results/scripts/auto_sweep.py --paired`) instead of printing its table, and
     # Auto's choice at each point (choices.txt, cclx-tune explain).
-    table=${TUNE_TABLE:-$(mktemp -d)/testbed-2x2.json}
-    run_2x2="$TB run --ranks-per-host 2 --idle block --timeout 900"
-    candidates=ring,rhd,recursive_doubling,binomial_tree,pipelined_tree,multilane_ring,multilane_rhd,leader_recursive_doubling,leader_rhd,leader_binomial_tree,"multilane_rhd(pipeline=4)","multilane_rhd(pipeline=8)"
-    declare -A range_sizes=([small]=8:16K [large]=32K:4M)
-    declare -A range_args=([small]="--target-ms 50" [large]="-i 3 -x 1")
-    say "hierarchical-tuned: tuning table, 2 hosts x 2 ranks, 200mbit -> $table"
-    up --hosts 2 --rate 200mbit
-    for range in small large; do
-      # shellcheck disable=SC2086  # the range's arguments are words
-      bash "$HERE/../tune.sh" -o "${table%.json}-$range.json" -n 4 -c allreduce,bcast,allgather,reduce_scatter \
-        -m "${range_sizes[$range]}" -r "${TUNE_RUNS:-1}" -b "$(dirname "$(dirname "$BENCH")")" \
-        -l "$run_2x2" -a "$candidates" -- ${range_args[$range]} --repeat 5 2>&1 |
-        grep -v '^\[cclx-testbed\] run:'
-    done
-    "$(dirname "$BENCH")/../tools/cclx-tune" merge -o "$table" "${table%.json}-small.json" "${table%.json}-large.json"
-    for c in allreduce bcast allgather reduce_scatter; do
-      for range in small large; do
-        say "hierarchical-tuned: $c, $range sizes, 2 hosts x 2 ranks, 200mbit, Auto with the table"
-        # shellcheck disable=SC2206  # the range's arguments are words
-        bench=("$TB" run --ranks-per-host 2 --idle block --timeout 900 --env CCLX_TUNE_FILE="$table"
-          -- "$BENCH" "$c" -m "${range_sizes[$range]}" ${range_args[$range]} --algos "native,$candidates,auto" --skip-unserving
-          --repeat "${TUNED_REPEAT:-5}")
-        if [[ -n ${TUNED_JSON:-} ]]; then
-          mkdir -p "$TUNED_JSON"
-          printf '$ %s --json > %s\n' "${bench[*]}" "$TUNED_JSON/$c-$range.json"
-          "${bench[@]}" --json 2>&1 >"$TUNED_JSON/$c-$range.json" | grep -v '^\[cclx-testbed\] run:' || true
-        else
-          cmd "${bench[@]}"
-        fi
-      done
-    done
-    if [[ -n ${TUNED_JSON:-} ]]; then
-      # Auto's choice at each point of the comparisons and why, for auto_sweep.py --paired.
-      for c in allreduce bcast allgather reduce_scatter; do
-        for size in 8 16 32 64 128 256 512 1K 2K 4K 8K 16K 32K 64K 128K 256K 512K 1M 2M 4M; do
-          printf '%s %s: %s\n' "$c" "$size" "$(CCLX_TUNE_FILE="$table" "$(dirname "$BENCH")/../tools/cclx-tune" \
-            explain --collective "$c" --n 4 --bytes "$size" --elem-size 4)"
-        done
-      done >"$TUNED_JSON/choices.txt"
-    fi
+    tuned 2 2 'ring,rhd,recursive_doubling,binomial_tree,pipelined_tree,multilane_ring,multilane_rhd,leader_recursive_doubling,leader_rhd,leader_binomial_tree,multilane_rhd(pipeline=4),multilane_rhd(pipeline=8)'
+    ;;
+  hierarchical-2x8-tuned)
+    # The same on 2 hosts x 8 ranks (16 cores or more, as hierarchical-2x8), 8 B-1 MiB, with the
+    # candidates that were fastest somewhere in hierarchical-2x8 (binomial_tree as
+    # leader_binomial_tree) and 3 repetitions, so that table and comparison take about 4 minutes.
+    TUNED_LARGE=32K:1M TUNED_LARGE_ARGS="-i 2 -x 1" TUNE_REPEAT=3 TUNED_REPEAT=${TUNED_REPEAT:-3} \
+      tuned 2 8 rhd,multilane_ring,multilane_rhd,leader_rhd,leader_binomial_tree
     ;;
   *) echo "unknown section $s" >&2; exit 2 ;;
   esac
