@@ -19,7 +19,7 @@ with TUNED_JSON): one table per collective, its files' sizes together, on hosts 
 --ranks-per-host ranks.
 
 Usage: testbed_sim_compare.py LOG|DIR [--sim build/tools/cclx-sim] [--fit-max 256]
-       [--ranks-per-host K] [--heading TEXT] [--misses] [--check FILE] [--plot PNG]
+       [--ranks-per-host K] [--max-ranks N] [--heading TEXT] [--misses] [--check FILE] [--plot PNG]
 (--check: compare with FILE, the stored output, instead of printing; exit 1 when they differ)
 """
 
@@ -146,6 +146,8 @@ def main():
                     help="sizes shown in the tables (all sizes count in the summary)")
     ap.add_argument("--ranks-per-host", type=int, default=2,
                     help="ranks per host of a directory's JSON runs (a log names its own)")
+    ap.add_argument("--max-ranks", type=int, default=4,
+                    help="the tables of at most this many ranks (default: 2 hosts x 2 ranks)")
     ap.add_argument("--heading", help="a log's tables under the `### ` lines containing this only")
     ap.add_argument("--misses", action="store_true",
                     help="after the summary, each size's points outside 20%% (measured/predicted)")
@@ -209,7 +211,7 @@ def plot(args):
 
 
 def report(args):
-    tables = [t for t in load_tables(args) if t["k"] > 1 and t["n"] and t["n"] <= 4]
+    tables = [t for t in load_tables(args) if t["k"] > 1 and t["n"] and t["n"] <= args.max_ranks]
     if not tables:
         sys.exit("no 2-host tables in " + args.log)
     call_us, alpha_l, alpha_g, nfit = fit_latencies(args.sim, tables, args.fit_max, args.bw,
