@@ -3,7 +3,7 @@
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
 # hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes
-# hierarchical-shapes-net hierarchical-rails-net hierarchical-openmpi hierarchical-2x8
+# hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back hierarchical-openmpi hierarchical-2x8
 # hierarchical-2x8-tuned (default: all but hierarchical-openmpi, which needs OMPI_BENCH: a
 # cclx-bench built against Open MPI, and the 2x8 ones, which need 16 cores). Uses its own
 # testbed prefix (cclxtbm) so it never touches a testbed someone else brought up; tears it down on
@@ -27,7 +27,7 @@ cpu_of() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -322,6 +322,31 @@ for s in $sections; do
     # The same, with Auto's model told the testbed's network (the link's rate and latency that
     # sim-fidelity fits: 23.9 MB/s, 29.4 us); the settings change nothing but Auto's model.
     shapes --env CCLX_NET_BANDWIDTH=23.9M --env CCLX_NET_LATENCY=29.4e-6
+    ;;
+  rhd-back-to-back)
+    # Recursive doubling's exchanges against the ring's on 4 hosts x 1 rank, which carry the same
+    # bytes through each link: one allgather at a time and back to back. In plain MPI (tbcheck ag:
+    # a barrier before each, or -b: blocks of 5 back to back), then cclx's ring and rhd
+    # (cclx-bench -i 1: one call per timed block; -i 5: five back to back).
+    up --hosts 4 --rate 200mbit
+    for size in 1M 4M; do
+      say "rhd-back-to-back: tbcheck ag, $size, 4 hosts x 1 rank, 200mbit"
+      for _ in 1 2 3; do
+        for pattern in ring rd; do
+          for b2b in "" -b; do
+            # shellcheck disable=SC2086  # $b2b is one word or none
+            cmd "$TB" run --idle block --timeout 300 -- "$T" ag -s "$size" -P "$pattern" -i 5 -w 2 $b2b
+          done
+        done
+      done
+    done
+    for i in 1 5; do
+      say "rhd-back-to-back: cclx-bench allgather -i $i, 4 hosts x 1 rank, 200mbit"
+      for _ in 1 2 3; do
+        cmd "$TB" run --idle block --timeout 300 -- "$BENCH" allgather -m 1M:4M --algos native,ring,rhd \
+          -i "$i" -x 1 --repeat 7
+      done
+    done
     ;;
   hierarchical-2x8)
     # 2 hosts x 8 ranks, for a machine of 16 cores or more (benchmarks/testbed/kit.sh carries the

@@ -19,12 +19,20 @@
  *                       same rank of the other host, BYTES/2 inside the host again;
  *                       with -c only the two exchanges between the hosts. Each host's
  *                       link carries BYTES each way (the printed rate); no reduction
+ *   ag   -s BYTES       the exchanges of an allgather of BYTES in all (BYTES/n per rank),
+ *                       no copies: -P ring (default), n - 1 steps of BYTES/n to the next
+ *                       rank, from the previous; -P rd (recursive doubling, n a power of
+ *                       two), log2 n steps with rank ^ d of d * BYTES/n; prints the
+ *                       slowest rank's time per iteration (with -b, per allgather of
+ *                       iterations run back to back: a rank starts the next as soon as
+ *                       its own part of the last one is done)
  *   fin                 finalize stress: an allreduce, then rank r sleeps r*D ms
  *                       (-d D, default 50) so ranks reach MPI_Finalize at
  *                       different times
  * Options: -i ITERS (default 10), -w WARMUP (default 2), -d STAGGER_MS,
  *          -p PEER (rank 0's partner in bw/xchg/lat, default 1), -k RANKS_PER_HOST,
- *          -c  rhd: the exchanges between the hosts only,
+ *          -c  rhd: the exchanges between the hosts only, -P PATTERN  ag: ring or rd,
+ *          -b  ag: ITERS allgathers back to back, timed as one block,
  *          -B  no MPI_Barrier before MPI_Finalize (default: barrier)
  */
 #define _POSIX_C_SOURCE 200809L
@@ -89,7 +97,9 @@ int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "shm";
   long bytes = 16L * 1024 * 1024;
   int iters = 10, warmup = 2, barrier_before_finalize = 1, peer = 1, per_host = 1, cross_only = 0;
+  int back_to_back = 0;
   long stagger_ms = 50;
+  const char *pattern = "ring";
   for (int i = 2; i < argc; ++i) {
     if (!strcmp(argv[i], "-s") && i + 1 < argc) bytes = parse_size(argv[++i]);
     else if (!strcmp(argv[i], "-i") && i + 1 < argc) iters = atoi(argv[++i]);
@@ -99,6 +109,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "-k") && i + 1 < argc) per_host = atoi(argv[++i]);
     else if (!strcmp(argv[i], "-B")) barrier_before_finalize = 0;
     else if (!strcmp(argv[i], "-c")) cross_only = 1;
+    else if (!strcmp(argv[i], "-P") && i + 1 < argc) pattern = argv[++i];
+    else if (!strcmp(argv[i], "-b")) back_to_back = 1;
     else {
       if (rank == 0) fprintf(stderr, "tbcheck: unknown option %s\n", argv[i]);
       MPI_Abort(MPI_COMM_WORLD, 2);
@@ -261,6 +273,50 @@ int main(int argc, char **argv) {
       rc = 1;
     }
     if (rank == 0) print_times(cross_only ? "rhd-cross" : "rhd", bytes, t, iters);
+    free(t);
+    free(sbuf);
+    free(rbuf);
+  } else if (!strcmp(mode, "ag")) {
+    const int rd = !strcmp(pattern, "rd");
+    if ((!rd && strcmp(pattern, "ring")) || (rd && (size & (size - 1)) != 0) || size < 2) {
+      if (rank == 0) fprintf(stderr, "tbcheck ag: -P ring, or -P rd on a power of two ranks\n");
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const size_t block = (size_t)bytes / (size_t)size, most = block * (size_t)(size / 2);
+    char *sbuf = malloc(most + 1), *rbuf = malloc(most + 1);
+    memset(sbuf, rank + 1, most + 1);
+    memset(rbuf, 0, most + 1); /* touched: no page faults inside the timed exchanges */
+    double *t = calloc((size_t)iters, sizeof *t);
+    /* -b: one timed block of `iters` allgathers per round, 3 rounds after the warm-up */
+    const int rounds = back_to_back ? 3 : iters, per_round = back_to_back ? iters : 1;
+    for (int it = -warmup; it < rounds; ++it) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = MPI_Wtime();
+      for (int k = 0; k < (it < 0 ? 1 : per_round); ++k) {
+        if (rd) {
+          for (int d = 1; d < size; d *= 2)
+            MPI_Sendrecv(sbuf, (int)(block * (size_t)d), MPI_BYTE, rank ^ d, 9, rbuf,
+                         (int)(block * (size_t)d), MPI_BYTE, rank ^ d, 9, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+        } else {
+          for (int step = 1; step < size; ++step)
+            MPI_Sendrecv(sbuf, (int)block, MPI_BYTE, (rank + 1) % size, 9, rbuf, (int)block,
+                         MPI_BYTE, (rank - 1 + size) % size, 9, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+        }
+      }
+      double dt = (MPI_Wtime() - t0) / (it < 0 ? 1 : per_round), dmax = 0;
+      MPI_Reduce(&dt, &dmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+      if (it >= 0) t[it] = dmax;
+    }
+    if (block > 0 && rbuf[block - 1] == 0) {
+      fprintf(stderr, "tbcheck: data check failed on rank %d\n", rank);
+      rc = 1;
+    }
+    if (rank == 0)
+      print_times(rd ? (back_to_back ? "ag-rd-back-to-back" : "ag-rd")
+                     : (back_to_back ? "ag-ring-back-to-back" : "ag-ring"),
+                  bytes, t, rounds);
     free(t);
     free(sbuf);
     free(rbuf);
