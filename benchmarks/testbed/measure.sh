@@ -326,13 +326,14 @@ for s in $sections; do
   rhd-back-to-back)
     # Recursive doubling's exchanges against the ring's on 4 hosts x 1 rank, which carry the same
     # bytes through each link: one allgather at a time and back to back. In plain MPI (tbcheck ag:
-    # a barrier before each, or -b: blocks of 5 back to back), then cclx's ring and rhd
-    # (cclx-bench -i 1: one call per timed block; -i 5: five back to back).
+    # a barrier before each, or -b: blocks of 5 back to back; rd-alt: the partners' order reversed
+    # every other call), then cclx's ring and rhd (cclx-bench -i 1: one call per timed block;
+    # -i 5: five back to back).
     up --hosts 4 --rate 200mbit
     for size in 1M 4M; do
       say "rhd-back-to-back: tbcheck ag, $size, 4 hosts x 1 rank, 200mbit"
       for _ in 1 2 3; do
-        for pattern in ring rd; do
+        for pattern in ring rd rd-alt; do
           for b2b in "" -b; do
             # shellcheck disable=SC2086  # $b2b is one word or none
             cmd "$TB" run --idle block --timeout 300 -- "$T" ag -s "$size" -P "$pattern" -i 5 -w 2 $b2b

@@ -22,7 +22,9 @@
  *   ag   -s BYTES       the exchanges of an allgather of BYTES in all (BYTES/n per rank),
  *                       no copies: -P ring (default), n - 1 steps of BYTES/n to the next
  *                       rank, from the previous; -P rd (recursive doubling, n a power of
- *                       two), log2 n steps with rank ^ d of d * BYTES/n; prints the
+ *                       two), log2 n steps with rank ^ d of d * BYTES/n; -P rd-alt the same
+ *                       with the partners in reverse order (n/2 first) every other call, so
+ *                       that each call starts with the partner the last one ended with; prints the
  *                       slowest rank's time per iteration (with -b, per allgather of
  *                       iterations run back to back: a rank starts the next as soon as
  *                       its own part of the last one is done)
@@ -277,9 +279,10 @@ int main(int argc, char **argv) {
     free(sbuf);
     free(rbuf);
   } else if (!strcmp(mode, "ag")) {
-    const int rd = !strcmp(pattern, "rd");
+    const int alt = !strcmp(pattern, "rd-alt"), rd = alt || !strcmp(pattern, "rd");
     if ((!rd && strcmp(pattern, "ring")) || (rd && (size & (size - 1)) != 0) || size < 2) {
-      if (rank == 0) fprintf(stderr, "tbcheck ag: -P ring, or -P rd on a power of two ranks\n");
+      if (rank == 0)
+        fprintf(stderr, "tbcheck ag: -P ring, or -P rd or rd-alt on a power of two ranks\n");
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const size_t block = (size_t)bytes / (size_t)size, most = block * (size_t)(size / 2);
@@ -289,15 +292,20 @@ int main(int argc, char **argv) {
     double *t = calloc((size_t)iters, sizeof *t);
     /* -b: one timed block of `iters` allgathers per round, 3 rounds after the warm-up */
     const int rounds = back_to_back ? 3 : iters, per_round = back_to_back ? iters : 1;
+    long calls = 0;
     for (int it = -warmup; it < rounds; ++it) {
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
-      for (int k = 0; k < (it < 0 ? 1 : per_round); ++k) {
+      for (int k = 0; k < (it < 0 ? 1 : per_round); ++k, ++calls) {
         if (rd) {
-          for (int d = 1; d < size; d *= 2)
-            MPI_Sendrecv(sbuf, (int)(block * (size_t)d), MPI_BYTE, rank ^ d, 9, rbuf,
-                         (int)(block * (size_t)d), MPI_BYTE, rank ^ d, 9, MPI_COMM_WORLD,
+          /* step s moves 2^s blocks; its partner is rank ^ 2^s, or rank ^ (size / 2^(s+1))
+             on an odd call of rd-alt */
+          for (int d = 1; d < size; d *= 2) {
+            const int partner = rank ^ (alt && calls % 2 ? size / (2 * d) : d);
+            MPI_Sendrecv(sbuf, (int)(block * (size_t)d), MPI_BYTE, partner, 9, rbuf,
+                         (int)(block * (size_t)d), MPI_BYTE, partner, 9, MPI_COMM_WORLD,
                          MPI_STATUS_IGNORE);
+          }
         } else {
           for (int step = 1; step < size; ++step)
             MPI_Sendrecv(sbuf, (int)block, MPI_BYTE, (rank + 1) % size, 9, rbuf, (int)block,
@@ -313,10 +321,11 @@ int main(int argc, char **argv) {
       fprintf(stderr, "tbcheck: data check failed on rank %d\n", rank);
       rc = 1;
     }
-    if (rank == 0)
-      print_times(rd ? (back_to_back ? "ag-rd-back-to-back" : "ag-rd")
-                     : (back_to_back ? "ag-ring-back-to-back" : "ag-ring"),
-                  bytes, t, rounds);
+    if (rank == 0) {
+      char what[64];
+      snprintf(what, sizeof what, "ag-%s%s", pattern, back_to_back ? "-back-to-back" : "");
+      print_times(what, bytes, t, rounds);
+    }
     free(t);
     free(sbuf);
     free(rbuf);
