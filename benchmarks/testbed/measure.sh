@@ -348,6 +348,16 @@ for s in $sections; do
           -i "$i" -x 1 --repeat 7
       done
     done
+    # The multi-lane pair on 4 hosts x 2 ranks, as timed in hierarchical-shapes (-i 2) and one
+    # call at a time (-i 1).
+    up --hosts 4 --rate 200mbit
+    for _ in 1 2; do
+      for i in 1 2; do
+        say "rhd-back-to-back: cclx-bench allgather -i $i, 4 hosts x 2 ranks, 200mbit"
+        cmd "$TB" run --ranks-per-host 2 --idle block --timeout 600 -- "$BENCH" allgather -m 256K:4M \
+          --algos native,multilane_ring,multilane_rhd -i "$i" -x 1 --repeat 5
+      done
+    done
     ;;
   hierarchical-2x8)
     # 2 hosts x 8 ranks, for a machine of 16 cores or more (benchmarks/testbed/kit.sh carries the
