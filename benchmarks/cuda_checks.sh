@@ -9,6 +9,8 @@
 # Every step has its own time limit, so one hang costs that step, not the run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source-path=SCRIPTDIR source=mpich_kit.sh
+source benchmarks/mpich_kit.sh
 
 if [[ "${1:-}" == "--pack" ]]; then
   kit=$2
@@ -19,12 +21,8 @@ if [[ "${1:-}" == "--pack" ]]; then
   [[ -x build/tests/consumer/build/consumer_cuda ]] && cp build/tests/consumer/build/consumer_cuda "$kit/bin/"
   # The cross-memory ring prototype (docs/results-ring.md), to time it on the GPU machine's idle cores too.
   mpicxx -O3 -std=c++20 -o "$kit/bin/cma-proto" benchmarks/prototypes/cma_fused.cpp
-  cp /usr/bin/mpiexec.hydra /usr/bin/hydra_pmi_proxy "$kit/bin/"
-  cp /usr/bin/mpiexec.hydra "$kit/bin/mpiexec"
-  # The MPI runtime the binaries link (not libc/libstdc++: the target's own are newer).
-  for b in "$kit"/bin/*; do ldd "$b"; done | awk '/=> \//{print $3}' | sort -u |
-    grep -Ev '/lib(c|m|gcc_s|stdc\+\+|pthread|dl|rt|resolv)\.so' | xargs -r -I{} cp -L {} "$kit/lib/"
-  cp -L /usr/lib/x86_64-linux-gnu/ucx/libuct_cma.so.0 "$kit/lib/ucx/"
+  # The MPI runtime the binaries link.
+  kit_mpich "$kit" "$kit"/bin/*
   strip --strip-unneeded "$kit"/bin/* "$kit"/lib/*.so* "$kit"/lib/ucx/*
   du -sh "$kit"
   exit 0
@@ -34,8 +32,8 @@ kit=$(cd "$1" && pwd)
 out=$2
 deadline=${CCLX_CHECKS_DEADLINE_S:-330}  # no step starts after this many seconds
 mkdir -p "$out"
-export PATH="$kit/bin:$PATH" LD_LIBRARY_PATH="$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export UCX_MODULE_DIR="$kit/lib/ucx" MPIEXEC_TIMEOUT=240
+kit_env "$kit"
+export MPIEXEC_TIMEOUT=240
 summary="$out/summary.txt"
 : >"$summary"
 step() {  # step NAME LIMIT_S COMMAND...: runs COMMAND with a time limit, logs to OUT/NAME.log

@@ -12,33 +12,22 @@ set -euo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 root=$(cd "$here/../.." && pwd)
 net_tools=(ip tc sysctl hostname)
-
-# copy_libs DEST FILE...: the shared libraries FILEs load, but not the C and C++ runtime (the
-# target's own are newer)
-copy_libs() {
-  local dest=$1
-  shift
-  ldd "$@" 2>/dev/null | awk '/=> \//{print $3}' | sort -u |
-    grep -Ev '/lib(c|m|gcc_s|stdc\+\+|pthread|dl|rt|resolv)\.so' | xargs -r -I{} cp -L {} "$dest/"
-}
+# shellcheck source-path=SCRIPTDIR source=../mpich_kit.sh
+source "$root/benchmarks/mpich_kit.sh"
 
 if [[ ${1:-} == --pack ]]; then
   kit=${2:?usage: kit.sh --pack KIT}
   rm -rf "$kit"
-  mkdir -p "$kit/bin" "$kit/lib/ucx" "$kit/testbed" "$kit/net/bin" "$kit/net/lib" \
-    "$kit/build/benchmarks" "$kit/build/tools"
+  mkdir -p "$kit/testbed" "$kit/net/bin" "$kit/net/lib" "$kit/build/benchmarks" "$kit/build/tools"
   # tbcheck and the UCX shim, where cclx-testbed run looks for them (CCLX_TESTBED_BUILD)
   mapfile -t built < <("$here/cclx-testbed" build)
   cp "${built[@]}" "$kit/testbed/"
   # where measure.sh and tune.sh look for them in a build folder
   cp "$root/build/benchmarks/cclx-bench" "$kit/build/benchmarks/"
   cp "$root/build/tools/cclx-tune" "$kit/build/tools/"
-  cp /usr/bin/hydra_pmi_proxy "$kit/bin/"
-  cp /usr/bin/mpiexec.hydra "$kit/bin/mpiexec"
-  copy_libs "$kit/lib" "$kit"/bin/* "$kit"/build/*/* "$kit"/testbed/*
-  cp -L /usr/lib/x86_64-linux-gnu/ucx/libuct_cma.so.0 "$kit/lib/ucx/"
+  kit_mpich "$kit" "$kit"/build/*/* "$kit"/testbed/*
   for t in "${net_tools[@]}"; do cp "$(command -v "$t")" "$kit/net/bin/"; done
-  copy_libs "$kit/net/lib" "$kit"/net/bin/*
+  kit_libs "$kit/net/lib" "$kit"/net/bin/*
   strip --strip-unneeded "$kit"/bin/* "$kit"/build/*/* "$kit"/testbed/* "$kit"/lib/*.so* "$kit"/lib/ucx/* \
     "$kit"/net/bin/* "$kit"/net/lib/*
   du -sh "$kit"
@@ -47,8 +36,8 @@ fi
 
 kit=$(cd "${1:?usage: kit.sh KIT SECTION...}" && pwd)
 shift
-export PATH="$kit/bin:$PATH" LD_LIBRARY_PATH="$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export UCX_MODULE_DIR=$kit/lib/ucx CCLX_TESTBED_BUILD=$kit/testbed BENCH=$kit/build/benchmarks/cclx-bench
+kit_env "$kit"
+export CCLX_TESTBED_BUILD=$kit/testbed BENCH=$kit/build/benchmarks/cclx-bench
 # A tool the target lacks runs from the kit with its libraries (only it: they are older ones).
 wrappers=$kit/net/wrappers
 mkdir -p "$wrappers"
