@@ -55,6 +55,7 @@ Plans::Entry& Plans::plan(const CollectiveCall& c, const Policy& p, const Site& 
   k.root = c.root;
   k.collective = c.collective;
   k.in_place = c.in_place;
+  k.order_sensitive = c.has_op && !c.kernel.commutative;
   if (c.blocks) k.counts_hash = counts_hash(*c.blocks);
   std::shared_ptr<const sched::Schedule> schedule;
   const auto req = [&] { return request(c, s.rank, s.nranks, s.hosts); };
@@ -68,19 +69,26 @@ Plans::Entry& Plans::plan(const CollectiveCall& c, const Policy& p, const Site& 
     std::memcpy(k.params.data(), &segment, sizeof segment);
   }
   if (Entry* e = find(k)) {
-    const sched::Schedule& cached = *e->plan->schedule;
-    check_schedule(c, cached, s.rank);  // the op's commutativity is not in the key
-    buffers = engine_buffers(c, cached, s.rank);
-    if (e->plan->fits(buffers) && (!c.blocks || same_counts(e->counts, *c.blocks))) return *e;
+    if (!c.blocks) {
+      buffers = buffers_at(e->layout, c);
+      return *e;
+    }
+    check_schedule(c, *e->plan->schedule, s.rank);  // the displacements are not in the key
+    if (same_counts(e->counts, *c.blocks)) {
+      buffers = buffers_at(e->layout, c);
+      return *e;
+    }
   }
   if (!schedule) schedule = call::schedule(p, req(), s.rank);
   check_schedule(c, *schedule, s.rank);
-  buffers = engine_buffers(c, *schedule, s.rank);
+  const BufferLayout layout = buffer_layout(c, *schedule, s.rank);
+  buffers = buffers_at(layout, c);
   engine::ExecOptions o = p.type->exec_options(p.self);
   o.handshake_bytes = k.handshake_bytes;
   Entry& e = insert(
       k, engine::make_plan(std::move(schedule), s.rank, s.nranks, buffers, c.kernel.elem_size, o));
   if (c.blocks) e.counts = counts_values(*c.blocks);
+  e.layout = layout;
   return e;
 }
 
@@ -109,21 +117,22 @@ Plans::Entry& Plans::insert(const PlanKey& k, std::shared_ptr<const engine::Plan
   return *e;
 }
 
-engine::Buffers engine_buffers(const CollectiveCall& c, const sched::Schedule& s, int rank) {
+BufferLayout buffer_layout(const CollectiveCall& c, const sched::Schedule& s, int rank) {
+  using Base = BufferLayout::Base;
   return coll::visit(c.collective, [&](auto d) {
     using D = decltype(d);
-    engine::Buffers b;
-    b.count = d.partition_count(c.count, s.nranks);
+    BufferLayout l;
+    l.count = d.partition_count(c.count, s.nranks);
     if constexpr (coll::variable_counts<D>) {
       // Out's blocks (and Scratch's) by Out's counts; In's by its own where they differ
       // (alltoallv's sendcounts; in place the one buffer has Out's layout).
-      b.out_counts = &c.blocks->out_counts;
-      b.count = counts_total(c.blocks->out_counts);
-      if (coll::separate_out_counts<D> && !c.in_place) b.in_counts = &c.blocks->in_counts;
+      l.out_counts = true;
+      l.count = counts_total(c.blocks->out_counts);
+      l.in_counts = coll::separate_out_counts<D> && !c.in_place;
     }
     const sched::Windows w = d.windows(s.nranks, rank, c.root, s.nblocks);
-    b.in = w.in.present ? c.in : nullptr;
-    b.out = w.out.present ? c.out : nullptr;
+    if (w.in.present) l.in = Base::in;
+    if (w.out.present) l.out = Base::out;
     const coll::InPlaceLayout L = d.in_place(rank, c.root);
     if (c.in_place && L.aliased) {
       // One user buffer U: In block i at U's block i, Out block i at U's block i - out_shift.
@@ -134,15 +143,38 @@ engine::Buffers engine_buffers(const CollectiveCall& c, const sched::Schedule& s
           for (std::uint32_t k = 0; k < block; ++k)
             offset += static_cast<std::size_t>(c.blocks->out_counts[k]);
         } else {
-          offset = sched::Partition{b.count, s.nblocks}.block_offset(block);
+          offset = sched::Partition{l.count, s.nblocks}.block_offset(block);
         }
-        return static_cast<std::byte*>(c.out) + offset * c.kernel.elem_size;
+        return offset * c.kernel.elem_size;
       };
-      if (w.in.present) b.in = at(w.in.first);
-      if (w.out.present) b.out = at(w.out.first - L.out_shift);
+      if (w.in.present) {
+        l.in = Base::out;
+        l.in_offset = at(w.in.first);
+      }
+      if (w.out.present) l.out_offset = at(w.out.first - L.out_shift);
     }
-    return b;
+    return l;
   });
+}
+
+engine::Buffers buffers_at(const BufferLayout& l, const CollectiveCall& c) {
+  using Base = BufferLayout::Base;
+  const auto address = [&](Base base, std::size_t offset) -> std::byte* {
+    if (base == Base::none) return nullptr;
+    void* p = base == Base::in ? const_cast<void*>(c.in) : c.out;
+    return static_cast<std::byte*>(p) + offset;
+  };
+  engine::Buffers b;
+  b.count = l.count;
+  b.in = address(l.in, l.in_offset);
+  b.out = address(l.out, l.out_offset);
+  if (l.out_counts) b.out_counts = &c.blocks->out_counts;
+  if (l.in_counts) b.in_counts = &c.blocks->in_counts;
+  return b;
+}
+
+engine::Buffers engine_buffers(const CollectiveCall& c, const sched::Schedule& s, int rank) {
+  return buffers_at(buffer_layout(c, s, rank), c);
 }
 
 }  // namespace cclx::call

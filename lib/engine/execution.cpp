@@ -75,6 +75,10 @@ namespace {
 }
 }  // namespace
 
+inline std::byte* Execution::address(const Plan::Range& r) const {
+  return base_[static_cast<int>(r.buf)] + r.offset;
+}
+
 inline void Execution::track(std::size_t id, const Pending& p) {
   if (id != pending_.size()) [[unlikely]]
     ids_out_of_order(rank_);

@@ -197,3 +197,37 @@ TEST_CASE("plan stage: a repeated call finds its plan; another policy value make
   CHECK(&plans.plan(c, cclx::call::erase(p3), site, b) != e);
   CHECK(plans.size() == 5);
 }
+
+TEST_CASE(
+    "plan stage: a hit lays out the call's own buffers and still refuses what the key hides") {
+  std::vector<float> first(64), second(64);
+  cclx::CollectiveCall c;
+  c.collective = Collective::reduce_scatter;
+  c.type = cclx::data_type_of<float>();
+  c.kernel = cclx::make_kernel<float>(cclx::sum);
+  c.has_op = true;
+  c.in = c.out = first.data();
+  c.in_place = true;
+  c.count = 16;  // per rank: In is 4 blocks of 16, Out (in place) the rank's block of In
+  c.in_size = c.out_size = first.size();
+  const cclx::call::Site site{1, 4, 0, {}};
+  cclx::call::Plans plans;
+  cclx::engine::Buffers b;
+  const cclx::algo::Ring ring;
+  cclx::call::Plans::Entry* e = &plans.plan(c, cclx::call::erase(ring), site, b);
+  const cclx::sched::Schedule& s = *e->plan->schedule;
+  // Another buffer of the same shape: the same entry, the addresses the descriptor gives for it.
+  c.in = c.out = second.data();
+  CHECK(&plans.plan(c, cclx::call::erase(ring), site, b) == e);
+  const cclx::engine::Buffers expected = cclx::call::engine_buffers(c, s, 1);
+  CHECK(b.in == expected.in);
+  CHECK(b.out == expected.out);
+  CHECK(b.count == expected.count);
+  CHECK(e->plan->fits(b));
+  CHECK(plans.size() == 1);
+  // A non-commutative op of the same shape is another key, and the ring (which reorders on four
+  // ranks) refuses it there.
+  c.kernel = cclx::make_kernel<float>(cclx::user_op([](float x, float) { return x; }, false));
+  CHECK_THROWS_AS(plans.plan(c, cclx::call::erase(ring), site, b), cclx::Error);
+  CHECK(plans.size() == 1);
+}

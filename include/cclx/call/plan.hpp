@@ -11,7 +11,10 @@
 // representation is unique (PolicyType::keyed_by_bytes); another policy is identified by the
 // schedule the process-wide cache gives it (one string-keyed lookup per call) plus its segment
 // size. Either way, equal keys mean equal schedules and engine options, because a policy's
-// schedule depends only on its fields and the request (algo::cache_params' contract).
+// schedule depends only on its fields and the request (algo::cache_params' contract). The key also
+// fixes what the checks of the schedule against the call found (call::check_schedule()) and where
+// the engine's buffers lie in the call's (BufferLayout), so a hit redoes neither: only a
+// v-collective's counts and displacements, which the key holds as a hash, are compared and checked.
 #pragma once
 
 #include <array>
@@ -48,7 +51,18 @@ struct PlanKey {
   int root = 0;
   sched::Collective collective = sched::Collective::allreduce;
   bool in_place = false;
+  bool order_sensitive = false;  // a non-commutative op (check_schedule's verdict depends on it)
   friend bool operator==(const PlanKey&, const PlanKey&);  // every field (lib/call/plan.cpp)
+};
+
+/// Where the engine's buffers lie in a call's own, as offsets: the same for every call with one
+/// key, so a hit computes the addresses without the collective's descriptor (engine_buffers()).
+struct BufferLayout {
+  enum class Base : std::uint8_t { none, in, out };  ///< the call's buffer an engine buffer is in
+  Base in = Base::none, out = Base::none;
+  std::size_t in_offset = 0, out_offset = 0;   ///< bytes from the start of that buffer
+  std::size_t count = 0;                       ///< engine::Buffers::count
+  bool out_counts = false, in_counts = false;  ///< a v-collective's counts, taken from the call
 };
 
 /// The plan cache; plan() is the stage.
@@ -59,6 +73,7 @@ class Plans {
     std::shared_ptr<const engine::Plan> plan;
     std::unique_ptr<engine::Execution> idle;  // none while a call runs it
     std::vector<long long> counts;            // a v-collective's (counts_values)
+    BufferLayout layout;                      // of the calls it serves
   };
 
   /// The stage: the entry holding the plan of `c` run by scheduled policy `p` (made on a miss,
@@ -82,8 +97,12 @@ class Plans {
   std::vector<std::unique_ptr<Entry>> entries_;
 };
 
-/// The engine's buffer addresses of `c` on `rank` for schedule `s`, including the in-place
+/// Where the engine's buffers of `c` lie on `rank` for schedule `s`, including the in-place
 /// aliasing of partition.hpp.
+BufferLayout buffer_layout(const CollectiveCall& c, const sched::Schedule& s, int rank);
+/// The engine's buffer addresses of `c` laid out as `l` says.
+engine::Buffers buffers_at(const BufferLayout& l, const CollectiveCall& c);
+/// buffers_at(buffer_layout(c, s, rank), c).
 engine::Buffers engine_buffers(const CollectiveCall& c, const sched::Schedule& s, int rank);
 
 }  // namespace cclx::call

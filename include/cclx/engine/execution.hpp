@@ -60,9 +60,7 @@ class Execution {
 
  private:
   struct Pending;  ///< a posted segment or token
-  [[nodiscard]] std::byte* address(const Plan::Range& r) const {
-    return base_[static_cast<int>(r.buf)] + r.offset;
-  }
+  [[nodiscard]] inline std::byte* address(const Plan::Range& r) const;  ///< in this run's buffers
   void start_step();
   void finish_step();
   void run_local(const Plan::Op& op, std::size_t byte_begin, std::size_t byte_end);
