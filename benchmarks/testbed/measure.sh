@@ -3,9 +3,9 @@
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
 # hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes
-# hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back hierarchical-openmpi hierarchical-2x8
-# hierarchical-2x8-tuned (default: all but hierarchical-openmpi, which needs OMPI_BENCH: a
-# cclx-bench built against Open MPI, and the 2x8 ones, which need 16 cores). Uses its own
+# hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes hierarchical-openmpi
+# hierarchical-2x8 hierarchical-2x8-tuned lanes-2x8 (default: all but hierarchical-openmpi, which
+# needs OMPI_BENCH: a cclx-bench built against Open MPI, and the 2x8 ones, which need 16 cores). Uses its own
 # testbed prefix (cclxtbm) so it never touches a testbed someone else brought up; tears it down on
 # exit.
 set -euo pipefail
@@ -27,7 +27,7 @@ cpu_of() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -39,6 +39,15 @@ link_total() {
   up=$(tc -n "$CCLX_TESTBED_PREFIX-h$1" -s qdisc show dev "tb$rail" | awk '/Sent/ {print $2; exit}')
   down=$(tc -n "$CCLX_TESTBED_PREFIX-sw" -s qdisc show dev "$sw_dev" | awk '/Sent/ {print $2; exit}')
   echo $((up + down))
+}
+# h0's upload qdisc's drops and overlimits so far, and the TCP segments h0 has retransmitted
+link_losses() {
+  local qdisc retrans
+  qdisc=$(tc -n "$CCLX_TESTBED_PREFIX-h0" -s qdisc show dev tb0 | grep -o 'dropped [0-9]*\|overlimits [0-9]*')
+  # shellcheck disable=SC2016  # awk's own fields
+  retrans=$(ip netns exec "$CCLX_TESTBED_PREFIX-h0" awk \
+    '/^Tcp:/ { if (!h) { for (i = 1; i <= NF; ++i) if ($i == "RetransSegs") c = i; h = 1 } else print $c }' /proc/net/snmp)
+  echo "  -> h0 tb0: $(echo "$qdisc" | paste -sd' '); h0 TCP retransmitted segments so far: $retrans"
 }
 lo_total() { ip netns exec "$CCLX_TESTBED_PREFIX-h$1" cat /sys/class/net/lo/statistics/tx_bytes; }
 # counted CMD...: run CMD, then print the bytes it moved through h0's link and h0's loopback
@@ -368,6 +377,25 @@ for s in $sections; do
     cmd "$TB" check --ranks-per-host 8 --size 1M --skip-rate
     SHAPES="2 8" COLLECTIVES="allreduce allgather reduce_scatter bcast" SIZES=8:4M \
       ITERATIONS="--target-ms 50" shapes --env CCLX_NET_BANDWIDTH=23.9M --env CCLX_NET_LATENCY=29.4e-6
+    ;;
+  lanes | lanes-2x8)
+    # How flows share one link: 2 hosts x K ranks (K = 4, or 8 for lanes-2x8 on 16 cores), L lane
+    # pairs (rank i and rank K + i, i < L) exchanging SIZE / L each at once (tbcheck lanes), so
+    # every L moves the same bytes through each host's link; after each run the first host's
+    # tbf counters (drops, overlimits: h0's upload qdisc) and TCP retransmissions.
+    k=4
+    [[ $s == lanes-2x8 ]] && k=8
+    up --hosts 2 --rate 200mbit
+    for size in 1M 2M 4M 16M; do
+      say "$s: tbcheck lanes, $size in all, 2 hosts x $k ranks, 200mbit"
+      for _ in 1 2; do
+        for ((lanes = 1; lanes <= k; lanes *= 2)); do
+          cmd "$TB" run --ranks-per-host "$k" --idle block --timeout 300 -- "$T" lanes -k "$k" -L "$lanes" \
+            -s "$size" -i 7 -w 2
+          link_losses
+        done
+      done
+    done
     ;;
   hierarchical-rooted)
     # Bcast and reduce: multi-lane (the root's host scatters the lanes, each lane crosses between

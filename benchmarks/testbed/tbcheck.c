@@ -28,12 +28,18 @@
  *                       slowest rank's time per iteration (with -b, per allgather of
  *                       iterations run back to back: a rank starts the next as soon as
  *                       its own part of the last one is done)
+ *   lanes -s BYTES      BYTES each way between two hosts of K ranks (-k K; ranks 0..K-1 on
+ *                       the first): lane i < L (-L L, default K) is rank i and rank K + i,
+ *                       which exchange BYTES/L at once (MPI_Sendrecv); the other ranks wait
+ *                       in MPI_Barrier. Prints the slowest lane's time per iteration and the
+ *                       rate of BYTES over it: what L flows together get of one link
  *   fin                 finalize stress: an allreduce, then rank r sleeps r*D ms
  *                       (-d D, default 50) so ranks reach MPI_Finalize at
  *                       different times
  * Options: -i ITERS (default 10), -w WARMUP (default 2), -d STAGGER_MS,
  *          -p PEER (rank 0's partner in bw/xchg/lat, default 1), -k RANKS_PER_HOST,
  *          -c  rhd: the exchanges between the hosts only, -P PATTERN  ag: ring or rd,
+ *          -L LANES  lanes: how many lane pairs carry the bytes,
  *          -b  ag: ITERS allgathers back to back, timed as one block,
  *          -B  no MPI_Barrier before MPI_Finalize (default: barrier)
  */
@@ -99,7 +105,7 @@ int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "shm";
   long bytes = 16L * 1024 * 1024;
   int iters = 10, warmup = 2, barrier_before_finalize = 1, peer = 1, per_host = 1, cross_only = 0;
-  int back_to_back = 0;
+  int back_to_back = 0, lanes = 0;
   long stagger_ms = 50;
   const char *pattern = "ring";
   for (int i = 2; i < argc; ++i) {
@@ -113,6 +119,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "-c")) cross_only = 1;
     else if (!strcmp(argv[i], "-P") && i + 1 < argc) pattern = argv[++i];
     else if (!strcmp(argv[i], "-b")) back_to_back = 1;
+    else if (!strcmp(argv[i], "-L") && i + 1 < argc) lanes = atoi(argv[++i]);
     else {
       if (rank == 0) fprintf(stderr, "tbcheck: unknown option %s\n", argv[i]);
       MPI_Abort(MPI_COMM_WORLD, 2);
@@ -325,6 +332,41 @@ int main(int argc, char **argv) {
       char what[64];
       snprintf(what, sizeof what, "ag-%s%s", pattern, back_to_back ? "-back-to-back" : "");
       print_times(what, bytes, t, rounds);
+    }
+    free(t);
+    free(sbuf);
+    free(rbuf);
+  } else if (!strcmp(mode, "lanes")) {
+    if (lanes == 0) lanes = per_host;
+    if (size != 2 * per_host || lanes < 1 || lanes > per_host) {
+      if (rank == 0) fprintf(stderr, "tbcheck lanes: 2 hosts x K ranks (-k K), 1 <= -L <= K\n");
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const int lane = rank % per_host, active = lane < lanes;
+    const int partner = rank < per_host ? rank + per_host : rank - per_host;
+    const size_t share = (size_t)bytes / (size_t)lanes;
+    char *sbuf = malloc(share + 1), *rbuf = malloc(share + 1);
+    memset(sbuf, rank + 1, share + 1);
+    memset(rbuf, 0, share + 1); /* touched: no page faults inside the timed exchanges */
+    double *t = calloc((size_t)iters, sizeof *t);
+    for (int it = -warmup; it < iters; ++it) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = MPI_Wtime();
+      if (active)
+        MPI_Sendrecv(sbuf, (int)share, MPI_BYTE, partner, 10, rbuf, (int)share, MPI_BYTE,
+                     partner, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      double dt = active ? MPI_Wtime() - t0 : 0, dmax = 0;
+      MPI_Reduce(&dt, &dmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+      if (it >= 0) t[it] = dmax;
+    }
+    if (active && share > 0 && rbuf[share - 1] != (char)(partner + 1)) {
+      fprintf(stderr, "tbcheck: data check failed on rank %d\n", rank);
+      rc = 1;
+    }
+    if (rank == 0) {
+      char what[64];
+      snprintf(what, sizeof what, "lanes-%d-of-%d", lanes, per_host);
+      print_times(what, bytes, t, iters);
     }
     free(t);
     free(sbuf);
