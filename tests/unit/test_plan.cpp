@@ -160,17 +160,27 @@ TEST_CASE("plan cache: most recently used first, the oldest goes when full") {
   CHECK(cache.find(k) == nullptr);  // every field is part of the key
 }
 
-TEST_CASE("plan stage: a repeated call finds its plan; another policy value makes its own") {
-  namespace algo = cclx::algo;
-  std::vector<float> buf(64);
+namespace {
+// An in-place float sum of `count` elements on `buf`.
+cclx::CollectiveCall in_place_sum(Collective collective, std::vector<float>& buf,
+                                  std::size_t count) {
   cclx::CollectiveCall c;
-  c.collective = Collective::allreduce;
+  c.collective = collective;
   c.type = cclx::data_type_of<float>();
   c.kernel = cclx::make_kernel<float>(cclx::sum);
   c.has_op = true;
   c.in = c.out = buf.data();
   c.in_place = true;
-  c.count = c.in_size = c.out_size = buf.size();
+  c.count = count;
+  c.in_size = c.out_size = buf.size();
+  return c;
+}
+}  // namespace
+
+TEST_CASE("plan stage: a repeated call finds its plan; another policy value makes its own") {
+  namespace algo = cclx::algo;
+  std::vector<float> buf(64);
+  const cclx::CollectiveCall c = in_place_sum(Collective::allreduce, buf, buf.size());
   const cclx::call::Site site{0, 4, 0, {}};
   cclx::call::Plans plans;
   cclx::engine::Buffers b;
@@ -201,15 +211,8 @@ TEST_CASE("plan stage: a repeated call finds its plan; another policy value make
 TEST_CASE(
     "plan stage: a hit lays out the call's own buffers and still refuses what the key hides") {
   std::vector<float> first(64), second(64);
-  cclx::CollectiveCall c;
-  c.collective = Collective::reduce_scatter;
-  c.type = cclx::data_type_of<float>();
-  c.kernel = cclx::make_kernel<float>(cclx::sum);
-  c.has_op = true;
-  c.in = c.out = first.data();
-  c.in_place = true;
-  c.count = 16;  // per rank: In is 4 blocks of 16, Out (in place) the rank's block of In
-  c.in_size = c.out_size = first.size();
+  // Per rank: In is 4 blocks of 16, Out (in place) the rank's block of In.
+  cclx::CollectiveCall c = in_place_sum(Collective::reduce_scatter, first, 16);
   const cclx::call::Site site{1, 4, 0, {}};
   cclx::call::Plans plans;
   cclx::engine::Buffers b;
