@@ -4,8 +4,9 @@
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
 # hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes
 # hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes hierarchical-openmpi
-# hierarchical-2x8 hierarchical-2x8-tuned lanes-2x8 (default: all but hierarchical-openmpi, which
-# needs OMPI_BENCH: a cclx-bench built against Open MPI, and the 2x8 ones, which need 16 cores). Uses its own
+# openmpi-duplex hierarchical-2x8 hierarchical-2x8-tuned lanes-2x8 (default: all but the Open MPI
+# ones, which need OMPI_BENCH: a cclx-bench built against Open MPI, and the 2x8 ones, which need 16
+# cores). Uses its own
 # testbed prefix (cclxtbm) so it never touches a testbed someone else brought up; tears it down on
 # exit.
 set -euo pipefail
@@ -24,6 +25,16 @@ cpu_of() {
   "$@" 2>&1 | grep -v '^\[cclx-testbed\] run:' || true
   b=$(awk '/^cpu / {print $2+$3+$4+$7+$8}' /proc/stat)
   awk -v a="$a" -v b="$b" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "busy_core_seconds=%.2f\n", (b - a) / hz }'
+}
+# ompi K ARGS...: Open MPI's mpirun on 2 hosts x K ranks of the testbed (ob1 over the TCP BTL on
+# tb0, vader inside a host; idle ranks yield), started through netns-launch (docs/testbed-hosts.md)
+ompi() {
+  local k=$1
+  shift
+  timeout 900 ip netns exec "$CCLX_TESTBED_PREFIX-sw" mpirun.openmpi --allow-run-as-root \
+    --mca plm_rsh_agent "$HERE/netns-launch" --mca oob_tcp_if_include 10.77.0.0/24 \
+    --host "10.77.0.1:$k,10.77.0.2:$k" -np $((2 * k)) -x CCLX_TESTBED_PREFIX --mca btl self,vader,tcp \
+    --mca btl_tcp_if_include tb0 --mca pml ob1 --mca mpi_yield_when_idle 1 "$@"
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
@@ -515,12 +526,6 @@ for s in $sections; do
     # mpirun goes through netns-launch (docs/testbed-hosts.md); 4 ranks on 2 cores: idle ranks yield.
     [[ -n ${OMPI_BENCH:-} && -x $OMPI_BENCH ]] || { echo "hierarchical-openmpi: set OMPI_BENCH" >&2; exit 2; }
     up --hosts 2 --rate 200mbit
-    ompi() {
-      timeout 900 ip netns exec "$CCLX_TESTBED_PREFIX-sw" mpirun.openmpi --allow-run-as-root \
-        --mca plm_rsh_agent "$HERE/netns-launch" --mca oob_tcp_if_include 10.77.0.0/24 \
-        --host 10.77.0.1:2,10.77.0.2:2 -np 4 -x CCLX_TESTBED_PREFIX --mca btl self,vader,tcp \
-        --mca btl_tcp_if_include tb0 --mca pml ob1 --mca mpi_yield_when_idle 1 "$@"
-    }
     for coll in tuned han; do
       priority=()
       [[ $coll == tuned ]] || priority=(--mca coll_han_priority 100)
@@ -530,9 +535,31 @@ for s in $sections; do
           bcast) algos=native,binomial_tree,leader_binomial_tree,leader_rhd,multilane_rhd,auto ;;
         esac
         say "hierarchical-openmpi: $c, native = coll/$coll, 2 hosts x 2 ranks, 200mbit"
-        cmd ompi "${priority[@]}" "$OMPI_BENCH" "$c" -m 8:4M --algos "$algos" -i 3 -x 1 --repeat 5
+        cmd ompi 2 "${priority[@]}" "$OMPI_BENCH" "$c" -m 8:4M --algos "$algos" -i 3 -x 1 --repeat 5
       done
     done
+    ;;
+  openmpi-duplex)
+    # Open MPI's TCP path against MPICH's, 2 hosts x 1 rank (no oversubscription): one rank
+    # sending 4 MiB to the other (tbcheck bw) and both exchanging 4 MiB at once (xchg), in plain
+    # MPI under each library (tbcheck built with mpicc.openmpi as well); under Open MPI also with
+    # 4 MiB socket buffers and a 5 ms tbf queue; then cclx's ring and RHD allreduce beside
+    # coll/tuned's under Open MPI (OMPI_BENCH, as for hierarchical-openmpi).
+    [[ -n ${OMPI_BENCH:-} && -x $OMPI_BENCH ]] || { echo "openmpi-duplex: set OMPI_BENCH" >&2; exit 2; }
+    tb_ompi=$(dirname "$T")/tbcheck-openmpi
+    mpicc.openmpi -O2 -Wall -o "$tb_ompi" "$HERE/tbcheck.c"
+    for queue in 100 5; do
+      up --hosts 2 --rate 200mbit --queue-ms "$queue"
+      say "openmpi-duplex: 4 MiB one way and both ways, tbf queue $queue ms, 2 hosts x 1 rank, 200mbit"
+      for mode in bw xchg; do
+        cmd "$TB" run --idle block --timeout 300 -- "$T" "$mode" -s 4M -p 1 -i 5
+        cmd ompi 1 "$tb_ompi" "$mode" -s 4M -p 1 -i 5
+      done
+      cmd ompi 1 --mca btl_tcp_sndbuf 4194304 --mca btl_tcp_rcvbuf 4194304 "$tb_ompi" xchg -s 4M -p 1 -i 5
+    done
+    up --hosts 2 --rate 200mbit
+    say "openmpi-duplex: allreduce under Open MPI, 2 hosts x 1 rank, 200mbit"
+    cmd ompi 1 "$OMPI_BENCH" allreduce -m 256K:4M --algos native,ring,rhd -i 3 -x 1 --repeat 3
     ;;
   hierarchical-tuned)
     # Auto with a tuning table measured here (benchmarks/tune.sh on the testbed, 2 hosts x 2
