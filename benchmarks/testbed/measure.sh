@@ -544,7 +544,9 @@ for s in $sections; do
     # sending 4 MiB to the other (tbcheck bw) and both exchanging 4 MiB at once (xchg), in plain
     # MPI under each library (tbcheck built with mpicc.openmpi as well); under Open MPI also with
     # 4 MiB socket buffers and a 5 ms tbf queue; then cclx's ring and RHD allreduce beside
-    # coll/tuned's under Open MPI (OMPI_BENCH, as for hierarchical-openmpi).
+    # coll/tuned's under Open MPI (OMPI_BENCH, as for hierarchical-openmpi), without and with
+    # CCLX_MAX_MESSAGE_BYTES=32K (below the TCP BTL's 64 KiB eager limit), and under MPICH with it;
+    # last, on 2 hosts x 2 ranks, coll/han beside cclx's node-aware schedules with it.
     [[ -n ${OMPI_BENCH:-} && -x $OMPI_BENCH ]] || { echo "openmpi-duplex: set OMPI_BENCH" >&2; exit 2; }
     tb_ompi=$(dirname "$T")/tbcheck-openmpi
     mpicc.openmpi -O2 -Wall -o "$tb_ompi" "$HERE/tbcheck.c"
@@ -560,6 +562,17 @@ for s in $sections; do
     up --hosts 2 --rate 200mbit
     say "openmpi-duplex: allreduce under Open MPI, 2 hosts x 1 rank, 200mbit"
     cmd ompi 1 "$OMPI_BENCH" allreduce -m 256K:4M --algos native,ring,rhd -i 3 -x 1 --repeat 3
+    say "openmpi-duplex: allreduce under Open MPI, CCLX_MAX_MESSAGE_BYTES=32K, 2 hosts x 1 rank, 200mbit"
+    CCLX_MAX_MESSAGE_BYTES=32K cmd ompi 1 -x CCLX_MAX_MESSAGE_BYTES "$OMPI_BENCH" allreduce -m 256K:4M \
+      --algos native,ring,rhd -i 3 -x 1 --repeat 3
+    say "openmpi-duplex: allreduce under MPICH, without and with CCLX_MAX_MESSAGE_BYTES=32K, 2 hosts x 1 rank, 200mbit"
+    cmd "$TB" run --idle block --timeout 300 -- "$BENCH" allreduce -m 256K:4M --algos native,ring,rhd \
+      -i 3 -x 1 --repeat 3
+    cmd "$TB" run --idle block --timeout 300 --env CCLX_MAX_MESSAGE_BYTES=32K -- "$BENCH" allreduce \
+      -m 256K:4M --algos native,ring,rhd -i 3 -x 1 --repeat 3
+    say "openmpi-duplex: allreduce under Open MPI, native = coll/han, CCLX_MAX_MESSAGE_BYTES=32K, 2 hosts x 2 ranks, 200mbit"
+    CCLX_MAX_MESSAGE_BYTES=32K cmd ompi 2 -x CCLX_MAX_MESSAGE_BYTES --mca coll_han_priority 100 \
+      "$OMPI_BENCH" allreduce -m 256K:4M --algos native,rhd,multilane_rhd,leader_rhd -i 3 -x 1 --repeat 5
     ;;
   hierarchical-tuned)
     # Auto with a tuning table measured here (benchmarks/tune.sh on the testbed, 2 hosts x 2

@@ -50,6 +50,7 @@ enum class Id : std::uint8_t {
   reproducible,
   wait,
   handshake_bytes,
+  max_message_bytes,
   timeout,
   adaptive_fault,
   shim_report,
@@ -63,7 +64,7 @@ enum class Id : std::uint8_t {
   net_bandwidth,
   net_links,
 };
-inline constexpr std::size_t count = 21;  ///< the number of settings: Id's values, table()'s rows
+inline constexpr std::size_t count = 22;  ///< the number of settings: Id's values, table()'s rows
 
 /// One row of the table.
 struct Spec {

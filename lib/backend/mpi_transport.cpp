@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cclx/error.hpp"
+#include "cclx/settings.hpp"
 #include "mpi_check.hpp"
 #include "mpi_large_count.hpp"
 #include "mpi_roll_call.hpp"
@@ -133,6 +134,7 @@ MpiTransport::MpiTransport(MPI_Comm comm, detail::RollCall* roll) : comm_(comm),
   int flag = 0;
   MPI_Comm_get_attr(comm_, MPI_TAG_UB, &ub, &flag);
   tag_ub_ = flag && ub ? *ub : 32767;
+  max_message_bytes_ = settings::get<std::size_t>(settings::Id::max_message_bytes);
 }
 
 void MpiTransport::idle() {

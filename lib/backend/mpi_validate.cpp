@@ -32,7 +32,7 @@ using sched::Collective;
 
 namespace {
 
-constexpr std::size_t max_settings = 4;
+constexpr std::size_t max_settings = 5;
 
 // What every rank must agree on; exchanged as bytes (all ranks run the same binary).
 struct CallRecord {
@@ -106,6 +106,8 @@ void MpiBackend::agree(const CollectiveCall& c, const Agreement& a) const {
   // every rank. The wait policy is local (how a rank waits, not what it sends) and not listed.
   const std::pair<const char*, std::int64_t> settings[] = {
       {"handshake_bytes (CCLX_HANDSHAKE_BYTES)", static_cast<std::int64_t>(s_->handshake_bytes)},
+      {"max_message_bytes (CCLX_MAX_MESSAGE_BYTES)",
+       static_cast<std::int64_t>(s_->transport->max_message_bytes())},
       {"timeout_ms (CCLX_TIMEOUT)", static_cast<std::int64_t>(s_->timeout_s * 1000.0)},
       {"reproducible (CCLX_REPRODUCIBLE)", c.reproducible ? 1 : 0},
   };

@@ -22,11 +22,26 @@ struct Execution::Pending {
   bool done = false;
 };
 
+namespace {
+
+// The plan's segment size, or the transport's largest message (rounded down to whole elements, at
+// least one) where that is smaller. Both sides of a transfer cut it at the same places: they see
+// the same size, element size and (equal on all ranks) transport limit.
+std::size_t message_bytes(const Plan& p, const Transport& t) {
+  std::size_t limit = t.max_message_bytes();
+  if (limit == 0) return p.segment_bytes;
+  limit = std::max<std::size_t>(limit / p.elem_size, 1) * p.elem_size;
+  return p.segment_bytes == 0 ? limit : std::min(p.segment_bytes, limit);
+}
+
+}  // namespace
+
 Execution::Execution(std::shared_ptr<const Plan> plan, Transport& transport, ScratchPool& scratch)
     : plan_(std::move(plan)),
       transport_(&transport),
       scratch_pool_(&scratch),
       local_ops_(transport.local_ops()),
+      message_bytes_(message_bytes(*plan_, transport)),
       rank_(transport.rank()) {
   pending_.reserve(plan_->max_posted);
   completed_.reserve(plan_->max_posted);
@@ -110,7 +125,7 @@ void Execution::post_transfer(std::uint32_t i) {
   const bool recv = o.kind == OpKind::recv;
   const Plan::Range& g = recv ? o.dst : o.src;
   const std::size_t total = g.bytes;
-  const std::size_t seg = plan_->segment_bytes;
+  const std::size_t seg = message_bytes_;
   std::byte* base = address(g);
   if (seg == 0 || total <= seg) {  // one message (the common case)
     // An empty region moves nothing. A synchronizing collective's transfers are its point, so

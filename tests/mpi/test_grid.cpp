@@ -37,6 +37,7 @@
 #include <set>
 #include <utility>
 
+#include "cclx/settings.hpp"
 #include "support.hpp"
 
 namespace cclx_test {
@@ -439,6 +440,29 @@ TEST_CASE("grid bcast large") {
     for (int root : roots)
       for (std::size_t c : large_counts) check_bcast<T>(comm, cons, c, root);
   });
+}
+
+// Run by the ctest entries that set CCLX_MAX_MESSAGE_BYTES (mpi-n{n}-message-limit): counts whose
+// transfers are many times the limit, on the large grids' reduced set of types and ops, so that
+// every transfer goes as many messages and the reductions run piece by piece.
+TEST_CASE("grid message limit") {
+  REQUIRE_MESSAGE(cclx::settings::get<std::size_t>(cclx::settings::Id::max_message_bytes) > 0,
+                  "this test case runs with CCLX_MAX_MESSAGE_BYTES set");
+  Comm comm(MPI_COMM_WORLD);
+  Consistency cons(comm.native_handle());
+  constexpr std::size_t count = 5003;  // a prime: the last message of a block is shorter
+  for_each_large_reduction([&](auto tag, const auto& op) {
+    using T = typename decltype(tag)::type;
+    check_allreduce<T>(comm, cons, op, count);
+    check_reduce<T>(comm, op, count, comm.size() - 1);
+    check_reduce_scatter<T>(comm, op, large_block(count, comm.size()));
+  });
+  for_each_large_data_type([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    check_bcast<T>(comm, cons, count, 0);
+    check_allgather<T>(comm, cons, large_block(count, comm.size()));
+  });
+  cons.flush();
 }
 
 TEST_CASE("grid allgather small") {

@@ -3,6 +3,8 @@
 
 #include <mpi.h>
 
+#include <cstddef>
+
 #include "cclx/engine/transport.hpp"
 
 namespace cclx {
@@ -22,6 +24,8 @@ class MpiTransport final : public engine::Transport {
   std::unique_ptr<engine::Channel> open_channel(unsigned number) override;
   void idle() override;                               ///< answers other ranks' roll calls
   std::string on_failure(double timeout_s) override;  ///< this rank's roll call
+  /// CCLX_MAX_MESSAGE_BYTES, read at construction.
+  [[nodiscard]] std::size_t max_message_bytes() const override { return max_message_bytes_; }
   /// `comm`'s MPI_TAG_UB, the largest tag (32767, MPI's minimum, where `comm` has none).
   [[nodiscard]] int tag_ub() const { return tag_ub_; }  ///< channel numbers wrap above it
   /// True once a channel was destroyed with transfers pending (an execution abandoned after an
@@ -32,6 +36,7 @@ class MpiTransport final : public engine::Transport {
   MPI_Comm comm_;
   detail::RollCall* roll_;
   int rank_ = 0, size_ = 1, tag_ub_ = 32767;
+  std::size_t max_message_bytes_ = 0;
   bool abandoned_ = false;
 };
 

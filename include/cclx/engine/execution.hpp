@@ -74,6 +74,9 @@ class Execution {
   Transport* transport_;
   ScratchPool* scratch_pool_;
   LocalOps* local_ops_;  ///< null: host memory (transport.hpp)
+  /// The largest message posted: the plan's segments, cut to the transport's largest message in
+  /// whole elements; 0: one message per transfer.
+  std::size_t message_bytes_;
   ScratchPool::Lease scratch_lease_;
   std::byte* base_[3] = {};  ///< indexed by sched::Buf: in, out, scratch
   ReduceKernel kernel_{};

@@ -51,6 +51,9 @@ class Transport {
   /// Where the buffers live when not in host memory: the copies and reductions of the schedule's
   /// local ops on them (a device transport's). Null: host memory, the engine's own loops.
   virtual LocalOps* local_ops() { return nullptr; }
+  /// The largest message the transport should carry; 0: any. The engine moves a larger transfer
+  /// as several messages, cut at the same places on both sides, so it must be equal on all ranks.
+  [[nodiscard]] virtual std::size_t max_message_bytes() const { return 0; }
   /// Called by a wait with a deadline every few milliseconds while nothing completes: lets the
   /// transport answer requests of its own (MPI: other ranks' roll calls).
   virtual void idle() {}
