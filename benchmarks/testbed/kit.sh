@@ -7,6 +7,9 @@
 #                                              sysctl
 #   benchmarks/testbed/kit.sh KIT SECTION...    run measure.sh's SECTIONs with KIT (as root)
 #   benchmarks/testbed/kit.sh KIT -- CMD...     run CMD with KIT's mpiexec and libraries
+# With OMPI_BENCH (a cclx-bench built against Open MPI, as measure.sh's Open MPI sections take it)
+# set when packing, the kit also carries it and Debian's Open MPI runtime (openmpi_kit.sh), and
+# the runs get both: mpirun.openmpi on PATH and OMPI_BENCH set.
 # The target's own ip, tc, sysctl and hostname are used where it has them.
 set -euo pipefail
 here=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -14,6 +17,8 @@ root=$(cd "$here/../.." && pwd)
 net_tools=(ip tc sysctl hostname)
 # shellcheck source-path=SCRIPTDIR source=../mpich_kit.sh
 source "$root/benchmarks/mpich_kit.sh"
+# shellcheck source-path=SCRIPTDIR source=../openmpi_kit.sh
+source "$root/benchmarks/openmpi_kit.sh"
 
 if [[ ${1:-} == --pack ]]; then
   kit=${2:?usage: kit.sh --pack KIT}
@@ -28,6 +33,12 @@ if [[ ${1:-} == --pack ]]; then
   kit_mpich "$kit" "$kit"/build/*/* "$kit"/testbed/*
   for t in "${net_tools[@]}"; do cp "$(command -v "$t")" "$kit/net/bin/"; done
   kit_libs "$kit/net/lib" "$kit"/net/bin/*
+  if [[ -n ${OMPI_BENCH:-} ]]; then
+    mkdir -p "$kit/ompi-bench"
+    cp "$OMPI_BENCH" "$kit/ompi-bench/"
+    kit_openmpi "$kit" "$kit/ompi-bench/cclx-bench"
+    strip --strip-unneeded "$kit/ompi-bench/cclx-bench" "$kit"/ompi/deps/*
+  fi
   strip --strip-unneeded "$kit"/bin/* "$kit"/build/*/* "$kit"/testbed/* "$kit"/lib/*.so* "$kit"/lib/ucx/* \
     "$kit"/net/bin/* "$kit"/net/lib/*
   du -sh "$kit"
@@ -38,6 +49,10 @@ kit=$(cd "${1:?usage: kit.sh KIT SECTION...}" && pwd)
 shift
 kit_env "$kit"
 export CCLX_TESTBED_BUILD=$kit/testbed BENCH=$kit/build/benchmarks/cclx-bench
+if [[ -d $kit/ompi ]]; then
+  kit_openmpi_env "$kit"
+  export OMPI_BENCH=$kit/ompi-bench/cclx-bench
+fi
 # A tool the target lacks runs from the kit with its libraries (only it: they are older ones).
 wrappers=$kit/net/wrappers
 mkdir -p "$wrappers"

@@ -4,9 +4,9 @@
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
 # hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes
 # hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes hierarchical-openmpi
-# openmpi-duplex hierarchical-2x8 hierarchical-2x8-tuned lanes-2x8 (default: all but the Open MPI
-# ones, which need OMPI_BENCH: a cclx-bench built against Open MPI, and the 2x8 ones, which need 16
-# cores). Uses its own
+# openmpi-duplex hierarchical-2x8 hierarchical-2x8-tuned lanes-2x8 hierarchical-openmpi-2x8
+# (default: all but the Open MPI ones, which need OMPI_BENCH: a cclx-bench built against Open MPI,
+# and the 2x8 ones, which need 16 cores). Uses its own
 # testbed prefix (cclxtbm) so it never touches a testbed someone else brought up; tears it down on
 # exit.
 set -euo pipefail
@@ -573,6 +573,23 @@ for s in $sections; do
     say "openmpi-duplex: allreduce under Open MPI, native = coll/han, CCLX_MAX_MESSAGE_BYTES=32K, 2 hosts x 2 ranks, 200mbit"
     CCLX_MAX_MESSAGE_BYTES=32K cmd ompi 2 -x CCLX_MAX_MESSAGE_BYTES --mca coll_han_priority 100 \
       "$OMPI_BENCH" allreduce -m 256K:4M --algos native,rhd,multilane_rhd,leader_rhd -i 3 -x 1 --repeat 5
+    ;;
+  hierarchical-openmpi-2x8)
+    # Allreduce under Open MPI on 2 hosts x 8 ranks, for a machine of 16 cores or more (kit.sh
+    # carries Open MPI there when OMPI_BENCH is set at packing): coll/tuned and coll/han as native
+    # beside cclx's flat and node-aware schedules, without and with CCLX_MAX_MESSAGE_BYTES=32K.
+    [[ -n ${OMPI_BENCH:-} && -x $OMPI_BENCH ]] || { echo "$s: set OMPI_BENCH" >&2; exit 2; }
+    up --hosts 2 --rate 200mbit
+    for coll in tuned han; do
+      priority=()
+      [[ $coll == tuned ]] || priority=(--mca coll_han_priority 100)
+      for limit in 0 32K; do
+        say "$s: allreduce, native = coll/$coll, CCLX_MAX_MESSAGE_BYTES=$limit, 2 hosts x 8 ranks, 200mbit"
+        CCLX_MAX_MESSAGE_BYTES=$limit cmd ompi 8 -x CCLX_MAX_MESSAGE_BYTES "${priority[@]}" \
+          "$OMPI_BENCH" allreduce -m 64K:4M --algos native,rhd,multilane_ring,multilane_rhd,leader_rhd \
+          -i 3 -x 1 --repeat 3
+      done
+    done
     ;;
   hierarchical-tuned)
     # Auto with a tuning table measured here (benchmarks/tune.sh on the testbed, 2 hosts x 2
