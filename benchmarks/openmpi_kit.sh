@@ -31,5 +31,6 @@ kit_openmpi() {
 kit_openmpi_env() {
   local root=$1/ompi
   export OPAL_PREFIX=$root PMIX_PREFIX=$root/pmix2 PATH="$root/bin:$PATH"
+  export PMIX_MCA_pcompress_base_silence_warning=1  # its zlib plugin is optional
   export LD_LIBRARY_PATH="$root/deps:$root/$openmpi_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 }

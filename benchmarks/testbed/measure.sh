@@ -17,24 +17,26 @@ T=$("$TB" build | sed -n 1p)  # sed reads all: head could make build die of SIGP
 trap '"$TB" down >/dev/null 2>&1 || true' EXIT
 
 say() { printf '\n### %s\n(load average: %s)\n' "$*" "$(cut -d' ' -f1-3 /proc/loadavg)"; }
-cmd() { printf '$ %s\n' "$*"; "$@" 2>&1 | grep -v '^\[cclx-testbed\] run:' || true; }
+cmd() { printf '$ %s\n' "$*"; "$@" 2>&1 | grep -av '^\[cclx-testbed\] run:' || true; }
 # busy core-seconds (user+system+softirq, all cores) spent while running "$@"
 cpu_of() {
   local a b
   a=$(awk '/^cpu / {print $2+$3+$4+$7+$8}' /proc/stat)
-  "$@" 2>&1 | grep -v '^\[cclx-testbed\] run:' || true
+  "$@" 2>&1 | grep -av '^\[cclx-testbed\] run:' || true
   b=$(awk '/^cpu / {print $2+$3+$4+$7+$8}' /proc/stat)
   awk -v a="$a" -v b="$b" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "busy_core_seconds=%.2f\n", (b - a) / hz }'
 }
 # ompi K ARGS...: Open MPI's mpirun on 2 hosts x K ranks of the testbed (ob1 over the TCP BTL on
-# tb0, vader inside a host; idle ranks yield), started through netns-launch (docs/testbed-hosts.md)
+# tb0, vader inside a host; idle ranks yield; no binding: the emulated hosts share the machine's
+# cores), started through netns-launch (docs/testbed-hosts.md)
 ompi() {
   local k=$1
   shift
   timeout 900 ip netns exec "$CCLX_TESTBED_PREFIX-sw" mpirun.openmpi --allow-run-as-root \
-    --mca plm_rsh_agent "$HERE/netns-launch" --mca oob_tcp_if_include 10.77.0.0/24 \
+    --mca plm rsh --mca plm_rsh_agent "$HERE/netns-launch" --mca oob_tcp_if_include 10.77.0.0/24 \
     --host "10.77.0.1:$k,10.77.0.2:$k" -np $((2 * k)) -x CCLX_TESTBED_PREFIX --mca btl self,vader,tcp \
-    --mca btl_tcp_if_include tb0 --mca pml ob1 --mca mpi_yield_when_idle 1 "$@"
+    --mca btl_tcp_if_include tb0 --mca pml ob1 --mca mpi_yield_when_idle 1 --map-by slot \
+    --bind-to none "$@"
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
@@ -65,7 +67,7 @@ lo_total() { ip netns exec "$CCLX_TESTBED_PREFIX-h$1" cat /sys/class/net/lo/stat
 counted() {
   local l0 o0
   l0=$(link_total 0) o0=$(lo_total 0)
-  "$@" 2>&1 | grep -v '^\[cclx-testbed\] run:' | grep -E '^(bw|xchg|shm-check: ranks)|rror|nreachable' | cut -c1-160 || true
+  "$@" 2>&1 | grep -av '^\[cclx-testbed\] run:' | grep -E '^(bw|xchg|shm-check: ranks)|rror|nreachable' | cut -c1-160 || true
   echo "  -> h0 link (tbf up+down): $(($(link_total 0) - l0)) bytes, h0 lo: $(($(lo_total 0) - o0)) bytes"
 }
 
@@ -114,7 +116,7 @@ tuned() {
     bash "$HERE/../tune.sh" -o "${table%.json}-$range.json" -n $((hosts * k)) \
       -c allreduce,bcast,allgather,reduce_scatter -m "${range_sizes[$range]}" -r "${TUNE_RUNS:-1}" \
       -b "$(dirname "$(dirname "$BENCH")")" -l "$run" -a "$candidates" -- ${range_args[$range]} \
-      --repeat "$TUNE_REPEAT" 2>&1 | grep -v '^\[cclx-testbed\] run:'
+      --repeat "$TUNE_REPEAT" 2>&1 | grep -av '^\[cclx-testbed\] run:'
   done
   "$(dirname "$BENCH")/../tools/cclx-tune" merge -o "$table" "${table%.json}-small.json" "${table%.json}-large.json"
   for c in allreduce bcast allgather reduce_scatter; do
@@ -126,7 +128,7 @@ tuned() {
       if [[ -n ${TUNED_JSON:-} ]]; then
         mkdir -p "$TUNED_JSON"
         printf '$ %s --json > %s\n' "${bench[*]}" "$TUNED_JSON/$c-$range.json"
-        "${bench[@]}" --json 2>&1 >"$TUNED_JSON/$c-$range.json" | grep -v '^\[cclx-testbed\] run:' || true
+        "${bench[@]}" --json 2>&1 >"$TUNED_JSON/$c-$range.json" | grep -av '^\[cclx-testbed\] run:' || true
       else
         cmd "${bench[@]}"
       fi
@@ -454,7 +456,7 @@ for s in $sections; do
     bash "$HERE/../tune.sh" -o "$table" -n 4 -c allreduce -m 1M:16M \
       -b "$(dirname "$(dirname "$BENCH")")" \
       -l "$TB run --ranks-per-host 2 --idle block --timeout 900" -a "$candidates" -- --repeat 5 2>&1 |
-      grep -v '^\[cclx-testbed\] run:'
+      grep -av '^\[cclx-testbed\] run:'
     say "hierarchical-pipeline: allreduce, 2 hosts x 2 ranks, 200mbit, Auto with the table"
     cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 --env CCLX_TUNE_FILE="$table" -- \
       "$BENCH" allreduce -m 1M:16M --algos "native,$candidates,auto" --repeat 5
