@@ -8,7 +8,7 @@
 # CCLX_CHECKS_ONLY=REGEX runs only the steps whose name matches.
 # Every step has its own time limit, so one hang costs that step, not the run.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 # shellcheck source-path=SCRIPTDIR source=mpich_kit.sh
 source benchmarks/mpich_kit.sh
 
@@ -65,7 +65,7 @@ cases=("cuda grid: allreduce*" "cuda grid: data movement*" "cuda streams*"
 grid() {
   local n=$1 c tag
   for c in "${cases[@]}"; do
-    tag=$(echo "$c" | tr -cd 'a-z' | cut -c1-20)
+    tag=$(echo "$c" | tr -cd '[:lower:]' | cut -c1-20)
     step "n$n-$tag" "$((n == 2 ? 60 : 150))" mpiexec -n "$n" "$tests" -tc="$c"
   done
 }
