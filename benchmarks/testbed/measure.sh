@@ -4,9 +4,10 @@
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
 # hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes
 # hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes hierarchical-openmpi
-# openmpi-duplex hierarchical-2x8 hierarchical-2x8-tuned lanes-2x8 hierarchical-openmpi-2x8
-# (default: all but the Open MPI ones, which need OMPI_BENCH: a cclx-bench built against Open MPI,
-# and the 2x8 ones, which need 16 cores). Uses its own
+# openmpi-duplex openmpi-preload hierarchical-2x8 hierarchical-2x8-tuned lanes-2x8
+# hierarchical-openmpi-2x8 (default: all but the Open MPI ones, which need OMPI_BENCH: a cclx-bench
+# built against Open MPI, or OMPI_SHIM: libcclx-mpi.so built against it, and the 2x8 ones, which
+# need 16 cores). Uses its own
 # testbed prefix (cclxtbm) so it never touches a testbed someone else brought up; tears it down on
 # exit.
 set -euo pipefail
@@ -575,6 +576,29 @@ for s in $sections; do
     say "openmpi-duplex: allreduce under Open MPI, native = coll/han, CCLX_MAX_MESSAGE_BYTES=32K, 2 hosts x 2 ranks, 200mbit"
     CCLX_MAX_MESSAGE_BYTES=32K cmd ompi 2 -x CCLX_MAX_MESSAGE_BYTES --mca coll_han_priority 100 \
       "$OMPI_BENCH" allreduce -m 256K:4M --algos native,rhd,multilane_rhd,leader_rhd -i 3 -x 1 --repeat 5
+    ;;
+  openmpi-preload)
+    # An unmodified MPI program's MPI_Allreduce (tbcheck allreduce, built with mpicc.openmpi) under
+    # Open MPI on 2 hosts x 1 rank and 2 x 2: Open MPI's own (coll/tuned), then the preload
+    # library's (OMPI_SHIM: libcclx-mpi.so built against Open MPI; its choice is algo::Auto's)
+    # without and with CCLX_MAX_MESSAGE_BYTES=32K; CCLX_SHIM_REPORT says what ran.
+    [[ -n ${OMPI_SHIM:-} && -r $OMPI_SHIM ]] || { echo "$s: set OMPI_SHIM" >&2; exit 2; }
+    tb_ompi=$(dirname "$T")/tbcheck-openmpi
+    mpicc.openmpi -O2 -Wall -o "$tb_ompi" "$HERE/tbcheck.c"
+    report=$(mktemp -d)
+    up --hosts 2 --rate 200mbit
+    for k in 1 2; do
+      for size in 1M 4M; do
+        say "$s: MPI_Allreduce of $size, 2 hosts x $k ranks, 200mbit"
+        cmd ompi "$k" "$tb_ompi" allreduce -s "$size" -i 5 -w 2
+        for limit in 0 32K; do
+          cmd ompi "$k" -x LD_PRELOAD="$OMPI_SHIM" -x CCLX_MAX_MESSAGE_BYTES="$limit" \
+            -x CCLX_SHIM_REPORT="$report/r.txt" "$tb_ompi" allreduce -s "$size" -i 5 -w 2
+          echo "  (preloaded, CCLX_MAX_MESSAGE_BYTES=$limit) report: $(grep -a -i 'allreduce' "$report/r.txt" | head -3 | tr -s ' ' | paste -sd';')"
+        done
+      done
+    done
+    rm -rf "$report"
     ;;
   hierarchical-openmpi-2x8)
     # Allreduce under Open MPI on 2 hosts x 8 ranks, for a machine of 16 cores or more (kit.sh

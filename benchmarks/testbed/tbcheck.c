@@ -33,6 +33,9 @@
  *                       which exchange BYTES/L at once (MPI_Sendrecv); the other ranks wait
  *                       in MPI_Barrier. Prints the slowest lane's time per iteration and the
  *                       rate of BYTES over it: what L flows together get of one link
+ *   allreduce -s BYTES  MPI_Allreduce of BYTES of floats (sum) on every rank, after a barrier;
+ *                       prints the slowest rank's time per call (an unmodified MPI program's
+ *                       collective: the preload library's, when it is preloaded)
  *   fin                 finalize stress: an allreduce, then rank r sleeps r*D ms
  *                       (-d D, default 50) so ranks reach MPI_Finalize at
  *                       different times
@@ -371,6 +374,28 @@ int main(int argc, char **argv) {
     free(t);
     free(sbuf);
     free(rbuf);
+  } else if (!strcmp(mode, "allreduce")) {
+    const int count = (int)(bytes / (long)sizeof(float));
+    float *in = malloc((size_t)count * sizeof *in + 1), *out = malloc((size_t)count * sizeof *out + 1);
+    for (int i = 0; i < count; ++i) in[i] = (float)(rank + 1);
+    double *t = calloc((size_t)iters, sizeof *t);
+    for (int it = -warmup; it < iters; ++it) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = MPI_Wtime();
+      MPI_Allreduce(in, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      double dt = MPI_Wtime() - t0, dmax = 0;
+      MPI_Reduce(&dt, &dmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+      if (it >= 0) t[it] = dmax;
+    }
+    const float expect = (float)size * (float)(size + 1) / 2;
+    if (count > 0 && (out[0] != expect || out[count - 1] != expect)) {
+      fprintf(stderr, "tbcheck: allreduce result wrong on rank %d\n", rank);
+      rc = 1;
+    }
+    if (rank == 0) print_times("allreduce", bytes, t, iters);
+    free(t);
+    free(in);
+    free(out);
   } else if (!strcmp(mode, "fin")) {
     double x = rank, sum = 0;
     MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
