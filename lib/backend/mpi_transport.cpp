@@ -137,6 +137,17 @@ MpiTransport::MpiTransport(MPI_Comm comm, detail::RollCall* roll) : comm_(comm),
   max_message_bytes_ = settings::get<std::size_t>(settings::Id::max_message_bytes);
 }
 
+// The interface's accessors, called through it (never inlined): defined here, with the class.
+int MpiTransport::rank() const {
+  return rank_;
+}
+int MpiTransport::size() const {
+  return size_;
+}
+std::size_t MpiTransport::max_message_bytes() const {
+  return max_message_bytes_;
+}
+
 void MpiTransport::idle() {
   if (roll_) roll_->serve();
 }
