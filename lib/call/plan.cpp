@@ -69,12 +69,9 @@ Plans::Entry& Plans::plan(const CollectiveCall& c, const Policy& p, const Site& 
     std::memcpy(k.params.data(), &segment, sizeof segment);
   }
   if (Entry* e = find(k)) {
-    if (!c.blocks) {
-      buffers = buffers_at(e->layout, c);
-      return *e;
-    }
-    check_schedule(c, *e->plan->schedule, s.rank);  // the displacements are not in the key
-    if (same_counts(e->counts, *c.blocks)) {
+    // The key fixes the rest; a v-collective's displacements and exact counts are not in it.
+    if (c.blocks) check_schedule(c, *e->plan->schedule, s.rank);
+    if (!c.blocks || same_counts(e->counts, *c.blocks)) {
       buffers = buffers_at(e->layout, c);
       return *e;
     }
