@@ -39,6 +39,13 @@ ompi() {
     --mca btl_tcp_if_include tb0 --mca pml ob1 --mca mpi_yield_when_idle 1 --map-by slot \
     --bind-to none "$@"
 }
+# tbcheck built against Open MPI beside the MPICH one; prints its path
+tbcheck_openmpi() {
+  local t
+  t=$(dirname "$T")/tbcheck-openmpi
+  mpicc.openmpi -O2 -Wall -o "$t" "$HERE/tbcheck.c"
+  echo "$t"
+}
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
 sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes}
@@ -551,8 +558,7 @@ for s in $sections; do
     # CCLX_MAX_MESSAGE_BYTES=32K (below the TCP BTL's 64 KiB eager limit), and under MPICH with it;
     # last, on 2 hosts x 2 ranks, coll/han beside cclx's node-aware schedules with it.
     [[ -n ${OMPI_BENCH:-} && -x $OMPI_BENCH ]] || { echo "openmpi-duplex: set OMPI_BENCH" >&2; exit 2; }
-    tb_ompi=$(dirname "$T")/tbcheck-openmpi
-    mpicc.openmpi -O2 -Wall -o "$tb_ompi" "$HERE/tbcheck.c"
+    tb_ompi=$(tbcheck_openmpi)
     for queue in 100 5; do
       up --hosts 2 --rate 200mbit --queue-ms "$queue"
       say "openmpi-duplex: 4 MiB one way and both ways, tbf queue $queue ms, 2 hosts x 1 rank, 200mbit"
@@ -583,8 +589,7 @@ for s in $sections; do
     # library's (OMPI_SHIM: libcclx-mpi.so built against Open MPI; its choice is algo::Auto's)
     # without and with CCLX_MAX_MESSAGE_BYTES=32K; CCLX_SHIM_REPORT says what ran.
     [[ -n ${OMPI_SHIM:-} && -r $OMPI_SHIM ]] || { echo "$s: set OMPI_SHIM" >&2; exit 2; }
-    tb_ompi=$(dirname "$T")/tbcheck-openmpi
-    mpicc.openmpi -O2 -Wall -o "$tb_ompi" "$HERE/tbcheck.c"
+    tb_ompi=$(tbcheck_openmpi)
     report=$(mktemp -d)
     up --hosts 2 --rate 200mbit
     for k in 1 2; do
