@@ -93,44 +93,48 @@ inline void* offset(void* p, std::size_t elems, MPI_Aint extent) {
 }
 #endif
 
-inline int send(const void* buf, std::size_t count, MPI_Datatype dt, int dest, int tag,
-                MPI_Comm comm, [[maybe_unused]] int rank) {
+// `count` elements of `dt` as the calls below pass them, with the function CCLX_LARGE names:
+// MPI-4's MPI_X_c with count as an MPI_Count, or MPI_X with one element of a Type of count.
 #if defined(CCLX_HAVE_MPI_LARGE_COUNT)
-  return MPI_Send_c(buf, static_cast<MPI_Count>(count), dt, dest, tag, comm);
+#define CCLX_LARGE(fn) fn##_c
+struct Elements {
+  Elements(std::size_t count, MPI_Datatype dt, int /*rank*/)
+      : n(static_cast<MPI_Count>(count)), type(dt) {}
+  MPI_Count n;
+  MPI_Datatype type;
+};
 #else
-  const Type t(count, dt, rank);
-  return MPI_Send(buf, 1, t.get(), dest, tag, comm);
+#define CCLX_LARGE(fn) fn
+struct Elements {
+  Elements(std::size_t count, MPI_Datatype dt, int rank) : whole(count, dt, rank) {}
+  Type whole;
+  int n = 1;
+  MPI_Datatype type = whole.get();
+};
 #endif
+
+inline int send(const void* buf, std::size_t count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm, int rank) {
+  const Elements e(count, dt, rank);
+  return CCLX_LARGE(MPI_Send)(buf, e.n, e.type, dest, tag, comm);
 }
 
 inline int recv(void* buf, std::size_t count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-                MPI_Status* status, [[maybe_unused]] int rank) {
-#if defined(CCLX_HAVE_MPI_LARGE_COUNT)
-  return MPI_Recv_c(buf, static_cast<MPI_Count>(count), dt, source, tag, comm, status);
-#else
-  const Type t(count, dt, rank);
-  return MPI_Recv(buf, 1, t.get(), source, tag, comm, status);
-#endif
+                MPI_Status* status, int rank) {
+  const Elements e(count, dt, rank);
+  return CCLX_LARGE(MPI_Recv)(buf, e.n, e.type, source, tag, comm, status);
 }
 
 inline int isend(const void* buf, std::size_t count, MPI_Datatype dt, int dest, int tag,
-                 MPI_Comm comm, MPI_Request* req, [[maybe_unused]] int rank) {
-#if defined(CCLX_HAVE_MPI_LARGE_COUNT)
-  return MPI_Isend_c(buf, static_cast<MPI_Count>(count), dt, dest, tag, comm, req);
-#else
-  const Type t(count, dt, rank);
-  return MPI_Isend(buf, 1, t.get(), dest, tag, comm, req);
-#endif
+                 MPI_Comm comm, MPI_Request* req, int rank) {
+  const Elements e(count, dt, rank);
+  return CCLX_LARGE(MPI_Isend)(buf, e.n, e.type, dest, tag, comm, req);
 }
 
 inline int irecv(void* buf, std::size_t count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-                 MPI_Request* req, [[maybe_unused]] int rank) {
-#if defined(CCLX_HAVE_MPI_LARGE_COUNT)
-  return MPI_Irecv_c(buf, static_cast<MPI_Count>(count), dt, source, tag, comm, req);
-#else
-  const Type t(count, dt, rank);
-  return MPI_Irecv(buf, 1, t.get(), source, tag, comm, req);
-#endif
+                 MPI_Request* req, int rank) {
+  const Elements e(count, dt, rank);
+  return CCLX_LARGE(MPI_Irecv)(buf, e.n, e.type, source, tag, comm, req);
 }
 
 inline int allreduce(const void* sendbuf, void* recvbuf, std::size_t count, MPI_Datatype dt,
@@ -163,14 +167,9 @@ inline int reduce(const void* sendbuf, void* recvbuf, std::size_t count, MPI_Dat
 #endif
 }
 
-inline int bcast(void* buf, std::size_t count, MPI_Datatype dt, int root, MPI_Comm comm,
-                 [[maybe_unused]] int rank) {
-#if defined(CCLX_HAVE_MPI_LARGE_COUNT)
-  return MPI_Bcast_c(buf, static_cast<MPI_Count>(count), dt, root, comm);
-#else
-  const Type t(count, dt, rank);
-  return MPI_Bcast(buf, 1, t.get(), root, comm);
-#endif
+inline int bcast(void* buf, std::size_t count, MPI_Datatype dt, int root, MPI_Comm comm, int rank) {
+  const Elements e(count, dt, rank);
+  return CCLX_LARGE(MPI_Bcast)(buf, e.n, e.type, root, comm);
 }
 
 inline int reduce_scatter_block(const void* sendbuf, void* recvbuf, std::size_t count,
@@ -185,47 +184,27 @@ inline int reduce_scatter_block(const void* sendbuf, void* recvbuf, std::size_t 
 }
 
 inline int allgather(const void* sendbuf, void* recvbuf, std::size_t count, MPI_Datatype dt,
-                     MPI_Comm comm, [[maybe_unused]] int rank) {
-#if defined(CCLX_HAVE_MPI_LARGE_COUNT)
-  const auto n = static_cast<MPI_Count>(count);
-  return MPI_Allgather_c(sendbuf, n, dt, recvbuf, n, dt, comm);
-#else
-  const Type t(count, dt, rank);
-  return MPI_Allgather(sendbuf, 1, t.get(), recvbuf, 1, t.get(), comm);
-#endif
+                     MPI_Comm comm, int rank) {
+  const Elements e(count, dt, rank);
+  return CCLX_LARGE(MPI_Allgather)(sendbuf, e.n, e.type, recvbuf, e.n, e.type, comm);
 }
 
 inline int gather(const void* sendbuf, void* recvbuf, std::size_t count, MPI_Datatype dt, int root,
-                  MPI_Comm comm, [[maybe_unused]] int rank) {
-#if defined(CCLX_HAVE_MPI_LARGE_COUNT)
-  const auto n = static_cast<MPI_Count>(count);
-  return MPI_Gather_c(sendbuf, n, dt, recvbuf, n, dt, root, comm);
-#else
-  const Type t(count, dt, rank);
-  return MPI_Gather(sendbuf, 1, t.get(), recvbuf, 1, t.get(), root, comm);
-#endif
+                  MPI_Comm comm, int rank) {
+  const Elements e(count, dt, rank);
+  return CCLX_LARGE(MPI_Gather)(sendbuf, e.n, e.type, recvbuf, e.n, e.type, root, comm);
 }
 
 inline int scatter(const void* sendbuf, void* recvbuf, std::size_t count, MPI_Datatype dt, int root,
-                   MPI_Comm comm, [[maybe_unused]] int rank) {
-#if defined(CCLX_HAVE_MPI_LARGE_COUNT)
-  const auto n = static_cast<MPI_Count>(count);
-  return MPI_Scatter_c(sendbuf, n, dt, recvbuf, n, dt, root, comm);
-#else
-  const Type t(count, dt, rank);
-  return MPI_Scatter(sendbuf, 1, t.get(), recvbuf, 1, t.get(), root, comm);
-#endif
+                   MPI_Comm comm, int rank) {
+  const Elements e(count, dt, rank);
+  return CCLX_LARGE(MPI_Scatter)(sendbuf, e.n, e.type, recvbuf, e.n, e.type, root, comm);
 }
 
 inline int alltoall(const void* sendbuf, void* recvbuf, std::size_t count, MPI_Datatype dt,
-                    MPI_Comm comm, [[maybe_unused]] int rank) {
-#if defined(CCLX_HAVE_MPI_LARGE_COUNT)
-  const auto n = static_cast<MPI_Count>(count);
-  return MPI_Alltoall_c(sendbuf, n, dt, recvbuf, n, dt, comm);
-#else
-  const Type t(count, dt, rank);
-  return MPI_Alltoall(sendbuf, 1, t.get(), recvbuf, 1, t.get(), comm);
-#endif
+                    MPI_Comm comm, int rank) {
+  const Elements e(count, dt, rank);
+  return CCLX_LARGE(MPI_Alltoall)(sendbuf, e.n, e.type, recvbuf, e.n, e.type, comm);
 }
 
 inline int iallreduce(const void* sendbuf, void* recvbuf, std::size_t count, MPI_Datatype dt,
@@ -239,3 +218,5 @@ inline int iallreduce(const void* sendbuf, void* recvbuf, std::size_t count, MPI
 }
 
 }  // namespace cclx::detail::large
+
+#undef CCLX_LARGE
