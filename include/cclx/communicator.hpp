@@ -431,7 +431,7 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
     else if constexpr (std::same_as<A, algo::Native>)
       run_native(c);  // the same stages, known at compile time: MPI's per-call cost is ~0.3 us
     else
-      run_policy(c, call::erase(algorithm));
+      run_scheduled(c, call::erase(algorithm));
   }
   template <algo::Algorithm A>
   Request start(const CollectiveCall& c, const A& algorithm, std::shared_ptr<void> keepalive) {
@@ -452,6 +452,9 @@ class Communicator : public api::AllreduceCalls<Communicator<B>>,
   }
   void run_policy(const CollectiveCall& c, const call::Policy& p) {
     if (p.native()) return run_native(c);
+    run_scheduled(c, p);
+  }
+  void run_scheduled(const CollectiveCall& c, const call::Policy& p) {
     check(c, p);
     engine::Buffers buffers;
     call::Plans::Entry& e = plans_.plan(c, p, site(p), buffers);
