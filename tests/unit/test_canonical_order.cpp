@@ -13,6 +13,7 @@
 #include "cclx/schedule/format.hpp"
 #include "cclx/schedule/verifier.hpp"
 #include "support.hpp"
+#include "sweep_limit.hpp"
 
 using namespace cclx::sched;
 using cclx::test::all_errors;
@@ -129,7 +130,7 @@ TEST_CASE(
     for (const Collective c : g.collectives) {
       const bool listed = std::find(g.canonical_order.begin(), g.canonical_order.end(), c) !=
                           g.canonical_order.end();
-      for (int n = 1; n <= 64; ++n) {
+      for (int n = 1; n <= std::min(64, cclx::test::sweep_max_n()); ++n) {
         // Where the policy declares nothing, only that its schedules claim nothing either.
         if (!listed && n > 9) break;
         const bool declared = g.reduces_canonically(c, n);
