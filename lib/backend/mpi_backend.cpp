@@ -34,7 +34,6 @@ MpiBackend::MpiBackend(MPI_Comm comm, Ownership own) : s_(std::make_shared<State
   MPI_Initialized(&initialized);
   if (!initialized) throw Error("MpiBackend: MPI is not initialized (call MPI_Init first)");
   if (comm == MPI_COMM_NULL) throw Error("MpiBackend: communicator is MPI_COMM_NULL");
-  s_->timeout_s = engine::timeout_from_env();  // before any collective: a bad value throws
   detail::install_world_errhandler();
   if (own == Ownership::duplicate) {
     mpi_check(MPI_Comm_dup(comm, &s_->user), -1, "MPI_Comm_dup");
@@ -50,11 +49,20 @@ MpiBackend::MpiBackend(MPI_Comm comm, Ownership own) : s_(std::make_shared<State
             "MPI_Comm_set_errhandler");
   MPI_Comm_rank(s_->user, &s_->rank);
   MPI_Comm_size(s_->user, &s_->size);
-  s_->roll = std::make_unique<detail::RollCall>(s_->internal, s_->rank, s_->size);
-  s_->transport = std::make_unique<MpiTransport>(s_->internal, s_->roll.get());
+  // The settings this communicator reads, agreed before any is used: a bad value on one rank
+  // must not leave the others waiting for it in a collective, and what goes over the wire must
+  // be cut alike on every rank.
+  using settings::Id;
+  detail::agree_settings(
+      s_->internal, s_->rank, s_->size,
+      {Id::timeout, Id::wait, Id::validate, Id::handshake_bytes, Id::max_message_bytes},
+      {Id::handshake_bytes, Id::max_message_bytes});
+  s_->timeout_s = engine::timeout_from_env();
   s_->wait = engine::WaitPolicy::from_env();
   s_->handshake_bytes = engine::handshake_bytes_from_env();
-  validate_ = settings::get<bool>(settings::Id::validate);
+  validate_ = settings::get<bool>(Id::validate);
+  s_->roll = std::make_unique<detail::RollCall>(s_->internal, s_->rank, s_->size);
+  s_->transport = std::make_unique<MpiTransport>(s_->internal, s_->roll.get());
 }
 
 MpiBackend::~MpiBackend() = default;

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -14,6 +15,7 @@
 #include "cclx/backend/mpi_transport.hpp"
 #include "cclx/engine/scratch_pool.hpp"
 #include "cclx/engine/wait_policy.hpp"
+#include "cclx/settings.hpp"
 #include "mpi_check.hpp"
 #include "mpi_pending.hpp"
 #include "mpi_roll_call.hpp"
@@ -23,7 +25,13 @@ namespace cclx {
 
 namespace detail {
 class RelayHub;  // relay/runtime.cpp
-}
+
+// Collective over `comm` (one MPI_Allgather), at a backend's construction: where some rank finds
+// one of `read` invalid, or sees a value of one of `wire` (byte sizes) other than rank 0's, every
+// rank throws the same cclx::Error naming the variable and the ranks (mpi_validate.cpp).
+void agree_settings(MPI_Comm comm, int rank, int size, std::initializer_list<settings::Id> read,
+                    std::initializer_list<settings::Id> wire);
+}  // namespace detail
 
 struct MpiBackend::State {
   MPI_Comm user = MPI_COMM_NULL;

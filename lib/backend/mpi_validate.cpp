@@ -1,4 +1,5 @@
-// MpiBackend::agree(): CCLX_VALIDATE's cross-rank check of a collective call.
+// MpiBackend::agree(): CCLX_VALIDATE's cross-rank check of a collective call; and
+// detail::agree_settings(), every backend's check of its settings across ranks at construction.
 #include <algorithm>
 //
 // Every rank contributes one fixed-size record (one MPI_Allgather of about 400 bytes per rank):
@@ -100,6 +101,60 @@ std::string list_ranks(const std::vector<int>& ranks) {
 }
 
 }  // namespace
+
+void detail::agree_settings(MPI_Comm comm, int rank, int size,
+                            std::initializer_list<settings::Id> read,
+                            std::initializer_list<settings::Id> wire) {
+  // One record per rank: the first of `read` it finds invalid (-1: none), then the wire values.
+  constexpr std::size_t max_wire = 4;
+  if (wire.size() > max_wire) throw Error(rank, "agree_settings: too many wire settings");
+  std::array<std::int64_t, max_wire + 1> mine{};
+  mine[0] = -1;
+  std::string error;  // this rank's message for it
+  for (const settings::Id id : read)
+    if (std::string e = settings::value(id).error; !e.empty() && error.empty()) {
+      mine[0] = static_cast<std::int64_t>(id);
+      error = std::move(e);
+    }
+  std::size_t k = 1;
+  for (const settings::Id id : wire) {
+    const bool valid = settings::value(id).error.empty();  // else thrown below, on every rank
+    mine[k++] = valid ? static_cast<std::int64_t>(settings::get<std::size_t>(id)) : 0;
+  }
+  const int record = static_cast<int>(mine.size());
+  std::vector<std::int64_t> all(mine.size() * static_cast<std::size_t>(size));
+  mpi_check(MPI_Allgather(mine.data(), record, MPI_INT64_T, all.data(), record, MPI_INT64_T, comm),
+            rank, "MPI_Allgather (the communicator's settings)");
+  const auto at = [&](int r, std::size_t i) {
+    return all[static_cast<std::size_t>(r) * mine.size() + i];
+  };
+  const auto name = [](std::int64_t id) {
+    return std::string(settings::spec(static_cast<settings::Id>(id)).name);
+  };
+
+  std::vector<int> bad;
+  for (int r = 0; r < size; ++r)
+    if (at(r, 0) >= 0) bad.push_back(r);
+  if (!bad.empty()) {
+    const std::string where = name(at(bad[0], 0)) + " is invalid on rank(s) " + list_ranks(bad);
+    throw Error(rank, error.empty() ? where + " (their error says what it accepts)"
+                                    : error + " (" + where + ")");
+  }
+  k = 1;
+  for (const settings::Id id : wire) {
+    std::vector<int> differ;
+    for (int r = 1; r < size; ++r)
+      if (at(r, k) != at(0, k)) differ.push_back(r);
+    if (!differ.empty())
+      throw Error(rank, name(static_cast<std::int64_t>(id)) + " differs across ranks: rank(s) " +
+                            list_ranks(differ) + " see " + std::to_string(at(differ[0], k)) +
+                            (differ.size() > 1 ? " (or other values)" : "") + ", rank 0 sees " +
+                            std::to_string(at(0, k)) +
+                            "; it changes what goes over the wire, so it must be equal on every "
+                            "rank");
+    ++k;
+  }
+}
 
 void MpiBackend::agree(const CollectiveCall& c, const Agreement& a) const {
   // Communicator-wide settings that change what goes over the wire, so they must be equal on

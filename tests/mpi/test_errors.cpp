@@ -5,7 +5,11 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cstdint>
 #include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "cclx/algo/registry.hpp"
 #include "cclx/settings.hpp"
@@ -259,6 +263,60 @@ TEST_CASE("validation: CCLX_VALIDATE=1 turns it on, set_validation() toggles it"
   else
     unsetenv("CCLX_VALIDATE");
   cclx::settings::reload();
+}
+
+// `variable` set to `value` (where not null) while it lives, then as it was; the settings are
+// read again each time (cclx reads the environment once, cclx/settings.hpp).
+class SetEnv {
+ public:
+  SetEnv(const char* variable, const char* value) : variable_(variable) {
+    if (const char* old = std::getenv(variable)) old_ = old;
+    if (value) setenv(variable, value, 1);
+    cclx::settings::reload();
+  }
+  ~SetEnv() {
+    if (old_)
+      setenv(variable_, old_->c_str(), 1);
+    else
+      unsetenv(variable_);
+    cclx::settings::reload();
+  }
+  SetEnv(const SetEnv&) = delete;
+  SetEnv& operator=(const SetEnv&) = delete;
+
+ private:
+  const char* variable_;
+  std::optional<std::string> old_;
+};
+
+// A communicator agrees on its settings when it is made (one MPI_Allgather): a bad value, or a
+// setting that changes the wire protocol seen otherwise, on some ranks makes every rank throw,
+// where the others would otherwise wait for the rank that threw, or cut messages differently.
+TEST_CASE("settings: a bad or differing setting on one rank throws on every rank, naming it") {
+  const int n = cclx_test::world_size(), r = cclx_test::world_rank();
+  // `variable` set to `value` on rank `on` alone while a communicator is made.
+  const auto expect = [&](const char* variable, int on, const char* value,
+                          std::initializer_list<std::string> needles) {
+    const SetEnv env(variable, r == on ? value : nullptr);
+    cclx_test::expect_error(
+        variable, r, [] { Comm comm(MPI_COMM_WORLD); }, needles);
+  };
+  const int last = n - 1;
+  const std::string on_last = "rank(s) " + std::to_string(last);
+  const SetEnv no_limit("CCLX_MAX_MESSAGE_BYTES", "0"), no_handshake("CCLX_HANDSHAKE_BYTES", "0");
+  expect("CCLX_TIMEOUT", last, "soon", {"CCLX_TIMEOUT is invalid on " + on_last});
+  expect("CCLX_HANDSHAKE_BYTES", 0, "1X", {"CCLX_HANDSHAKE_BYTES is invalid on rank(s) 0"});
+  if (n > 1) {
+    expect("CCLX_MAX_MESSAGE_BYTES", last, "1001",
+           {"CCLX_MAX_MESSAGE_BYTES differs", on_last + " see 1001", "rank 0 sees 0"});
+    expect("CCLX_HANDSHAKE_BYTES", last, "64K", {"CCLX_HANDSHAKE_BYTES differs", on_last});
+  }
+  // The same values on every rank pass, and the communicator works.
+  const SetEnv limit("CCLX_MAX_MESSAGE_BYTES", "1001"), handshake("CCLX_HANDSHAKE_BYTES", "1001");
+  Comm comm(MPI_COMM_WORLD);
+  std::vector<std::int64_t> v(3000, r + 1);
+  comm.allreduce(v, cclx::sum, cclx::algo::Ring{});
+  CHECK(v == std::vector<std::int64_t>(3000, std::int64_t{n} * (n + 1) / 2));
 }
 
 TEST_CASE("validation: ranks that disagree all throw, naming the ranks") {
