@@ -50,13 +50,15 @@ MpiBackend::MpiBackend(MPI_Comm comm, Ownership own) : s_(std::make_shared<State
   MPI_Comm_rank(s_->user, &s_->rank);
   MPI_Comm_size(s_->user, &s_->size);
   // The settings this communicator reads, agreed before any is used: a bad value on one rank
-  // must not leave the others waiting for it in a collective, and what goes over the wire must
-  // be cut alike on every rank.
+  // must not leave the others waiting for it in a collective; what goes over the wire must be cut
+  // alike on every rank; and every rank must validate (one more collective per call), or none,
+  // and reduce in canonical order, or none (another schedule).
   using settings::Id;
   detail::agree_settings(
       s_->internal, s_->rank, s_->size,
-      {Id::timeout, Id::wait, Id::validate, Id::handshake_bytes, Id::max_message_bytes},
-      {Id::handshake_bytes, Id::max_message_bytes});
+      {Id::timeout, Id::wait, Id::validate, Id::reproducible, Id::handshake_bytes,
+       Id::max_message_bytes},
+      {Id::handshake_bytes, Id::max_message_bytes, Id::validate, Id::reproducible});
   s_->timeout_s = engine::timeout_from_env();
   s_->wait = engine::WaitPolicy::from_env();
   s_->handshake_bytes = engine::handshake_bytes_from_env();

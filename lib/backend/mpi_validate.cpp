@@ -106,7 +106,7 @@ void detail::agree_settings(MPI_Comm comm, int rank, int size,
                             std::initializer_list<settings::Id> read,
                             std::initializer_list<settings::Id> wire) {
   // One record per rank: the first of `read` it finds invalid (-1: none), then the wire values.
-  constexpr std::size_t max_wire = 4;
+  constexpr std::size_t max_wire = 6;
   if (wire.size() > max_wire) throw Error(rank, "agree_settings: too many wire settings");
   std::array<std::int64_t, max_wire + 1> mine{};
   mine[0] = -1;
@@ -118,8 +118,12 @@ void detail::agree_settings(MPI_Comm comm, int rank, int size,
     }
   std::size_t k = 1;
   for (const settings::Id id : wire) {
-    const bool valid = settings::value(id).error.empty();  // else thrown below, on every rank
-    mine[k++] = valid ? static_cast<std::int64_t>(settings::get<std::size_t>(id)) : 0;
+    std::int64_t v = 0;  // invalid here: thrown below, on every rank
+    if (settings::value(id).error.empty())
+      v = settings::spec(id).type == settings::Type::boolean
+              ? std::int64_t{settings::get<bool>(id)}
+              : static_cast<std::int64_t>(settings::get<std::size_t>(id));
+    mine[k++] = v;
   }
   const int record = static_cast<int>(mine.size());
   std::vector<std::int64_t> all(mine.size() * static_cast<std::size_t>(size));

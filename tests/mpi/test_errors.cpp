@@ -290,8 +290,9 @@ class SetEnv {
 };
 
 // A communicator agrees on its settings when it is made (one MPI_Allgather): a bad value, or a
-// setting that changes the wire protocol seen otherwise, on some ranks makes every rank throw,
-// where the others would otherwise wait for the rank that threw, or cut messages differently.
+// setting that changes what goes over the wire seen otherwise, on some ranks makes every rank
+// throw, where the others would otherwise wait for the rank that threw, validate alone, or cut
+// messages differently.
 TEST_CASE("settings: a bad or differing setting on one rank throws on every rank, naming it") {
   const int n = cclx_test::world_size(), r = cclx_test::world_rank();
   // `variable` set to `value` on rank `on` alone while a communicator is made.
@@ -303,13 +304,17 @@ TEST_CASE("settings: a bad or differing setting on one rank throws on every rank
   };
   const int last = n - 1;
   const std::string on_last = "rank(s) " + std::to_string(last);
-  const SetEnv no_limit("CCLX_MAX_MESSAGE_BYTES", "0"), no_handshake("CCLX_HANDSHAKE_BYTES", "0");
+  const SetEnv no_limit("CCLX_MAX_MESSAGE_BYTES", "0"), no_handshake("CCLX_HANDSHAKE_BYTES", "0"),
+      no_validation("CCLX_VALIDATE", "0"), no_canonical("CCLX_REPRODUCIBLE", "0");
   expect("CCLX_TIMEOUT", last, "soon", {"CCLX_TIMEOUT is invalid on " + on_last});
   expect("CCLX_HANDSHAKE_BYTES", 0, "1X", {"CCLX_HANDSHAKE_BYTES is invalid on rank(s) 0"});
   if (n > 1) {
     expect("CCLX_MAX_MESSAGE_BYTES", last, "1001",
            {"CCLX_MAX_MESSAGE_BYTES differs", on_last + " see 1001", "rank 0 sees 0"});
     expect("CCLX_HANDSHAKE_BYTES", last, "64K", {"CCLX_HANDSHAKE_BYTES differs", on_last});
+    // One more collective per call on some ranks; another schedule on some ranks.
+    expect("CCLX_VALIDATE", last, "1", {"CCLX_VALIDATE differs", on_last + " see 1"});
+    expect("CCLX_REPRODUCIBLE", 0, "yes", {"CCLX_REPRODUCIBLE differs", "rank 0 sees 1"});
   }
   // The same values on every rank pass, and the communicator works.
   const SetEnv limit("CCLX_MAX_MESSAGE_BYTES", "1001"), handshake("CCLX_HANDSHAKE_BYTES", "1001");
