@@ -1,6 +1,10 @@
 // The non-template helpers of support.hpp.
 #include "support.hpp"
 
+#include <cstdlib>
+
+#include "cclx/settings.hpp"
+
 namespace cclx_test {
 
 std::uint64_t content_hash(const void* data, std::size_t bytes) {
@@ -65,6 +69,23 @@ bool no_throw(const std::string& label, Thunk f) {
     }
     return false;
   }
+}
+
+ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
+  if (const char* old = std::getenv(name)) old_ = old;
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+  cclx::settings::reload();
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (old_)
+    setenv(name_, old_->c_str(), 1);
+  else
+    unsetenv(name_);
+  cclx::settings::reload();
 }
 
 }  // namespace cclx_test

@@ -15,6 +15,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <sstream>
@@ -453,6 +454,21 @@ void expect_error(const std::string& label, int rank, Thunk f,
 // (rank numbers stripped) fails only once per process, so one refused combination does not
 // drown the log in thousands of copies.
 bool no_throw(const std::string& label, Thunk f);
+
+// Sets (or unsets, with nullptr) an environment variable for the scope, then restores it; cclx
+// reads the environment again each time (cclx/settings.hpp reads it once). Communicators made in
+// the scope read the new value; algo::Auto takes its settings at a communicator's first Auto call.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
 
 inline int world_rank() {
   int r = 0;

@@ -30,33 +30,7 @@ namespace {
 using cclx_test::Coll;
 using Comm = cclx::Communicator<>;
 
-// Sets (or unsets, with nullptr) an environment variable for the scope, and has cclx read the
-// environment again (cclx/settings.hpp reads it once); algo::Auto takes the settings at a
-// communicator's first Auto call.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-    cclx::settings::reload();
-  }
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-    cclx::settings::reload();
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using cclx_test::ScopedEnv;
 
 // Whether every rank passes the same string.
 bool same_on_all_ranks(const std::string& s) {

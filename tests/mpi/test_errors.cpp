@@ -7,7 +7,6 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -265,30 +264,6 @@ TEST_CASE("validation: CCLX_VALIDATE=1 turns it on, set_validation() toggles it"
   cclx::settings::reload();
 }
 
-// `variable` set to `value` (where not null) while it lives, then as it was; the settings are
-// read again each time (cclx reads the environment once, cclx/settings.hpp).
-class SetEnv {
- public:
-  SetEnv(const char* variable, const char* value) : variable_(variable) {
-    if (const char* old = std::getenv(variable)) old_ = old;
-    if (value) setenv(variable, value, 1);
-    cclx::settings::reload();
-  }
-  ~SetEnv() {
-    if (old_)
-      setenv(variable_, old_->c_str(), 1);
-    else
-      unsetenv(variable_);
-    cclx::settings::reload();
-  }
-  SetEnv(const SetEnv&) = delete;
-  SetEnv& operator=(const SetEnv&) = delete;
-
- private:
-  const char* variable_;
-  std::optional<std::string> old_;
-};
-
 // A communicator agrees on its settings when it is made (one MPI_Allgather): a bad value, or a
 // setting that changes what goes over the wire seen otherwise, on some ranks makes every rank
 // throw, where the others would otherwise wait for the rank that threw, validate alone, or cut
@@ -298,14 +273,16 @@ TEST_CASE("settings: a bad or differing setting on one rank throws on every rank
   // `variable` set to `value` on rank `on` alone while a communicator is made.
   const auto expect = [&](const char* variable, int on, const char* value,
                           std::initializer_list<std::string> needles) {
-    const SetEnv env(variable, r == on ? value : nullptr);
+    const cclx_test::ScopedEnv env(variable, r == on ? value : nullptr);
     cclx_test::expect_error(
         variable, r, [] { Comm comm(MPI_COMM_WORLD); }, needles);
   };
   const int last = n - 1;
   const std::string on_last = "rank(s) " + std::to_string(last);
-  const SetEnv no_limit("CCLX_MAX_MESSAGE_BYTES", "0"), no_handshake("CCLX_HANDSHAKE_BYTES", "0"),
-      no_validation("CCLX_VALIDATE", "0"), no_canonical("CCLX_REPRODUCIBLE", "0");
+  using cclx_test::ScopedEnv;
+  const ScopedEnv no_limit("CCLX_MAX_MESSAGE_BYTES", nullptr),
+      no_handshake("CCLX_HANDSHAKE_BYTES", nullptr), no_validation("CCLX_VALIDATE", nullptr),
+      no_canonical("CCLX_REPRODUCIBLE", nullptr), no_timeout("CCLX_TIMEOUT", nullptr);
   expect("CCLX_TIMEOUT", last, "soon", {"CCLX_TIMEOUT is invalid on " + on_last});
   expect("CCLX_HANDSHAKE_BYTES", 0, "1X", {"CCLX_HANDSHAKE_BYTES is invalid on rank(s) 0"});
   if (n > 1) {
@@ -317,7 +294,8 @@ TEST_CASE("settings: a bad or differing setting on one rank throws on every rank
     expect("CCLX_REPRODUCIBLE", 0, "yes", {"CCLX_REPRODUCIBLE differs", "rank 0 sees 1"});
   }
   // The same values on every rank pass, and the communicator works.
-  const SetEnv limit("CCLX_MAX_MESSAGE_BYTES", "1001"), handshake("CCLX_HANDSHAKE_BYTES", "1001");
+  const ScopedEnv limit("CCLX_MAX_MESSAGE_BYTES", "1001"),
+      handshake("CCLX_HANDSHAKE_BYTES", "1001");
   Comm comm(MPI_COMM_WORLD);
   std::vector<std::int64_t> v(3000, r + 1);
   comm.allreduce(v, cclx::sum, cclx::algo::Ring{});
