@@ -498,6 +498,26 @@ TEST_CASE("cuda: without a GPU the backend refuses on every rank, naming the ran
   }
 }
 
+// The backend's own settings are agreed before the device check, with or without a GPU.
+TEST_CASE("cuda: a bad or differing CCLX_CUDA_* setting on one rank throws on every rank") {
+  const int n = world_size(), r = world_rank(), last = n - 1;
+  const auto expect = [&](const char* variable, const char* value, const std::string& needle) {
+    const ScopedEnv env(variable, r == last ? value : nullptr);
+    try {
+      Dev comm(MPI_COMM_WORLD);
+      FAIL("constructing Communicator<CudaBackend> must throw");
+    } catch (const cclx::Error& e) {
+      CHECK(e.rank() == r);
+      CHECK_MESSAGE(std::string(e.what()).find(needle) != std::string::npos, e.what());
+    }
+  };
+  expect("CCLX_CUDA_DEPTH", "many",
+         "CCLX_CUDA_DEPTH is invalid on rank(s) " + std::to_string(last));
+  if (n > 1)
+    expect("CCLX_CUDA_CHUNK_BYTES", "64K",
+           "CCLX_CUDA_CHUNK_BYTES differs across ranks: rank(s) " + std::to_string(last));
+}
+
 TEST_CASE("cuda grid: allreduce on device buffers" * doctest::skip(!have_gpu())) {
   Dev comm(MPI_COMM_WORLD);
   Consistency cons(MPI_COMM_WORLD);
