@@ -55,9 +55,7 @@ MpiBackend::MpiBackend(MPI_Comm comm, Ownership own) : s_(std::make_shared<State
   // and reduce in canonical order, or none (another schedule).
   using settings::Id;
   detail::agree_settings(
-      s_->internal, s_->rank, s_->size,
-      {Id::timeout, Id::wait, Id::validate, Id::reproducible, Id::handshake_bytes,
-       Id::max_message_bytes},
+      s_->internal, s_->rank, s_->size, {Id::timeout, Id::wait},
       {Id::handshake_bytes, Id::max_message_bytes, Id::validate, Id::reproducible});
   s_->timeout_s = engine::timeout_from_env();
   s_->wait = engine::WaitPolicy::from_env();

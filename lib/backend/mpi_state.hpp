@@ -27,9 +27,9 @@ namespace detail {
 class RelayHub;  // relay/runtime.cpp
 
 // Collective over `comm` (one MPI_Allgather), at a backend's construction: where some rank finds
-// one of `read` invalid, or sees a value of one of `wire` (booleans, integers, byte sizes) other
-// than rank 0's, every
-// rank throws the same cclx::Error naming the variable and the ranks (mpi_validate.cpp).
+// one of `read` or `wire` invalid, or sees a value of one of `wire` (booleans, integers, byte
+// sizes) other than rank 0's, every rank throws the same cclx::Error naming the variable and the
+// ranks (mpi_validate.cpp).
 void agree_settings(MPI_Comm comm, int rank, int size, std::initializer_list<settings::Id> read,
                     std::initializer_list<settings::Id> wire);
 }  // namespace detail

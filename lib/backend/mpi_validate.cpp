@@ -33,7 +33,7 @@ using sched::Collective;
 
 namespace {
 
-constexpr std::size_t max_settings = 5;
+constexpr std::size_t max_settings = 4;
 
 // What every rank must agree on; exchanged as bytes (all ranks run the same binary).
 struct CallRecord {
@@ -105,21 +105,26 @@ std::string list_ranks(const std::vector<int>& ranks) {
 void detail::agree_settings(MPI_Comm comm, int rank, int size,
                             std::initializer_list<settings::Id> read,
                             std::initializer_list<settings::Id> wire) {
-  // One record per rank: the first of `read` it finds invalid (-1: none), then the wire values.
+  // One record per rank: the first setting it finds invalid (-1: none), then the wire values.
   constexpr std::size_t max_wire = 6;
   if (wire.size() > max_wire) throw Error(rank, "agree_settings: too many wire settings");
   std::array<std::int64_t, max_wire + 1> mine{};
   mine[0] = -1;
   std::string error;  // this rank's message for it
-  for (const settings::Id id : read)
-    if (std::string e = settings::value(id).error; !e.empty() && error.empty()) {
+  const auto valid = [&](settings::Id id) {
+    std::string e = settings::value(id).error;
+    if (e.empty()) return true;
+    if (error.empty()) {
       mine[0] = static_cast<std::int64_t>(id);
       error = std::move(e);
     }
+    return false;
+  };
+  for (const settings::Id id : read) valid(id);
   std::size_t k = 1;
   for (const settings::Id id : wire) {
     std::int64_t v = 0;  // invalid here: thrown below, on every rank
-    if (settings::value(id).error.empty())
+    if (valid(id))
       v = settings::spec(id).type == settings::Type::boolean
               ? std::int64_t{settings::get<bool>(id)}
               : static_cast<std::int64_t>(settings::get<std::size_t>(id));
@@ -162,11 +167,11 @@ void detail::agree_settings(MPI_Comm comm, int rank, int size,
 
 void MpiBackend::agree(const CollectiveCall& c, const Agreement& a) const {
   // Communicator-wide settings that change what goes over the wire, so they must be equal on
-  // every rank. The wait policy is local (how a rank waits, not what it sends) and not listed.
+  // every rank, and that a rank may change after construction (set_handshake_bytes(), ...; the
+  // largest message cannot change: agree_settings() compared it). The wait policy is local (how a
+  // rank waits, not what it sends) and not listed.
   const std::pair<const char*, std::int64_t> settings[] = {
       {"handshake_bytes (CCLX_HANDSHAKE_BYTES)", static_cast<std::int64_t>(s_->handshake_bytes)},
-      {"max_message_bytes (CCLX_MAX_MESSAGE_BYTES)",
-       static_cast<std::int64_t>(s_->transport->max_message_bytes())},
       {"timeout_ms (CCLX_TIMEOUT)", static_cast<std::int64_t>(s_->timeout_s * 1000.0)},
       {"reproducible (CCLX_REPRODUCIBLE)", c.reproducible ? 1 : 0},
   };

@@ -278,10 +278,9 @@ CudaBackend::CudaBackend(MPI_Comm comm, Ownership own) : host_(comm, own) {
   // Its own settings, agreed as the host backend's are: a bad value, or another staging chunk (the
   // size of every staged message), on some ranks throws on every rank.
   using settings::Id;
-  detail::agree_settings(
-      host_.state()->internal, rank(), size(),
-      {Id::cuda_aware, Id::cuda_chunk_bytes, Id::cuda_depth, Id::cuda_pinned_cache_bytes},
-      {Id::cuda_chunk_bytes});
+  detail::agree_settings(host_.state()->internal, rank(), size(),
+                         {Id::cuda_aware, Id::cuda_depth, Id::cuda_pinned_cache_bytes},
+                         {Id::cuda_chunk_bytes});
   // Every rank learns whether every rank has a device, so that all throw or none.
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
