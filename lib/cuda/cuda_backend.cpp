@@ -184,14 +184,14 @@ std::optional<bool> cuda_aware_setting(int rank) {
 }  // namespace
 
 struct CudaBackend::Impl {
-  explicit Impl(MpiBackend& b, int r)
+  Impl(MpiBackend& b, int r, bool direct)
       : rank(r),
         nranks(b.size()),
         dev(r),
         ops(dev, r),
         pool(dev, setting_size(settings::Id::cuda_pinned_cache_bytes, r)),
         scratch(engine::ScratchPool::Allocator{&device_alloc, &device_free, &rank}) {
-    aware = device::decide_cuda_aware(device::mpi_reports_cuda_support(), cuda_aware_setting(r));
+    aware = direct;
     device::StagingOptions o;
     o.chunk_bytes = setting_size(settings::Id::cuda_chunk_bytes, r);
     o.depth = setting_size(settings::Id::cuda_depth, r);
@@ -281,6 +281,15 @@ CudaBackend::CudaBackend(MPI_Comm comm, Ownership own) : host_(comm, own) {
   detail::agree_settings(host_.state()->internal, rank(), size(),
                          {Id::cuda_aware, Id::cuda_depth, Id::cuda_pinned_cache_bytes},
                          {Id::cuda_chunk_bytes});
+  // Whether device memory goes to MPI directly: one decision for all ranks, since a staging rank
+  // cuts each transfer into chunks that a direct one sends whole (device/cuda_aware.hpp).
+  const std::optional<bool> forced = cuda_aware_setting(rank());
+  using device::AwareVote;
+  const AwareVote vote = !device::decide_cuda_aware(device::mpi_reports_cuda_support(), forced)
+                             ? AwareVote::stage
+                         : forced.value_or(false) ? AwareVote::forced_direct
+                                                  : AwareVote::direct;
+  const bool direct = device::agree_cuda_aware(host_.state()->internal, rank(), vote);
   // Every rank learns whether every rank has a device, so that all throw or none.
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
@@ -298,7 +307,7 @@ CudaBackend::CudaBackend(MPI_Comm comm, Ownership own) : host_(comm, own) {
     (void)cudaGetLastError();
     throw Error(rank(), "CudaBackend: no usable CUDA device on rank(s) " + missing + why);
   }
-  d_ = std::make_shared<Impl>(host_, rank());
+  d_ = std::make_shared<Impl>(host_, rank(), direct);
 }
 
 CudaBackend::~CudaBackend() = default;

@@ -498,7 +498,8 @@ TEST_CASE("cuda: without a GPU the backend refuses on every rank, naming the ran
   }
 }
 
-// The backend's own settings are agreed before the device check, with or without a GPU.
+// The backend's own settings, and whether device memory goes to MPI directly, are agreed before
+// the device check, with or without a GPU.
 TEST_CASE("cuda: a bad or differing CCLX_CUDA_* setting on one rank throws on every rank") {
   const int n = world_size(), r = world_rank(), last = n - 1;
   const auto expect = [&](const char* variable, const char* value, const std::string& needle) {
@@ -510,6 +511,16 @@ TEST_CASE("cuda: a bad or differing CCLX_CUDA_* setting on one rank throws on ev
   if (n > 1)
     expect("CCLX_CUDA_CHUNK_BYTES", "64K",
            "CCLX_CUDA_CHUNK_BYTES differs across ranks: rank(s) " + std::to_string(last));
+  // Forced direct on one rank, staged on the others: chunks would meet whole messages.
+  if (n > 1) {
+    const ScopedEnv aware("CCLX_CUDA_AWARE", r == last ? "1" : "0");
+    std::string staging = "0";
+    for (int q = 1; q < last; ++q) staging += ", " + std::to_string(q);
+    expect_error(
+        "CCLX_CUDA_AWARE", r, [] { Dev comm(MPI_COMM_WORLD); },
+        {"CCLX_CUDA_AWARE=1 passes device memory to MPI on rank(s) " + std::to_string(last) +
+         ", while rank(s) " + staging + " stage it through host memory"});
+  }
 }
 
 TEST_CASE("cuda grid: allreduce on device buffers" * doctest::skip(!have_gpu())) {

@@ -3,7 +3,10 @@
 // CUDA, so it is built and tested everywhere.
 #pragma once
 
+#include <mpi.h>
+
 #include <optional>
+#include <vector>
 
 namespace cclx::device {
 
@@ -14,5 +17,18 @@ namespace cclx::device {
 /// report: 1 for an MPI that takes device pointers without saying so (e.g. one built without the
 /// query), 0 to stage even where it does. auto: the report, and false where there is none.
 [[nodiscard]] bool decide_cuda_aware(std::optional<bool> reported, std::optional<bool> setting);
+
+/// One rank's decision as the ranks exchange it: stage, direct (the MPI's report) or direct
+/// forced by CCLX_CUDA_AWARE=1.
+enum class AwareVote : int { stage = 0, direct = 1, forced_direct = 2 };
+
+/// The decision every rank runs with, from every rank's vote (index: rank): direct only where all
+/// vote direct, since a staging rank cuts a transfer into chunks that a direct peer sends whole.
+/// Reports that differ make every rank stage; a rank that forced direct while another stages
+/// throws (on `rank`, the caller), naming both.
+[[nodiscard]] bool combine_cuda_aware(const std::vector<int>& votes, int rank);
+
+/// combine_cuda_aware() of every rank's vote, exchanged by one MPI_Allgather on `comm`: collective.
+[[nodiscard]] bool agree_cuda_aware(MPI_Comm comm, int rank, AwareVote mine);
 
 }  // namespace cclx::device
