@@ -157,6 +157,7 @@ void check_gaps(const std::vector<double>& b, const std::vector<bool>& touched,
 // layouts' types right after it in the nonblocking and persistent forms, then completes it.
 void run(Form f, const std::function<int(MPI_Request*)>& call, std::vector<Layout*> layouts,
          const std::string& what) {
+  if (trace) std::fprintf(stderr, "rank %d: %s\n", rank, what.c_str());
   MPI_Request r = MPI_REQUEST_NULL;
   int rc = call(f == Form::blocking ? nullptr : &r);
   if (f != Form::blocking)
@@ -612,6 +613,9 @@ void every_collective_freed(Form f) {
       [&](const char* coll,
           const std::function<int(MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request*)>& make,
           const std::function<void(const std::string&)>& check) {
+        const std::string what =
+            std::string(coll) + " (" + name(f) + ") with its type, op and communicator freed";
+        if (trace) std::fprintf(stderr, "rank %d: %s\n", rank, what.c_str());
         MPI_Comm comm;
         MPI_Comm_dup(MPI_COMM_WORLD, &comm);
         MPI_Datatype t;
@@ -626,8 +630,6 @@ void every_collective_freed(Form f) {
         if (rc == MPI_SUCCESS && f == Form::persistent) rc = MPI_Start(&r);
         if (rc == MPI_SUCCESS) rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS && f == Form::persistent) rc = MPI_Request_free(&r);
-        const std::string what =
-            std::string(coll) + " (" + name(f) + ") with its type, op and communicator freed";
         expect(rc == MPI_SUCCESS, what + ": returned " + std::to_string(rc));
         check(what);
       };
