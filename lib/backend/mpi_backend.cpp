@@ -52,10 +52,11 @@ MpiBackend::MpiBackend(MPI_Comm comm, Ownership own) : s_(std::make_shared<State
   // The settings this communicator reads, agreed before any is used: a bad value on one rank
   // must not leave the others waiting for it in a collective; what goes over the wire must be cut
   // alike on every rank; and every rank must validate (one more collective per call), or none,
-  // and reduce in canonical order, or none (another schedule).
+  // and reduce in canonical order, or none (another schedule). The relay's fault time-out is read
+  // when a relay request is made, a collective step the others would wait in for a rank that threw.
   using settings::Id;
   detail::agree_settings(
-      s_->internal, s_->rank, s_->size, {Id::timeout, Id::wait},
+      s_->internal, s_->rank, s_->size, {Id::timeout, Id::wait, Id::adaptive_fault},
       {Id::handshake_bytes, Id::max_message_bytes, Id::validate, Id::reproducible});
   s_->timeout_s = engine::timeout_from_env();
   s_->wait = engine::WaitPolicy::from_env();

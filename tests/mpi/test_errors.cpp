@@ -285,6 +285,8 @@ TEST_CASE("settings: a bad or differing setting on one rank throws on every rank
       no_canonical("CCLX_REPRODUCIBLE", nullptr), no_timeout("CCLX_TIMEOUT", nullptr);
   expect("CCLX_TIMEOUT", last, "soon", {"CCLX_TIMEOUT is invalid on " + on_last});
   expect("CCLX_HANDSHAKE_BYTES", 0, "1X", {"CCLX_HANDSHAKE_BYTES is invalid on rank(s) 0"});
+  // Read by a relay request's set-up, a collective step.
+  expect("CCLX_ADAPTIVE_FAULT", last, "bad", {"CCLX_ADAPTIVE_FAULT is invalid on " + on_last});
   if (n > 1) {
     expect("CCLX_MAX_MESSAGE_BYTES", last, "1001",
            {"CCLX_MAX_MESSAGE_BYTES differs", on_last + " see 1001", "rank 0 sees 0"});
