@@ -2,6 +2,8 @@
 // (their Communicators are destroyed), user-defined ops created and freed.
 #include <mpi.h>
 
+#include <cstdio>
+
 #include "comm_cache.hpp"
 #include "errors.hpp"
 #include "guard.hpp"
@@ -18,13 +20,18 @@ namespace {
 
 // A bad CCLX_ALGO (CCLX_LOG, CCLX_VALIDATE, CCLX_NET_*) fails the job at MPI_Init, through
 // MPI_COMM_WORLD's error handler (by default fatal: MPI prints the message and aborts), rather than
-// silently running without it.
+// silently running without it. The message goes to stderr first: Open MPI 4.1's mpiexec loses the
+// fatal handler's print now and then (its show_help reports "Out of resource" instead).
 int after_init(int rc) {
   if (rc != MPI_SUCCESS) return rc;
   const Inside in;
   const Config& c = config();
-  if (!c.error.empty()) return raise_error(MPI_COMM_WORLD, "libcclx-mpi: " + c.error);
-  return rc;
+  if (c.error.empty()) return rc;
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::fprintf(stderr, "libcclx-mpi: rank %d: %s\n", rank, c.error.c_str());
+  std::fflush(stderr);
+  return raise_error(MPI_COMM_WORLD, "libcclx-mpi: " + c.error);
 }
 
 }  // namespace
