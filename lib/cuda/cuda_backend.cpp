@@ -281,24 +281,29 @@ CudaBackend::CudaBackend(MPI_Comm comm, Ownership own) : host_(comm, own) {
   detail::agree_settings(host_.state()->internal, rank(), size(),
                          {Id::cuda_aware, Id::cuda_depth, Id::cuda_pinned_cache_bytes},
                          {Id::cuda_chunk_bytes});
-  // Whether device memory goes to MPI directly: one decision for all ranks, since a staging rank
-  // cuts each transfer into chunks that a direct one sends whole (device/cuda_aware.hpp).
+  // One exchange for two things every rank must learn of every other: whether it has a device
+  // (all throw or none), and how it would move device memory (one decision for all ranks, since a
+  // staging rank cuts each transfer into chunks that a direct one sends whole; cuda_aware.hpp).
   const std::optional<bool> forced = cuda_aware_setting(rank());
   using device::AwareVote;
   const AwareVote vote = !device::decide_cuda_aware(device::mpi_reports_cuda_support(), forced)
                              ? AwareVote::stage
                          : forced.value_or(false) ? AwareVote::forced_direct
                                                   : AwareVote::direct;
-  const bool direct = device::agree_cuda_aware(host_.state()->internal, rank(), vote);
-  // Every rank learns whether every rank has a device, so that all throw or none.
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   const int mine = (e == cudaSuccess && count > 0) ? 1 : 0;
-  std::vector<int> all(static_cast<std::size_t>(size()));
-  MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, native_handle());
+  const int record[2] = {mine, static_cast<int>(vote)};
+  const auto n = static_cast<std::size_t>(size());
+  std::vector<int> all(2 * n), votes(n);
+  detail::mpi_check(
+      MPI_Allgather(record, 2, MPI_INT, all.data(), 2, MPI_INT, host_.state()->internal), rank(),
+      "MPI_Allgather (devices and the CUDA-aware decision)");
+  for (std::size_t r = 0; r < n; ++r) votes[r] = all[2 * r + 1];
+  const bool direct = device::combine_cuda_aware(votes, rank());
   std::string missing;
-  for (std::size_t r = 0; r < all.size(); ++r)
-    if (!all[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+  for (std::size_t r = 0; r < n; ++r)
+    if (!all[2 * r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
   if (!missing.empty()) {
     std::string why = mine
                           ? std::string()

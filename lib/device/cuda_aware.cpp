@@ -46,14 +46,4 @@ bool combine_cuda_aware(const std::vector<int>& votes, int rank) {
   return false;
 }
 
-bool agree_cuda_aware(MPI_Comm comm, int rank, AwareVote mine) {
-  int size = 0;
-  MPI_Comm_size(comm, &size);
-  const int vote = static_cast<int>(mine);
-  std::vector<int> votes(static_cast<std::size_t>(size));
-  if (MPI_Allgather(&vote, 1, MPI_INT, votes.data(), 1, MPI_INT, comm) != MPI_SUCCESS)
-    throw Error(rank, "MPI_Allgather (the CUDA-aware decision) failed");
-  return combine_cuda_aware(votes, rank);
-}
-
 }  // namespace cclx::device

@@ -3,8 +3,6 @@
 // CUDA, so it is built and tested everywhere.
 #pragma once
 
-#include <mpi.h>
-
 #include <optional>
 #include <vector>
 
@@ -27,8 +25,5 @@ enum class AwareVote : int { stage = 0, direct = 1, forced_direct = 2 };
 /// Reports that differ make every rank stage; a rank that forced direct while another stages
 /// throws (on `rank`, the caller), naming both.
 [[nodiscard]] bool combine_cuda_aware(const std::vector<int>& votes, int rank);
-
-/// combine_cuda_aware() of every rank's vote, exchanged by one MPI_Allgather on `comm`: collective.
-[[nodiscard]] bool agree_cuda_aware(MPI_Comm comm, int rank, AwareVote mine);
 
 }  // namespace cclx::device
