@@ -10,7 +10,9 @@ cd "$(dirname "$0")/.."
 # builds and tests against both); clang with its sanitizer runtimes for the Open MPI + ASan build;
 # clang-format/clang-tidy, pkg-config and doxygen for the lint, packaging and API-reference tests;
 # torch (CPU), libtorch and pybind11 for the torch.distributed backend (python/, docs/torch.md).
-packages=(build-essential cmake pkg-config mpich libmpich-dev openmpi-bin libopenmpi-dev
+# The presets build with Ninja, whose one build graph lets a target's sources compile while the
+# libraries they use still link (make waits for them).
+packages=(build-essential cmake ninja-build pkg-config mpich libmpich-dev openmpi-bin libopenmpi-dev
           libboost-graph-dev libeigen3-dev doctest-dev libbenchmark-dev nlohmann-json3-dev
           libcli11-dev clang libclang-rt-dev clang-format clang-tidy doxygen
           python3-torch libtorch-dev pybind11-dev python3-dev)
