@@ -442,23 +442,6 @@ std::optional<int> Call::serve(const PassRef& pass) {
 
 namespace {
 
-// "0, 2-4, 7"
-std::string rank_list(const std::vector<int>& ranks) {
-  std::string s;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!s.empty()) s += ", ";
-    s += std::to_string(ranks[i]);
-    if (j > i) {
-      s += '-';
-      s += std::to_string(ranks[j]);
-    }
-    i = j + 1;
-  }
-  return s;
-}
-
 std::uint32_t fnv1a(std::string_view s) {
   std::uint32_t h = 2166136261U;
   for (const char ch : s) h = (h ^ static_cast<unsigned char>(ch)) * 16777619U;
@@ -499,9 +482,7 @@ std::optional<int> Call::agree(std::string_view name) {
     }
     std::string m = "libcclx-mpi: rank " + std::to_string(comm.rank()) + ": " + std::string(name) +
                     ": the ranks decided differently whether to serve the call (CCLX_VALIDATE):";
-    for (const auto& [text, ranks] : groups)
-      m += std::string(" ") + (ranks.size() == 1 ? "rank " : "ranks ") + rank_list(ranks) + " " +
-           text + ";";
+    for (const auto& [text, ranks] : groups) m += " " + rank_list(ranks) + " " + text + ";";
     m.pop_back();
     message = m;
     return std::nullopt;

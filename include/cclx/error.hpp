@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace cclx {
 
@@ -29,5 +30,9 @@ class Error : public std::runtime_error {
   int rank_;
   std::string detail_;
 };
+
+/// Ranks as every cclx message names them: "rank 3", "ranks 0, 2-4, 7" (sorted, duplicates
+/// dropped, consecutive ranks as a range); "no rank" for none.
+[[nodiscard]] std::string rank_list(std::vector<int> ranks);
 
 }  // namespace cclx

@@ -35,14 +35,6 @@ std::string call_name(std::int32_t collective, std::uint64_t entered) {
          " #" + std::to_string(entered);
 }
 
-std::string rank_list(const std::vector<int>& v) {
-  std::string s = v.size() == 1 ? "rank " : "ranks ";
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(v[i]);
-  }
-  return s;
-}
 }  // namespace
 
 // A send in flight and its buffer, which must live until it completes.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <sstream>
 
 #include "cclx/error.hpp"
 
@@ -292,18 +291,11 @@ std::string Execution::timeout_message(double waited) const {
     auto& list = in ? from : to;
     if (std::find(list.begin(), list.end(), p.peer) == list.end()) list.push_back(p.peer);
   }
-  auto ranks = [](std::vector<int> v) {
-    std::sort(v.begin(), v.end());
-    std::ostringstream s;
-    s << (v.size() == 1 ? "rank " : "ranks ");
-    for (std::size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
-    return s.str();
-  };
   std::string m = context() + ": ";
   if (!from.empty())
-    m += "no data from " + ranks(from);
+    m += "no data from " + rank_list(from);
   else if (!to.empty())
-    m += ranks(to) + " did not take our data";
+    m += rank_list(to) + " did not take our data";
   else
     m += "no progress";
   m += " after " + format_seconds(waited) + " (timeout " + format_seconds(options_.timeout_s) + ")";

@@ -35,7 +35,6 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -72,13 +71,6 @@ constexpr int kControlTag = 0;
 
 std::atomic<std::uint64_t> partial_decisions{0}, predicted_decisions{0}, last_rank_decisions{0},
     relays_run{0};
-
-std::string rank_list(const std::vector<int>& ranks) {
-  std::ostringstream s;
-  s << (ranks.size() == 1 ? "rank " : "ranks ");
-  for (std::size_t i = 0; i < ranks.size(); ++i) s << (i ? ", " : "") << ranks[i];
-  return s.str();
-}
 
 std::string thread_level_name(int level) {
   switch (level) {
