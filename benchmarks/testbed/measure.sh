@@ -2,14 +2,13 @@
 # measure.sh: the measurements behind docs/testbed.md, with the exact commands.
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
-# hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes
-# hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes hierarchical-openmpi
-# openmpi-duplex openmpi-preload hierarchical-2x8 hierarchical-2x8-tuned lanes-2x8
-# hierarchical-openmpi-2x8 (default: all but the Open MPI ones, which need OMPI_BENCH: a cclx-bench
-# built against Open MPI, or OMPI_SHIM: libcclx-mpi.so built against it, and the 2x8 ones, which
-# need 16 cores). Uses its own
-# testbed prefix (cclxtbm) so it never touches a testbed someone else brought up; tears it down on
-# exit.
+# hierarchical-rails hierarchical-placement hierarchical-tuned hierarchical-pipeline sim-fidelity
+# hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes
+# hierarchical-openmpi openmpi-duplex openmpi-preload hierarchical-2x8 hierarchical-2x8-tuned
+# lanes-2x8 hierarchical-openmpi-2x8 (default: all but the Open MPI ones, which need OMPI_BENCH:
+# a cclx-bench built against Open MPI, or OMPI_SHIM: libcclx-mpi.so built against it, and the 2x8
+# ones, which need 16 cores). Uses its own testbed prefix (cclxtbm) so it never touches a testbed
+# someone else brought up; tears it down on exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 export CCLX_TESTBED_PREFIX=${CCLX_TESTBED_PREFIX:-cclxtbm}
@@ -48,7 +47,7 @@ tbcheck_openmpi() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-placement hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -507,6 +506,27 @@ for s in $sections; do
     up --hosts 3 --nics-per-host 2 --rate 200mbit
     cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 -- "$BENCH" allreduce -m 64K:4M \
       --algos native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto -i 3 -x 1 --repeat 5
+    ;;
+  hierarchical-placement)
+    # Allreduce on 4 x 2 and 2 x 4 with one and two NICs per host, the ranks of a host
+    # consecutive (--placement block) or dealt round the hosts (cyclic, `mpirun --map-by node`),
+    # Auto told the links (CCLX_NET_LINKS and the links' rate and latency). Flat schedules on
+    # consecutive ranks are node-aware by accident (RHD's first exchanges stay inside a host);
+    # dealt round, their exchanges cross the links. MPICH's native allreduce is node-aware either
+    # way, through the hosts' leaders, on one rail.
+    for shape in "4 2" "2 4"; do
+      read -r hosts k <<<"$shape"
+      for nics in 1 2; do
+        up --hosts "$hosts" --nics-per-host "$nics" --rate 200mbit
+        net=(--env CCLX_NET_LINKS="$nics" --env CCLX_NET_BANDWIDTH=23.9M --env CCLX_NET_LATENCY=29.4e-6)
+        for placement in block cyclic; do
+          say "hierarchical-placement: allreduce, $hosts hosts x $k ranks ($placement), $nics NIC(s) per host, 200mbit each"
+          cmd "$TB" run --ranks-per-host "$k" --placement "$placement" --idle block --timeout 900 \
+            "${net[@]}" -- "$BENCH" allreduce -m 64K:4M \
+            --algos native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto -i 3 -x 1 --repeat 3
+        done
+      done
+    done
     ;;
   hierarchical-rails-net)
     # Two NICs per host again, with Auto's model told so (CCLX_NET_LINKS=2) and the links' rate
