@@ -522,7 +522,7 @@ for s in $sections; do
         for placement in block cyclic; do
           say "hierarchical-placement: allreduce, $hosts hosts x $k ranks ($placement), $nics NIC(s) per host, 200mbit each"
           cmd "$TB" run --ranks-per-host "$k" --placement "$placement" --idle block --timeout 900 \
-            "${net[@]}" -- "$BENCH" allreduce -m 64K:4M \
+            "${net[@]}" -- "$BENCH" allreduce -m 8:4M \
             --algos native,ring,rhd,multilane_ring,multilane_rhd,leader_rhd,auto -i 3 -x 1 --repeat 3
         done
       done

@@ -55,14 +55,15 @@ Topology hierarchical(const std::vector<int>& host_of_rank,
   return t;
 }
 
-Topology two_level(int hosts, int ranks_per_host, const Hierarchy& h) {
+Topology two_level(int hosts, int ranks_per_host, const Hierarchy& h, Placement placement) {
   if (hosts < 1 || ranks_per_host < 1) throw Error("two_level: need hosts >= 1 and ranks >= 1");
   std::vector<int> host_of;
   std::vector<std::string> names;
-  for (int host = 0; host < hosts; ++host) {
-    names.push_back("host" + std::to_string(host));
-    for (int i = 0; i < ranks_per_host; ++i) host_of.push_back(host);
-  }
+  host_of.reserve(static_cast<std::size_t>(hosts) * static_cast<std::size_t>(ranks_per_host));
+  names.reserve(static_cast<std::size_t>(hosts));
+  for (int host = 0; host < hosts; ++host) names.push_back("host" + std::to_string(host));
+  for (int r = 0; r < hosts * ranks_per_host; ++r)
+    host_of.push_back(placement == Placement::block ? r / ranks_per_host : r % hosts);
   return hierarchical(host_of, names, h);
 }
 

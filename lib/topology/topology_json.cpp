@@ -81,7 +81,12 @@ Topology from_builder_shape(const json& j) {
     h.ports = j.value("ports", 1);
     if (j.contains("host_inter"))
       for (const auto& c : j.at("host_inter")) h.host_inter.push_back(cost_of(c));
-    return two_level(j.at("hosts").get<int>(), j.at("ranks_per_host").get<int>(), h);
+    const auto placement = j.value("placement", std::string("block"));
+    if (placement != "block" && placement != "cyclic")
+      throw Error("topology JSON: placement must be \"block\" or \"cyclic\", not '" + placement +
+                  "'");
+    return two_level(j.at("hosts").get<int>(), j.at("ranks_per_host").get<int>(), h,
+                     placement == "cyclic" ? Placement::cyclic : Placement::block);
   }
   throw Error("topology JSON: unknown builder '" + b + "'");
 }

@@ -74,6 +74,27 @@ TEST_CASE("two-level with several NICs per host spreads local ranks over them") 
   CHECK(rt.route(0, 4).links[1] == rt.route(2, 4).links[1]);
 }
 
+TEST_CASE("two-level with cyclic placement deals the ranks round the hosts") {
+  Hierarchy h;
+  h.inter = LinkCost::from_bandwidth(5e-6, 25e9);
+  h.nics_per_host = 2;
+  const Topology t = two_level(3, 2, h, Placement::cyclic);
+  REQUIRE(t.nranks() == 6);
+  for (int r = 0; r < 6; ++r) CHECK(t.host_of(r) == r % 3);
+  const RouteTable rt(t);
+  CHECK(rt.route(0, 3).links.size() == 1);  // ranks 0 and 3 share host 0
+  CHECK(rt.route(0, 1).links.size() == 4);
+  // Rank 3 is host 0's second rank: it leaves through the host's other NIC.
+  CHECK(rt.route(0, 1).links[1] != rt.route(3, 1).links[1]);
+  const Topology j = topology_from_json(R"({"builder":"two_level","hosts":3,"ranks_per_host":2,
+      "intra":{"alpha":1e-6,"bw":4e11},"inter":{"alpha":5e-6,"bw":2.5e10},"placement":"cyclic"})");
+  for (int r = 0; r < 6; ++r) CHECK(j.host_of(r) == r % 3);
+  CHECK_THROWS_WITH_AS((void)topology_from_json(R"({"builder":"two_level","hosts":3,
+      "ranks_per_host":2,"intra":{"alpha":0,"bw":1},"inter":{"alpha":0,"bw":1},
+      "placement":"scattered"})"),
+                       doctest::Contains("placement must be"), cclx::Error);
+}
+
 TEST_CASE("routes prefer lower latency among minimum-hop paths") {
   Topology t;
   const auto a = t.add_rank(-1), b = t.add_rank(-1);

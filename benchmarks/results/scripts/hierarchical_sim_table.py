@@ -3,7 +3,7 @@
 hierarchical allreduce, written into the pages' GENERATED blocks (or with --check: exit 1 when a
 page says otherwise):
 - hierarchical-sim: cclx-sim on 8 hosts of 8 ranks, consecutive placement (--ranks-per-host) and
-  round-robin placement (benchmarks/round_robin_topology.py);
+  round-robin placement (--placement cyclic);
 - hierarchical-scale: the two-level machines of docs/simulation.md (8 ranks per host, 3 us and
   450 GB/s inside, 5 us and 50 GB/s per NIC, one NIC per host or one per rank), 8 to 64 hosts,
   8 B to 1 GiB, next to the inter-host lower bound (docs/hierarchical.md derives it);
@@ -19,7 +19,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
@@ -48,9 +47,10 @@ def show(seconds):
     return f"{seconds * 1e6:.3g} µs"
 
 
-def table(sim, topology):
+def table(sim):
     machines = [("consecutive", ["--n", "64", "--ranks-per-host", "8"] + LINKS),
-                ("round-robin", ["--topology", topology])]
+                ("round-robin", ["--n", "64", "--ranks-per-host", "8", "--placement", "cyclic"] +
+                 LINKS)]
     rows = ["| allreduce, time | " + " | ".join(ALGOS) + " |",
             "|---" * (len(ALGOS) + 1) + "|"]
     for placement, machine in machines:
@@ -130,13 +130,7 @@ def main():
     ap.add_argument("--check", action="store_true",
                     help="write nothing; exit 1 when the page's table differs")
     a = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        topology = os.path.join(tmp, "rr.json")
-        with open(topology, "w") as f:
-            subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks",
-                                                         "round_robin_topology.py"),
-                            "--hosts", "8", "--ranks-per-host", "8"], check=True, stdout=f)
-        body = table(a.sim, topology)
+    body = table(a.sim)
     rerun = "benchmarks/results/scripts/hierarchical_sim_table.py --sim PATH"
     scale = {"hierarchical-scale": scale_table(a.sim),
              "hierarchical-pipeline": pipeline_table(a.sim)}

@@ -5,7 +5,8 @@ Reads the cclx-bench tables of the log (one per collective and testbed shape), p
 measured schedule with cclx-sim on the two-level machine the testbed emulates, and prints, per
 table, measured and predicted Max Latency and their ratio, then how many points lie within 20%.
 
-The machine: hosts of K ranks (the log's --ranks-per-host), one link per host at the rate the
+The machine: hosts of K ranks (the log's --ranks-per-host, placed as its --placement says), one
+link per host at the rate the
 testbed achieves (--inter-bw, default 95.6% of 200 Mbit/s, docs/testbed.md), shared memory inside
 a host (--bw). The latencies are fitted, not assumed: the simulator's time is linear in its two
 alphas for small messages, so a least-squares fit of the relative error over the sizes up to
@@ -45,7 +46,7 @@ ROOTED = {"bcast", "reduce"}
 def parse_log(path, heading=None):
     """Tables: dicts with collective, n, k (ranks per host), rows {(size, algo): max_us}; with
     `heading`, only the tables under a `### ` line (measure.sh's section titles) that contains it."""
-    tables, cur, k = [], None, 1
+    tables, cur, k, placement = [], None, 1, "block"
     wanted = heading is None
     with open(path) as f:
         for line in f:
@@ -58,9 +59,12 @@ def parse_log(path, heading=None):
             m = re.search(r"--ranks-per-host (\d+)", line)
             if line.startswith("$ ") and m:
                 k = int(m.group(1))
+                p = re.search(r"--placement (\w+)", line)
+                placement = p.group(1) if p else "block"
             m = re.match(r"# Command: cclx-bench (\w+)", line)
             if m:
-                cur = {"collective": m.group(1), "k": k, "n": None, "rows": {}}
+                cur = {"collective": m.group(1), "k": k, "placement": placement, "n": None,
+                       "rows": {}}
                 tables.append(cur)
                 continue
             m = re.match(r"# Ranks: (\d+)", line)
@@ -95,7 +99,8 @@ def simulate(sim, table, algos, size, alpha_l, alpha_g, bw_l, bw_g):
     """Predicted seconds of each algorithm in `algos` for one size."""
     cmd = [sim, "--algo", ",".join(algos), "--n", str(table["n"]), "--bytes", str(size),
            "--collective", table["collective"], "--elem-size", "4",
-           "--ranks-per-host", str(table["k"]), "--alpha", repr(alpha_l), "--bw", repr(bw_l),
+           "--ranks-per-host", str(table["k"]), "--placement", table.get("placement", "block"),
+           "--alpha", repr(alpha_l), "--bw", repr(bw_l),
            "--inter-alpha", repr(alpha_g), "--inter-bw", repr(bw_g)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     unit = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
@@ -225,7 +230,8 @@ def report(args):
     misses = {}  # (collective, size) -> [(algorithm, ratio)] above the fitted sizes
     for t in tables:
         algos = [a for a in dict.fromkeys(a for (_, a) in t["rows"]) if a not in SKIP]
-        print(f"{t['collective']}, {t['n'] // t['k']} hosts x {t['k']} ranks: measured / "
+        placed = " (cyclic)" if t.get("placement") == "cyclic" else ""
+        print(f"{t['collective']}, {t['n'] // t['k']} hosts x {t['k']} ranks{placed}: measured / "
               f"predicted (ratio)\n")
         print("| size | " + " | ".join(algos) + " |")
         print("|---" * (len(algos) + 1) + "|")

@@ -32,8 +32,13 @@ struct Hierarchy {
 /// host_of_rank[r] in [0, host_names.size()); hosts need not be contiguous in rank order.
 [[nodiscard]] Topology hierarchical(const std::vector<int>& host_of_rank,
                                     const std::vector<std::string>& host_names, const Hierarchy& h);
-/// hosts x ranks_per_host, rank r on host r / ranks_per_host.
-[[nodiscard]] Topology two_level(int hosts, int ranks_per_host, const Hierarchy& h);
+/// Where a two-level machine's ranks sit: in blocks of ranks_per_host (rank r on host
+/// r / ranks_per_host, mpiexec's default) or dealt round the hosts (rank r on host r mod hosts,
+/// `mpirun --map-by node`).
+enum class Placement { block, cyclic };
+/// hosts x ranks_per_host, placed as `placement` says.
+[[nodiscard]] Topology two_level(int hosts, int ranks_per_host, const Hierarchy& h,
+                                 Placement placement = Placement::block);
 /// Two-level with one uplink bandwidth per host (bytes/s), e.g. a host with a slower NIC.
 [[nodiscard]] Topology per_host_bandwidth(int ranks_per_host, LinkCost intra, double inter_alpha,
                                           const std::vector<double>& host_bytes_per_s);

@@ -13,7 +13,8 @@
 //   {"builder": "full_mesh", "nranks": 256, "alpha": 3e-6, "bw": 450e9}
 //   {"builder": "two_level", "hosts": 32, "ranks_per_host": 8,
 //    "intra": {"alpha": 1e-6, "bw": 450e9}, "inter": {"alpha": 5e-6, "bw": 50e9},
-//    "pcie": {...}, "nics_per_host": 1, "host_inter": [{...}, ...]}
+//    "pcie": {...}, "nics_per_host": 1, "host_inter": [{...}, ...], "placement": "block"}
+//   (placement: "block", the default, or "cyclic": rank r on host r mod hosts)
 // Both builders take "ports" (per rank) and "overhead" (every rank's, seconds per message).
 #pragma once
 
