@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Auto against native and against the fastest other algorithm of the same launch, per
 collective, shape and size, from a `benchmarks/testbed/measure.sh` log (hierarchical-shapes,
--shapes-net, -rails-net; cclx-bench's Max Latency column: the median of the repetitions; the
+-shapes-net, -rails-net, -placement; cclx-bench's Max Latency column: the median of the repetitions; the
 log's tables as testbed_sim_compare.py reads them). Markdown on stdout: one row per collective
 and shape with the range of each ratio over the sizes, then every point.
 
@@ -14,6 +14,10 @@ from testbed_sim_compare import parse_log, size_label
 points, ranges = [], []
 for t in parse_log(sys.argv[1]):
     where = f"{t['collective']}, {t['n'] // t['k']} × {t['k']}"
+    if t["placement"] == "cyclic":
+        where += ", cyclic"
+    if t["nics"] > 1:
+        where += f", {t['nics']} NICs"
     sizes = sorted({size for size, _ in t["rows"]})
     native, best = [], []
     for size in sizes:

@@ -46,13 +46,15 @@ ROOTED = {"bcast", "reduce"}
 def parse_log(path, heading=None):
     """Tables: dicts with collective, n, k (ranks per host), rows {(size, algo): max_us}; with
     `heading`, only the tables under a `### ` line (measure.sh's section titles) that contains it."""
-    tables, cur, k, placement = [], None, 1, "block"
+    tables, cur, k, placement, nics = [], None, 1, "block", 1
     wanted = heading is None
     with open(path) as f:
         for line in f:
             if line.startswith("### "):
                 wanted = heading is None or heading in line
                 cur = None
+                m = re.search(r"(\d+) NIC", line)
+                nics = int(m.group(1)) if m else 1
                 continue
             if not wanted:
                 continue
@@ -63,8 +65,8 @@ def parse_log(path, heading=None):
                 placement = p.group(1) if p else "block"
             m = re.match(r"# Command: cclx-bench (\w+)", line)
             if m:
-                cur = {"collective": m.group(1), "k": k, "placement": placement, "n": None,
-                       "rows": {}}
+                cur = {"collective": m.group(1), "k": k, "placement": placement, "nics": nics,
+                       "n": None, "rows": {}}
                 tables.append(cur)
                 continue
             m = re.match(r"# Ranks: (\d+)", line)
@@ -191,8 +193,12 @@ def plot(args):
     tables = [t for t in load_tables(args) if "native" in {a for _, a in t["rows"]}]
     if not tables:
         sys.exit("nothing to plot: no table with native in " + args.log)
-    fig, axes = plt.subplots(1, len(tables), figsize=(4.2 * len(tables), 4.2), squeeze=False)
-    for ax, t in zip(axes[0], tables):
+    ncols = min(4, len(tables))
+    nrows = (len(tables) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 4.2 * nrows), squeeze=False)
+    for ax in axes.flat[len(tables):]:
+        ax.set_visible(False)
+    for ax, t in zip(axes.flat, tables):
         sizes = sorted({s for (s, _) in t["rows"]})
         for a in dict.fromkeys(a for (_, a) in t["rows"]):
             if a == "native":
@@ -206,17 +212,26 @@ def plot(args):
             ax.plot(xs, ys, marker=".", label=a, **style)
         ax.axhline(1.0, color="0.3", linewidth=0.8)
         ax.set_xscale("log", base=2)
-        ax.set_title(f"{t['collective']}, {t['n'] // t['k']} hosts x {t['k']} ranks")
+        title = f"{t['collective']}, {t['n'] // t['k']} hosts x {t['k']} ranks"
+        if t.get("placement") == "cyclic":
+            title += ", cyclic"
+        if t.get("nics", 1) > 1:
+            title += f", {t['nics']} NICs"
+        ax.set_title(title, fontsize=10)
         ax.set_xlabel("bytes")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6)
-    axes[0][0].set_ylabel("native's time / the algorithm's (above 1: faster)")
+    for row in axes:
+        row[0].set_ylabel("native's time / the algorithm's (above 1: faster)")
     fig.tight_layout()
     fig.savefig(args.plot, dpi=110)
 
 
 def report(args):
-    tables = [t for t in load_tables(args) if t["k"] > 1 and t["n"] and t["n"] <= args.max_ranks]
+    # Hosts of several NICs: the testbed carries a pair of ranks on the rail of the one connected
+    # to, the simulator on each rank's own; their predictions would compare unlike machines.
+    tables = [t for t in load_tables(args) if t["k"] > 1 and t["n"] and t["n"] <= args.max_ranks
+              and t.get("nics", 1) == 1]
     if not tables:
         sys.exit("no 2-host tables in " + args.log)
     call_us, alpha_l, alpha_g, nfit = fit_latencies(args.sim, tables, args.fit_max, args.bw,
