@@ -2,7 +2,8 @@
 # smoke-test.sh: opt-in ctest smoke test of the emulated testbed (ctest -R testbed_smoke).
 # Brings up 2 emulated hosts (own prefix cclxtbsmoke), runs a tiny MPI job (shm check +
 # 1 MiB transfer), then 2 ranks per host (node check; intra-host traffic must not touch the
-# shaped links' tbf counters, inter-host traffic must) and tears everything down. Exit 77 (ctest SKIP_RETURN_CODE) with a
+# shaped links' tbf counters, inter-host traffic must; the node check with the ranks dealt round
+# the hosts), then 2 NICs per host, and tears everything down. Exit 77 (ctest SKIP_RETURN_CODE) with a
 # message when not enabled (CCLX_TESTBED_TESTS=1) or unavailable (not root, no network
 # namespaces, no mpicc/mpiexec).
 set -euo pipefail
@@ -34,6 +35,11 @@ grep -q 'rate_mbit=' <<<"$out" || { echo "FAIL: no rate reported"; exit 1; }
 # ranks of h0 leaves the tbf byte counters alone while one between h0 and h1 crosses them
 "$TB" check --ranks-per-host 2 --size 1M --skip-rate ||
   { echo "FAIL: 2 ranks per host: node check or intra-host traffic check"; exit 1; }
+# dealt round the hosts: ranks 0 and 2 on h0, 1 and 3 on h1, and the groups are still the hosts
+out=$("$TB" run --ranks-per-host 2 --placement cyclic --idle block --timeout 60 -- "$T" shm -k 2) ||
+  { echo "FAIL: cyclic placement: node check"; echo "$out"; exit 1; }
+grep -q 'rank 2 host cclxtbsmoke-h0 ' <<<"$out" && grep -q 'rank 1 host cclxtbsmoke-h1 ' <<<"$out" ||
+  { echo "FAIL: cyclic placement: ranks not dealt round the hosts"; echo "$out"; exit 1; }
 "$TB" down
 # 2 NICs per host: a rank listens on rail (local rank mod 2). Rank 0 (h0) sends 3 x 1 MiB to
 # rank 3 (h1, rail 1): the connection rank 0 makes to rank 3 leaves h0 on rail 1, not rail 0.
@@ -49,4 +55,4 @@ echo "2 NICs: h0 sent $up1 bytes on rail 1 and $up0 on rail 0 (3 x 1048576 to ra
 "$TB" down
 left=$(ip netns list | awk '{print $1}' | grep -E "^${CCLX_TESTBED_PREFIX}-" || true)
 [[ -z $left ]] || { echo "FAIL: namespaces left behind: $left"; exit 1; }
-echo "PASS: testbed smoke test (2 hosts up, MPI job, 2 ranks per host, 2 NICs per host, down, nothing left)"
+echo "PASS: testbed smoke test (2 hosts up, MPI job, 2 ranks per host in blocks and dealt round, 2 NICs per host, down, nothing left)"
