@@ -4,6 +4,7 @@
 //
 //   cclx-tune explain --collective allreduce --n 8 --bytes 1M   (reads CCLX_ALGO, CCLX_TUNE_FILE)
 //   cclx-tune explain --collective allreduce --n 4096 --bytes 16M --ranks-per-host 128
+//   cclx-tune explain --collective allreduce --n 8 --bytes 16M --hosts 0,1,2,3,0,1,2,3
 //   cclx-tune show table.json
 //   cclx-tune merge -o all.json a.json b.json
 //   cclx-tune merge --pool -o part.json run1.json run2.json run3.json
@@ -90,6 +91,13 @@ int main(int argc, char** argv) {
                  "a communicator spanning hosts of this many consecutive ranks (the last may "
                  "have fewer), as Communicator::host_ids() would give it; 0: one host")
       ->check(CLI::NonNegativeNumber);
+  std::vector<int> host_ids;
+  auto* hosts_opt = cclx::kit::add_list(
+      *ex, "--hosts", host_ids,
+      "a host id per rank, comma-separated (e.g. ranks dealt round 2 hosts: 0,1,0,1), as "
+      "Communicator::host_ids() would give it",
+      ',');
+  hosts_opt->excludes("--ranks-per-host");
   ex->add_flag("--noncommutative{false}", w.commutative, "a non-commutative reduction");
   ex->add_flag("--any-size{false}", w.sized,
                "the choice that must hold for every size, as for a one-shot alltoallv (whose "
@@ -116,7 +124,10 @@ int main(int argc, char** argv) {
   try {
     if (ex->parsed()) {
       if (!w.sized) w.bytes = 0;
-      std::vector<int> hosts;
+      std::vector<int> hosts = host_ids;
+      if (!hosts.empty() && std::ssize(hosts) != w.nranks)
+        throw cclx::Error("--hosts names " + std::to_string(hosts.size()) + " ranks, --n is " +
+                          std::to_string(w.nranks));
       if (ranks_per_host > 0)
         for (int r = 0; r < w.nranks; ++r) hosts.push_back(r / ranks_per_host);
       w.hosts = hosts;
