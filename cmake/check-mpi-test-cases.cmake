@@ -17,8 +17,11 @@ string(ASCII 30 semicolon)
 string(ASCII 31 sep)
 
 # list_test_cases(OUT [doctest args...]): the test case names PROGRAM lists with those arguments.
+# Without colours: Open MPI's mpiexec gives its ranks a terminal for stdout, and doctest then
+# colours the listing.
 function(list_test_cases out)
   execute_process(COMMAND ${MPIEXEC} ${MPIEXEC_FLAGS} -n 1 ${PROGRAM} ${ARGN} --list-test-cases
+                          --no-colors=true
                   OUTPUT_VARIABLE text ERROR_VARIABLE err RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "check-mpi-test-cases: ${PROGRAM} ${ARGN} --list-test-cases failed "
