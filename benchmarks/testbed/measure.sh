@@ -2,9 +2,9 @@
 # measure.sh: the measurements behind docs/testbed.md, with the exact commands.
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
-# hierarchical-rails hierarchical-placement hierarchical-tuned hierarchical-pipeline sim-fidelity
-# hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes
-# hierarchical-openmpi openmpi-duplex openmpi-preload hierarchical-2x8 hierarchical-2x8-tuned
+# hierarchical-rails hierarchical-placement hierarchical-placement-tuned hierarchical-tuned
+# hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net
+# hierarchical-rails-net rhd-back-to-back lanes hierarchical-openmpi openmpi-duplex openmpi-preload hierarchical-2x8 hierarchical-2x8-tuned
 # lanes-2x8 hierarchical-openmpi-2x8 (default: all but the Open MPI ones, which need OMPI_BENCH:
 # a cclx-bench built against Open MPI, or OMPI_SHIM: libcclx-mpi.so built against it, and the 2x8
 # ones, which need 16 cores). Uses its own testbed prefix (cclxtbm) so it never touches a testbed
@@ -47,7 +47,7 @@ tbcheck_openmpi() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-placement hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-placement hierarchical-placement-tuned hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -105,7 +105,10 @@ shapes() {
 }
 
 # The hierarchical-tuned runs on HOSTS hosts of K ranks: tune.sh's table of CANDIDATES, then Auto
-# with it beside native and the candidates (the options are those of hierarchical-tuned).
+# with it beside native and the candidates (the options are those of hierarchical-tuned), for
+# TUNED_COLLECTIVES, the ranks placed as TUNED_PLACEMENT says (cclx-testbed run --placement).
+TUNED_COLLECTIVES="allreduce bcast allgather reduce_scatter"
+TUNED_PLACEMENT=block
 TUNED_SMALL=8:16K
 TUNED_LARGE=32K:4M
 TUNED_LARGE_ARGS="-i 3 -x 1"
@@ -113,22 +116,28 @@ TUNE_REPEAT=5
 tuned() {
   local hosts=$1 k=$2 candidates=$3 range c size
   local table=${TUNE_TABLE:-$(mktemp -d)/testbed-${hosts}x$k.json}
-  local run="$TB run --ranks-per-host $k --idle block --timeout 900"
+  local run="$TB run --ranks-per-host $k --placement $TUNED_PLACEMENT --idle block --timeout 900"
+  local -a map=(--ranks-per-host "$k")
+  if [[ $TUNED_PLACEMENT == cyclic ]]; then
+    local r hosts_of=()
+    for ((r = 0; r < hosts * k; ++r)); do hosts_of+=($((r % hosts))); done
+    map=(--hosts "$(IFS=,; echo "${hosts_of[*]}")")
+  fi
   local -A range_sizes=([small]=$TUNED_SMALL [large]=$TUNED_LARGE)
   local -A range_args=([small]="--target-ms 50" [large]=$TUNED_LARGE_ARGS)
-  say "hierarchical-tuned: tuning table, $hosts hosts x $k ranks, 200mbit -> $table"
+  say "hierarchical-tuned: tuning table, $hosts hosts x $k ranks ($TUNED_PLACEMENT), 200mbit -> $table"
   up --hosts "$hosts" --rate 200mbit
   for range in small large; do
     # shellcheck disable=SC2086  # the range's arguments are words
     bash "$HERE/../tune.sh" -o "${table%.json}-$range.json" -n $((hosts * k)) \
-      -c allreduce,bcast,allgather,reduce_scatter -m "${range_sizes[$range]}" -r "${TUNE_RUNS:-1}" \
+      -c "${TUNED_COLLECTIVES// /,}" -m "${range_sizes[$range]}" -r "${TUNE_RUNS:-1}" \
       -b "$(dirname "$(dirname "$BENCH")")" -l "$run" -a "$candidates" -- ${range_args[$range]} \
       --repeat "$TUNE_REPEAT" 2>&1 | grep -av '^\[cclx-testbed\] run:'
   done
   "$(dirname "$BENCH")/../tools/cclx-tune" merge -o "$table" "${table%.json}-small.json" "${table%.json}-large.json"
-  for c in allreduce bcast allgather reduce_scatter; do
+  for c in $TUNED_COLLECTIVES; do
     for range in small large; do
-      say "hierarchical-tuned: $c, $range sizes, $hosts hosts x $k ranks, 200mbit, Auto with the table"
+      say "hierarchical-tuned: $c, $range sizes, $hosts hosts x $k ranks ($TUNED_PLACEMENT), 200mbit, Auto with the table"
       # shellcheck disable=SC2206  # the range's arguments are words
       local -a bench=($run --env CCLX_TUNE_FILE="$table" -- "$BENCH" "$c" -m "${range_sizes[$range]}"
         ${range_args[$range]} --algos "native,$candidates,auto" --skip-unserving --repeat "${TUNED_REPEAT:-5}")
@@ -143,10 +152,10 @@ tuned() {
   done
   if [[ -n ${TUNED_JSON:-} ]]; then
     # Auto's choice at each point of the comparisons and why, for auto_sweep.py --paired.
-    for c in allreduce bcast allgather reduce_scatter; do
+    for c in $TUNED_COLLECTIVES; do
       for size in 8 16 32 64 128 256 512 1K 2K 4K 8K 16K 32K 64K 128K 256K 512K 1M 2M 4M; do
         printf '%s %s: %s\n' "$c" "$size" "$(CCLX_TUNE_FILE="$table" "$(dirname "$BENCH")/../tools/cclx-tune" \
-          explain --collective "$c" --n $((hosts * k)) --ranks-per-host "$k" --bytes "$size" --elem-size 4)"
+          explain --collective "$c" --n $((hosts * k)) "${map[@]}" --bytes "$size" --elem-size 4)"
       done
     done >"$TUNED_JSON/choices.txt"
   fi
@@ -654,6 +663,13 @@ for s in $sections; do
     # `benchmarks/results/scripts/auto_sweep.py --paired`) instead of printing its table, and
     # Auto's choice at each point (choices.txt, cclx-tune explain).
     tuned 2 2 'ring,rhd,recursive_doubling,binomial_tree,pipelined_tree,multilane_ring,multilane_rhd,leader_recursive_doubling,leader_rhd,leader_binomial_tree,multilane_rhd(pipeline=4),multilane_rhd(pipeline=8)'
+    ;;
+  hierarchical-placement-tuned)
+    # Allreduce on 4 hosts x 2 ranks dealt round the hosts (one NIC each), Auto with a table
+    # measured there, beside native and the candidates of hierarchical-placement (as
+    # hierarchical-tuned: TUNE_TABLE, TUNED_REPEAT, TUNED_JSON).
+    TUNED_PLACEMENT=cyclic TUNED_COLLECTIVES=allreduce \
+      tuned 4 2 ring,rhd,multilane_ring,multilane_rhd,leader_rhd
     ;;
   hierarchical-2x8-tuned)
     # The same on 2 hosts x 8 ranks (16 cores or more, as hierarchical-2x8), 8 B-1 MiB, with the
