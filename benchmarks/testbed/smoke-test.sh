@@ -38,8 +38,11 @@ grep -q 'rate_mbit=' <<<"$out" || { echo "FAIL: no rate reported"; exit 1; }
 # dealt round the hosts: ranks 0 and 2 on h0, 1 and 3 on h1, and the groups are still the hosts
 out=$("$TB" run --ranks-per-host 2 --placement cyclic --idle block --timeout 60 -- "$T" shm -k 2) ||
   { echo "FAIL: cyclic placement: node check"; echo "$out"; exit 1; }
-grep -q 'rank 2 host cclxtbsmoke-h0 ' <<<"$out" && grep -q 'rank 1 host cclxtbsmoke-h1 ' <<<"$out" ||
-  { echo "FAIL: cyclic placement: ranks not dealt round the hosts"; echo "$out"; exit 1; }
+if ! grep -q 'rank 2 host cclxtbsmoke-h0 ' <<<"$out" || ! grep -q 'rank 1 host cclxtbsmoke-h1 ' <<<"$out"; then
+  echo "FAIL: cyclic placement: ranks not dealt round the hosts"
+  echo "$out"
+  exit 1
+fi
 "$TB" down
 # 2 NICs per host: a rank listens on rail (local rank mod 2). Rank 0 (h0) sends 3 x 1 MiB to
 # rank 3 (h1, rail 1): the connection rank 0 makes to rank 3 leaves h0 on rail 1, not rail 0.
