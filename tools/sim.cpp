@@ -47,7 +47,7 @@ struct Args {
   int ranks_per_host = 0;
   double inter_alpha = 3e-6, inter_bw = 450e9;
   int nics_per_host = 1;
-  bool cyclic = false;  // the two-level machine's rank r on host r mod hosts
+  topo::Placement placement = topo::Placement::block;  // of the two-level machine's ranks
   std::string topology;
   double gamma = 0, copy_gamma = 0;
   int ports = -1;
@@ -122,11 +122,11 @@ std::optional<int> parse(int argc, char** argv, Args& a) {
   topology->add_option("--inter-bw", a.inter_bw, "NIC bandwidth in bytes per second");
   topology->add_option("--nics-per-host", a.nics_per_host, "(default 1)");
   topology
-      ->add_option_function<std::string>(
-          "--placement", [&a](const std::string& p) { a.cyclic = p == "cyclic"; },
-          "the two-level machine's ranks: block (default; rank r on host r / K) or cyclic (rank r "
-          "on host r mod hosts, as `mpirun --map-by node` places them)")
-      ->check(CLI::IsMember({"block", "cyclic"}));
+      ->add_option("--placement", a.placement,
+                   "the two-level machine's ranks: block (default; rank r on host r / K) or cyclic "
+                   "(rank r on host r mod hosts, as `mpirun --map-by node` places them)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, topo::Placement>{
+          {"block", topo::Placement::block}, {"cyclic", topo::Placement::cyclic}}));
   topology->add_option("--topology", a.topology,
                        "topology JSON (see include/cclx/topology/topology_json.hpp)");
   auto* model = app.add_option_group("model");
@@ -226,8 +226,8 @@ Machine machine_for(const Args& a, int n) {
     h.inter = topo::LinkCost::from_bandwidth(a.inter_alpha, a.inter_bw);
     h.nics_per_host = a.nics_per_host;
     const int hosts = n / a.ranks_per_host;
-    m.t = std::make_unique<topo::Topology>(topo::two_level(
-        hosts, a.ranks_per_host, h, a.cyclic ? topo::Placement::cyclic : topo::Placement::block));
+    m.t =
+        std::make_unique<topo::Topology>(topo::two_level(hosts, a.ranks_per_host, h, a.placement));
     m.desc = {{"kind", "two_level"},
               {"hosts", hosts},
               {"ranks_per_host", a.ranks_per_host},
@@ -236,7 +236,7 @@ Machine machine_for(const Args& a, int n) {
               {"inter_alpha", a.inter_alpha},
               {"inter_bw", a.inter_bw},
               {"nics_per_host", a.nics_per_host}};
-    if (a.cyclic) m.desc["placement"] = "cyclic";
+    if (a.placement == topo::Placement::cyclic) m.desc["placement"] = "cyclic";
   } else {
     m.t = std::make_unique<topo::Topology>(
         topo::full_mesh(n, topo::LinkCost::from_bandwidth(a.alpha, a.bw)));

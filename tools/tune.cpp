@@ -124,13 +124,12 @@ int main(int argc, char** argv) {
   try {
     if (ex->parsed()) {
       if (!w.sized) w.bytes = 0;
-      std::vector<int> hosts = host_ids;
-      if (!hosts.empty() && std::ssize(hosts) != w.nranks)
-        throw cclx::Error("--hosts names " + std::to_string(hosts.size()) + " ranks, --n is " +
+      if (!host_ids.empty() && std::ssize(host_ids) != w.nranks)
+        throw cclx::Error("--hosts names " + std::to_string(host_ids.size()) + " ranks, --n is " +
                           std::to_string(w.nranks));
       if (ranks_per_host > 0)
-        for (int r = 0; r < w.nranks; ++r) hosts.push_back(r / ranks_per_host);
-      w.hosts = hosts;
+        for (int r = 0; r < w.nranks; ++r) host_ids.push_back(r / ranks_per_host);
+      w.hosts = host_ids;  // a view: host_ids outlives the call
       return explain(w);
     }
     if (sh->parsed()) return show(show_file);

@@ -44,7 +44,8 @@ ROOTED = {"bcast", "reduce"}
 
 
 def parse_log(path, heading=None):
-    """Tables: dicts with collective, n, k (ranks per host), rows {(size, algo): max_us}; with
+    """Tables: dicts with collective, n, k (ranks per host), placement ("block" or "cyclic"), nics
+    (per host), rows {(size, algo): max_us}; with
     `heading`, only the tables under a `### ` line (measure.sh's section titles) that contains it."""
     tables, cur, k, placement, nics = [], None, 1, "block", 1
     wanted = heading is None
@@ -91,7 +92,8 @@ def parse_json_dir(path, k):
         if j.get("benchmark") != "cclx-bench":
             continue  # e.g. a tuning table beside the runs
         t = tables.setdefault(j["collective"],
-                              {"collective": j["collective"], "k": k, "n": j["ranks"], "rows": {}})
+                              {"collective": j["collective"], "k": k, "placement": "block",
+                               "nics": 1, "n": j["ranks"], "rows": {}})
         for r in j["results"]:
             t["rows"][(r["size"], r["algorithm"])] = r["max_latency_us"]
     return [t for t in tables.values() if t["rows"]]
@@ -101,7 +103,7 @@ def simulate(sim, table, algos, size, alpha_l, alpha_g, bw_l, bw_g):
     """Predicted seconds of each algorithm in `algos` for one size."""
     cmd = [sim, "--algo", ",".join(algos), "--n", str(table["n"]), "--bytes", str(size),
            "--collective", table["collective"], "--elem-size", "4",
-           "--ranks-per-host", str(table["k"]), "--placement", table.get("placement", "block"),
+           "--ranks-per-host", str(table["k"]), "--placement", table["placement"],
            "--alpha", repr(alpha_l), "--bw", repr(bw_l),
            "--inter-alpha", repr(alpha_g), "--inter-bw", repr(bw_g)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -213,9 +215,9 @@ def plot(args):
         ax.axhline(1.0, color="0.3", linewidth=0.8)
         ax.set_xscale("log", base=2)
         title = f"{t['collective']}, {t['n'] // t['k']} hosts x {t['k']} ranks"
-        if t.get("placement") == "cyclic":
+        if t["placement"] == "cyclic":
             title += ", cyclic"
-        if t.get("nics", 1) > 1:
+        if t["nics"] > 1:
             title += f", {t['nics']} NICs"
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("bytes")
@@ -231,7 +233,7 @@ def report(args):
     # Hosts of several NICs: the testbed carries a pair of ranks on the rail of the one connected
     # to, the simulator on each rank's own; their predictions would compare unlike machines.
     tables = [t for t in load_tables(args) if t["k"] > 1 and t["n"] and t["n"] <= args.max_ranks
-              and t.get("nics", 1) == 1]
+              and t["nics"] == 1]
     if not tables:
         sys.exit("no 2-host tables in " + args.log)
     call_us, alpha_l, alpha_g, nfit = fit_latencies(args.sim, tables, args.fit_max, args.bw,
@@ -245,7 +247,7 @@ def report(args):
     misses = {}  # (collective, size) -> [(algorithm, ratio)] above the fitted sizes
     for t in tables:
         algos = [a for a in dict.fromkeys(a for (_, a) in t["rows"]) if a not in SKIP]
-        placed = " (cyclic)" if t.get("placement") == "cyclic" else ""
+        placed = " (cyclic)" if t["placement"] == "cyclic" else ""
         print(f"{t['collective']}, {t['n'] // t['k']} hosts x {t['k']} ranks{placed}: measured / "
               f"predicted (ratio)\n")
         print("| size | " + " | ".join(algos) + " |")
