@@ -3,7 +3,7 @@
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
 # hierarchical-rails hierarchical-placement hierarchical-placement-tuned hierarchical-tuned
-# hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net
+# hierarchical-pipeline sim-fidelity sim-fidelity-rate hierarchical-shapes hierarchical-shapes-net
 # hierarchical-rails-net rhd-back-to-back lanes hierarchical-openmpi openmpi-duplex openmpi-preload hierarchical-2x8 hierarchical-2x8-tuned
 # lanes-2x8 hierarchical-openmpi-2x8 (default: all but the Open MPI ones, which need OMPI_BENCH:
 # a cclx-bench built against Open MPI, or OMPI_SHIM: libcclx-mpi.so built against it, and the 2x8
@@ -47,7 +47,7 @@ tbcheck_openmpi() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-placement hierarchical-placement-tuned hierarchical-tuned hierarchical-pipeline sim-fidelity hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-placement hierarchical-placement-tuned hierarchical-tuned hierarchical-pipeline sim-fidelity sim-fidelity-rate hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -347,6 +347,21 @@ for s in $sections; do
           cmd "$TB" run --ranks-per-host 2 --idle block --timeout 900 --env UCX_MM_FIFO_SIZE=$fifo \
             -- "$BENCH" "$c" -m 8:4M --algos "$algos" -i 3 -x 1 --repeat 3
         done
+      done
+    done
+    ;;
+  sim-fidelity-rate)
+    # What the simulator's misses on 4 hosts x 2 ranks scale with: the same allreduce sweep at
+    # 200 and at 50 Mbit/s per host, the ranks consecutive and dealt round. A cost per message or
+    # step of the 8 ranks on the 2 cores stays as it is when the links slow down (its share of a
+    # call shrinks); a cost of the network grows with the link's time.
+    for rate in 200mbit 50mbit; do
+      up --hosts 4 --rate "$rate"
+      for placement in block cyclic; do
+        say "sim-fidelity-rate: allreduce, 4 hosts x 2 ranks ($placement), $rate each"
+        cmd "$TB" run --ranks-per-host 2 --placement "$placement" --idle block --timeout 1800 -- \
+          "$BENCH" allreduce -m 8:4M --algos ring,rhd,multilane_ring,multilane_rhd,leader_rhd \
+          -i 3 -x 1 --repeat 3
       done
     done
     ;;
