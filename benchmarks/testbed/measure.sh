@@ -3,12 +3,13 @@
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
 # hierarchical-rails hierarchical-placement hierarchical-placement-tuned hierarchical-tuned
-# hierarchical-pipeline sim-fidelity sim-fidelity-rate hierarchical-shapes hierarchical-shapes-net
-# hierarchical-rails-net rhd-back-to-back lanes hierarchical-openmpi openmpi-duplex openmpi-preload hierarchical-2x8 hierarchical-2x8-tuned
-# lanes-2x8 hierarchical-openmpi-2x8 (default: all but the Open MPI ones, which need OMPI_BENCH:
-# a cclx-bench built against Open MPI, or OMPI_SHIM: libcclx-mpi.so built against it, and the 2x8
-# ones, which need 16 cores). Uses its own testbed prefix (cclxtbm) so it never touches a testbed
-# someone else brought up; tears it down on exit.
+# hierarchical-pipeline sim-fidelity sim-fidelity-rate sim-fidelity-single hierarchical-shapes
+# hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes hierarchical-openmpi
+# openmpi-duplex openmpi-preload hierarchical-2x8 hierarchical-2x8-tuned lanes-2x8
+# hierarchical-openmpi-2x8 (default: all but the Open MPI ones, which need OMPI_BENCH: a cclx-bench
+# built against Open MPI, or OMPI_SHIM: libcclx-mpi.so built against it, and the 2x8 ones, which
+# need 16 cores). Uses its own testbed prefix (cclxtbm) so it never touches a testbed someone else
+# brought up; tears it down on exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 export CCLX_TESTBED_PREFIX=${CCLX_TESTBED_PREFIX:-cclxtbm}
@@ -47,7 +48,7 @@ tbcheck_openmpi() {
 }
 up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-placement hierarchical-placement-tuned hierarchical-tuned hierarchical-pipeline sim-fidelity sim-fidelity-rate hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-placement hierarchical-placement-tuned hierarchical-tuned hierarchical-pipeline sim-fidelity sim-fidelity-rate sim-fidelity-single hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -362,6 +363,21 @@ for s in $sections; do
         cmd "$TB" run --ranks-per-host 2 --placement "$placement" --idle block --timeout 1800 -- \
           "$BENCH" allreduce -m 8:4M --algos ring,rhd,multilane_ring,multilane_rhd,leader_rhd \
           -i 3 -x 1 --repeat 3
+      done
+    done
+    ;;
+  sim-fidelity-single)
+    # The same sweep at 200 Mbit/s, ranks consecutive, with blocks of one call (-i 1, each after
+    # a barrier) and of three, with TCP slow start after idle on (Linux's default) and off: what
+    # the first call after a barrier costs beyond the calls that follow it.
+    for ssai in on off; do
+      up --hosts 4 --rate 200mbit --slow-start-after-idle "$ssai"
+      for calls in 1 3; do
+        say "sim-fidelity-single: allreduce, 4 hosts x 2 ranks (block), 200mbit each," \
+          "slow start after idle $ssai, $calls call(s) per block"
+        cmd "$TB" run --ranks-per-host 2 --idle block --timeout 1800 -- \
+          "$BENCH" allreduce -m 8:4M --algos ring,rhd,multilane_ring,multilane_rhd,leader_rhd \
+          -i "$calls" -x 1 --repeat 5
       done
     done
     ;;
