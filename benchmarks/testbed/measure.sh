@@ -3,13 +3,13 @@
 # Usage: sudo benchmarks/testbed/measure.sh [section...] 2>&1 | tee /tmp/testbed-measure.log
 # Sections: rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders
 # hierarchical-rails hierarchical-placement hierarchical-placement-tuned hierarchical-tuned
-# hierarchical-pipeline sim-fidelity sim-fidelity-rate sim-fidelity-single hierarchical-shapes
-# hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes hierarchical-openmpi
-# openmpi-duplex openmpi-preload hierarchical-2x8 hierarchical-2x8-tuned lanes-2x8
-# hierarchical-openmpi-2x8 (default: all but the Open MPI ones, which need OMPI_BENCH: a cclx-bench
-# built against Open MPI, or OMPI_SHIM: libcclx-mpi.so built against it, and the 2x8 ones, which
-# need 16 cores). Uses its own testbed prefix (cclxtbm) so it never touches a testbed someone else
-# brought up; tears it down on exit.
+# hierarchical-pipeline sim-fidelity sim-fidelity-rate sim-fidelity-single sim-fidelity-messages
+# hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes
+# hierarchical-openmpi openmpi-duplex openmpi-preload hierarchical-2x8 hierarchical-2x8-tuned
+# lanes-2x8 hierarchical-openmpi-2x8 (default: all but the Open MPI ones, which need OMPI_BENCH:
+# a cclx-bench built against Open MPI, or OMPI_SHIM: libcclx-mpi.so built against it, and the 2x8
+# ones, which need 16 cores). Uses its own testbed prefix (cclxtbm) so it never touches a testbed
+# someone else brought up; tears it down on exit.
 set -euo pipefail
 HERE=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
 export CCLX_TESTBED_PREFIX=${CCLX_TESTBED_PREFIX:-cclxtbm}
@@ -46,9 +46,23 @@ tbcheck_openmpi() {
   mpicc.openmpi -O2 -Wall -o "$t" "$HERE/tbcheck.c"
   echo "$t"
 }
-up() { "$TB" down >/dev/null 2>&1; printf '$ cclx-testbed up %s\n' "$*"; "$TB" up "$@"; }
+# up ARGS...: a fresh testbed, and its links' rate checked before anything is measured on them
+# (a tbf bucket that a machine's timers cannot keep full makes every figure after it wrong)
+up() {
+  local out
+  "$TB" down >/dev/null 2>&1
+  printf '$ cclx-testbed up %s\n' "$*"
+  "$TB" up "$@"
+  printf '$ cclx-testbed check --size 2M\n'
+  if ! out=$("$TB" check --size 2M 2>&1); then
+    printf '%s\n' "$out"
+    echo "measure.sh: the testbed fails its check (above); nothing measured on it" >&2
+    exit 1
+  fi
+  printf '%s\n' "$out" | grep -a '^check:' || true
+}
 
-sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-placement hierarchical-placement-tuned hierarchical-tuned hierarchical-pipeline sim-fidelity sim-fidelity-rate sim-fidelity-single hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes}
+sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-placement hierarchical-placement-tuned hierarchical-tuned hierarchical-pipeline sim-fidelity sim-fidelity-rate sim-fidelity-single sim-fidelity-messages hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
 
@@ -379,6 +393,21 @@ for s in $sections; do
           "$BENCH" allreduce -m 8:4M --algos ring,rhd,multilane_ring,multilane_rhd,leader_rhd \
           -i "$calls" -x 1 --repeat 5
       done
+    done
+    ;;
+  sim-fidelity-messages)
+    # The 4 x 2 sweep at 200 Mbit/s, ranks consecutive, with each transfer moved whole and as
+    # messages of at most 64 KiB (CCLX_MAX_MESSAGE_BYTES): whether what the exchange schedules
+    # lose against the simulator comes with their large single messages.
+    up --hosts 4 --rate 200mbit
+    for limit in none 64K; do
+      env_args=()
+      [[ $limit == none ]] || env_args=(--env "CCLX_MAX_MESSAGE_BYTES=$limit")
+      say "sim-fidelity-messages: allreduce, 4 hosts x 2 ranks (block), 200mbit each," \
+        "messages of at most $limit"
+      cmd "$TB" run --ranks-per-host 2 --idle block --timeout 1800 "${env_args[@]}" -- \
+        "$BENCH" allreduce -m 8:4M --algos ring,rhd,multilane_ring,multilane_rhd,leader_rhd \
+        -i 3 -x 1 --repeat 3
     done
     ;;
   hierarchical-shapes)
