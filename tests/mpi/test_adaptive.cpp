@@ -246,8 +246,9 @@ constexpr int kRotatingCalls = 16;
 
 TEST_CASE("adaptive: a different rank late in every call, the last-rank rule") {
   // Rank c mod n late in call c by P1 + P2 / 2 of the model's cheapest plan for proceeding
-  // without it, on a model machine where the 1 MiB allreduce costs about 2 s/B (30 ms per pass
-  // of the data, 3e-8 s per byte: gains well above the arrivals' noise on an oversubscribed CI):
+  // without it, on a model machine where the 1 MiB allreduce costs about 2 s/B (105 ms per pass
+  // of the data, 1e-7 s per byte: gains and the margin P2 / 2 to ski rental's wait well above
+  // the arrivals' noise on an oversubscribed CI, where a 12 ms gain (3e-8 s/B at n = 7) is not):
   // too short for ski rental to buy (it waits P1 + P2), never the same rank twice (no prediction),
   // but long enough that proceeding as soon as one rank is missing gains full − P2 where phase 2 is
   // shorter than the whole allreduce. Rank 0's replays must find that and proceed by the last-rank
@@ -259,7 +260,7 @@ TEST_CASE("adaptive: a different rank late in every call, the last-rank rule") {
   const std::size_t count = std::size_t{1} << 17;
   std::vector<std::int64_t> buf(count);
   const auto machine = std::make_shared<const cclx::topo::Topology>(
-      cclx::topo::full_mesh(n, cclx::topo::LinkCost{1e-6, 3e-8}));
+      cclx::topo::full_mesh(n, cclx::topo::LinkCost{1e-6, 1e-7}));
   const cclx::algo::Adaptive policy{.topology = machine};
   const auto model = cclx::algo::relay_model(
       policy, {cclx::sched::Collective::allreduce, n, 0, false, count * 8}, 8);
