@@ -62,6 +62,17 @@ up() {
   printf '%s\n' "$out" | grep -a '^check:' || true
 }
 
+# fidelity_sweep CALLS REPEATS [RUN-OPTION...]: the allreduce sweep of the sim-fidelity-* sections
+# on 4 hosts x 2 ranks (cclx-testbed run's options, e.g. --placement, before the command), timed
+# in blocks of CALLS calls
+fidelity_sweep() {
+  local calls=$1 repeats=$2
+  shift 2
+  cmd "$TB" run --ranks-per-host 2 --idle block --timeout 1800 "$@" -- \
+    "$BENCH" allreduce -m 8:4M --algos ring,rhd,multilane_ring,multilane_rhd,leader_rhd \
+    -i "$calls" -x 1 --repeat "$repeats"
+}
+
 sections=${*:-rate rndv finalize idle gso ranks hierarchical hierarchical-rooted hierarchical-leaders hierarchical-rails hierarchical-placement hierarchical-placement-tuned hierarchical-tuned hierarchical-pipeline sim-fidelity sim-fidelity-rate sim-fidelity-single sim-fidelity-messages hierarchical-shapes hierarchical-shapes-net hierarchical-rails-net rhd-back-to-back lanes}
 BENCH=${BENCH:-$HERE/../../build/benchmarks/cclx-bench}
 TOPO=${TOPO:-$HERE/../../build/tools/cclx-topo}
@@ -374,9 +385,7 @@ for s in $sections; do
       up --hosts 4 --rate "$rate"
       for placement in block cyclic; do
         say "sim-fidelity-rate: allreduce, 4 hosts x 2 ranks ($placement), $rate each"
-        cmd "$TB" run --ranks-per-host 2 --placement "$placement" --idle block --timeout 1800 -- \
-          "$BENCH" allreduce -m 8:4M --algos ring,rhd,multilane_ring,multilane_rhd,leader_rhd \
-          -i 3 -x 1 --repeat 3
+        fidelity_sweep 3 3 --placement "$placement"
       done
     done
     ;;
@@ -389,9 +398,7 @@ for s in $sections; do
       for calls in 1 3; do
         say "sim-fidelity-single: allreduce, 4 hosts x 2 ranks (block), 200mbit each," \
           "slow start after idle $ssai, $calls call(s) per block"
-        cmd "$TB" run --ranks-per-host 2 --idle block --timeout 1800 -- \
-          "$BENCH" allreduce -m 8:4M --algos ring,rhd,multilane_ring,multilane_rhd,leader_rhd \
-          -i "$calls" -x 1 --repeat 5
+        fidelity_sweep "$calls" 5
       done
     done
     ;;
@@ -405,9 +412,7 @@ for s in $sections; do
       [[ $limit == none ]] || env_args=(--env "CCLX_MAX_MESSAGE_BYTES=$limit")
       say "sim-fidelity-messages: allreduce, 4 hosts x 2 ranks (block), 200mbit each," \
         "messages of at most $limit"
-      cmd "$TB" run --ranks-per-host 2 --idle block --timeout 1800 "${env_args[@]}" -- \
-        "$BENCH" allreduce -m 8:4M --algos ring,rhd,multilane_ring,multilane_rhd,leader_rhd \
-        -i 3 -x 1 --repeat 3
+      fidelity_sweep 3 3 "${env_args[@]}"
     done
     ;;
   hierarchical-shapes)
