@@ -28,9 +28,9 @@
 //               bitwise identical across ranks (hashes compared in one MPI_Allreduce per batch);
 //   untouched   out-of-place inputs are unchanged, non-roots' reduce buffers (in place) are
 //               unchanged and their outputs (out of place) keep the sentinel.
-// Buffers: the reductions' checks reuse their buffers from one algorithm to the next (assigned
-// at the same size, so each keeps its allocation and its exact bounds): a fresh 4 MiB vector per
-// call is a fresh mapping under ASan, and its page faults were most of the large grids' time.
+// Buffers: each check reuses its buffers from one algorithm to the next (assigned at the same
+// size, so each keeps its allocation and its exact bounds): a fresh 4 MiB vector per call is a
+// fresh mapping under ASan, and its page faults were most of the large grids' time.
 // Inputs (support.hpp): small values for sum/prod (no overflow: sums <= 160, products of {1, 2, -1}
 // with at most two 2s), unsigned min/max inputs with the top bit set on half the ranks, distinct
 // per rank so a missing or doubled contribution is caught, and for floats
@@ -167,10 +167,14 @@ void check_bcast(Comm& comm, Consistency& cons, std::size_t count, int root) {
   std::vector<T> want(count);
   for (std::size_t i = 0; i < count; ++i) want[i] = data_value<T>(root, i);
   const std::string base = "bcast " + type_name<T>() + " count=" + std::to_string(count);
+  std::vector<T> buf;  // reused: see "Buffers" at the top
   for_each_algorithm_serving<Coll::bcast>([&](std::string_view name, const auto& a) {
     const std::string l = with(base, name, true, root);
     progress(l);
-    std::vector<T> buf = r == root ? want : std::vector<T>(count, sentinel<T>());
+    if (r == root)
+      buf = want;
+    else
+      buf.assign(count, sentinel<T>());
     if (!no_throw(l, [&] { comm.bcast(buf, root, a); })) return;
     compare(l, buf, want, true);
     cons.add(l, buf);
@@ -188,17 +192,18 @@ void check_allgather(Comm& comm, Consistency& cons, std::size_t block) {
   std::vector<T> mine(block);
   for (std::size_t j = 0; j < block; ++j) mine[j] = data_value<T>(r, j);
   const std::string base = "allgather " + type_name<T>() + " count=" + std::to_string(block);
+  std::vector<T> out, in;  // reused: see "Buffers" at the top
   for_each_algorithm_serving<Coll::allgather>([&](std::string_view name, const auto& a) {
     for (bool in_place : {false, true}) {
       const std::string l = with(base, name, in_place);
       progress(l);
-      std::vector<T> out(block * un, sentinel<T>());
+      out.assign(block * un, sentinel<T>());
       if (in_place) {
         std::copy(mine.begin(), mine.end(), out.begin() + static_cast<std::ptrdiff_t>(block * r));
         if (!no_throw(l, [&] { comm.allgather(out, a); })) continue;
       } else {
-        const std::vector<T> in = mine;
-        if (!no_throw(l, [&] { comm.allgather(in, out, a); })) continue;
+        in = mine;
+        if (!no_throw(l, [&] { comm.allgather(std::as_const(in), out, a); })) continue;
         compare(l + " input untouched", in, mine, true);
       }
       compare(l, out, want, true);
@@ -219,21 +224,22 @@ void check_gather(Comm& comm, std::size_t block, int root) {
   for (std::size_t j = 0; j < block; ++j) mine[j] = data_value<T>(r, j);
   const std::string base = "gather " + type_name<T>() + " count=" + std::to_string(block) +
                            " root=" + std::to_string(root);
+  std::vector<T> buf, in, out;  // reused: see "Buffers" at the top
   for_each_algorithm_serving<Coll::gather>([&](std::string_view name, const auto& a) {
     for (bool in_place : {false, true}) {
       const std::string l = with(base, name, in_place);
       progress(l);
       if (in_place) {
         // The root's buffer holds n blocks with its own at block root; the others' is theirs.
-        std::vector<T> buf(r == root ? block * un : block, sentinel<T>());
+        buf.assign(r == root ? block * un : block, sentinel<T>());
         std::copy(mine.begin(), mine.end(),
                   buf.begin() + static_cast<std::ptrdiff_t>(r == root ? block * r : 0));
         if (!no_throw(l, [&] { comm.gather(buf, root, a); })) continue;
         compare(l, buf, r == root ? want : mine, true);
       } else {
-        const std::vector<T> in = mine;
-        std::vector<T> out(r == root ? block * un : 0, sentinel<T>());
-        if (!no_throw(l, [&] { comm.gather(in, out, root, a); })) continue;
+        in = mine;
+        out.assign(r == root ? block * un : 0, sentinel<T>());
+        if (!no_throw(l, [&] { comm.gather(std::as_const(in), out, root, a); })) continue;
         compare(l + " input untouched", in, mine, true);
         if (r == root) compare(l, out, want, true);
       }
@@ -252,19 +258,23 @@ void check_scatter(Comm& comm, std::size_t block, int root) {
     want[j] = data_value<T>(root, static_cast<std::size_t>(r) * block + j);
   const std::string base = "scatter " + type_name<T>() + " count=" + std::to_string(block) +
                            " root=" + std::to_string(root);
+  std::vector<T> buf, in, out;  // reused: see "Buffers" at the top
   for_each_algorithm_serving<Coll::scatter>([&](std::string_view name, const auto& a) {
     for (bool in_place : {false, true}) {
       const std::string l = with(base, name, in_place);
       progress(l);
       if (in_place) {
         // The root's buffer holds all n blocks (its own stays at block root); the others' one.
-        std::vector<T> buf = r == root ? all : std::vector<T>(block, sentinel<T>());
+        if (r == root)
+          buf = all;
+        else
+          buf.assign(block, sentinel<T>());
         if (!no_throw(l, [&] { comm.scatter(buf, root, a); })) continue;
         compare(l, buf, r == root ? all : want, true);
       } else {
-        const std::vector<T> in = r == root ? all : std::vector<T>{};
-        std::vector<T> out(block, sentinel<T>());
-        if (!no_throw(l, [&] { comm.scatter(in, out, root, a); })) continue;
+        if (r == root) in = all;  // the others send nothing: `in` stays empty
+        out.assign(block, sentinel<T>());
+        if (!no_throw(l, [&] { comm.scatter(std::as_const(in), out, root, a); })) continue;
         if (r == root) compare(l + " input untouched", in, all, true);
         compare(l, out, want, true);
       }
@@ -285,18 +295,19 @@ void check_alltoall(Comm& comm, std::size_t block) {
       want[k] = data_value<T>(d, static_cast<std::size_t>(r) * block + j);
     }
   const std::string base = "alltoall " + type_name<T>() + " count=" + std::to_string(block);
+  std::vector<T> buf, in, out;  // reused: see "Buffers" at the top
   for_each_algorithm_serving<Coll::alltoall>([&](std::string_view name, const auto& a) {
     for (bool in_place : {false, true}) {
       const std::string l = with(base, name, in_place);
       progress(l);
       if (in_place) {
-        std::vector<T> buf = input;
+        buf = input;
         if (!no_throw(l, [&] { comm.alltoall(buf, a); })) continue;
         compare(l, buf, want, true);
       } else {
-        std::vector<T> out(block * un, sentinel<T>());
-        const std::vector<T> in = input;
-        if (!no_throw(l, [&] { comm.alltoall(in, out, a); })) continue;
+        out.assign(block * un, sentinel<T>());
+        in = input;
+        if (!no_throw(l, [&] { comm.alltoall(std::as_const(in), out, a); })) continue;
         compare(l + " input untouched", in, input, true);
         compare(l, out, want, true);
       }
