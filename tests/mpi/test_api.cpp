@@ -240,7 +240,7 @@ TEST_CASE("user op: commutative, Native and Ring equal the local reference") {
   const auto value = [](int rank, std::size_t i) {
     return static_cast<std::int64_t>(mix(static_cast<std::uint64_t>(rank) * 7919 + i) % M);
   };
-  const auto reduced = [&](std::size_t first, std::size_t count) {
+  const auto sum_mod = [&](std::size_t first, std::size_t count) {
     std::vector<std::int64_t> want(count, 0);
     for (int q = 0; q < n; ++q)
       for (std::size_t i = 0; i < count; ++i) want[i] = (want[i] + value(q, first + i)) % M;
@@ -249,7 +249,7 @@ TEST_CASE("user op: commutative, Native and Ring equal the local reference") {
   for (std::size_t count : {std::size_t{1}, std::size_t{1001}, std::size_t{262147}}) {
     std::vector<std::int64_t> in(count);
     for (std::size_t i = 0; i < count; ++i) in[i] = value(r, i);
-    const auto want = reduced(0, count);
+    const auto want = sum_mod(0, count);
     const std::string l = "commutative user op count=" + std::to_string(count);
     progress(l);
     std::vector<std::int64_t> native(count), ring(count), seg(count);
@@ -263,7 +263,7 @@ TEST_CASE("user op: commutative, Native and Ring equal the local reference") {
     const std::size_t block = std::max<std::size_t>(1, count / static_cast<std::size_t>(n));
     std::vector<std::int64_t> rin(block * static_cast<std::size_t>(n));
     for (std::size_t i = 0; i < rin.size(); ++i) rin[i] = value(r, i);
-    const auto rs_want = reduced(static_cast<std::size_t>(r) * block, block);
+    const auto rs_want = sum_mod(static_cast<std::size_t>(r) * block, block);
     std::vector<std::int64_t> rs_native(block), rs_ring(block);
     no_throw(l, [&] { comm.reduce_scatter(rin, rs_native, op); });
     no_throw(l, [&] { comm.reduce_scatter(rin, rs_ring, op, cclx::algo::Ring{}); });
