@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -121,12 +120,11 @@ std::optional<int> parse(int argc, char** argv, Args& a) {
   topology->add_option("--inter-alpha", a.inter_alpha, "NIC latency in seconds");
   topology->add_option("--inter-bw", a.inter_bw, "NIC bandwidth in bytes per second");
   topology->add_option("--nics-per-host", a.nics_per_host, "(default 1)");
-  topology
-      ->add_option("--placement", a.placement,
-                   "the two-level machine's ranks: block (default; rank r on host r / K) or cyclic "
-                   "(rank r on host r mod hosts, as `mpirun --map-by node` places them)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, topo::Placement>{
-          {"block", topo::Placement::block}, {"cyclic", topo::Placement::cyclic}}));
+  cclx::kit::add_choice(*topology, "--placement", a.placement,
+                        {{"block", topo::Placement::block}, {"cyclic", topo::Placement::cyclic}},
+                        "the two-level machine's ranks: block (default; rank r on host r / K) or "
+                        "cyclic (rank r on host r mod hosts, as `mpirun --map-by node` places "
+                        "them)");
   topology->add_option("--topology", a.topology,
                        "topology JSON (see include/cclx/topology/topology_json.hpp)");
   auto* model = app.add_option_group("model");
@@ -139,9 +137,9 @@ std::optional<int> parse(int argc, char** argv, Args& a) {
                    "every rank's per-message overhead in seconds (LogP's o, serialized on the "
                    "rank; overrides the topology's, see sim/simulator.hpp)")
       ->check(CLI::NonNegativeNumber);
-  model->add_option("--sharing", a.sharing, "bandwidth sharing on shared links (default maxmin)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, sim::Sharing>{
-          {"maxmin", sim::Sharing::max_min}, {"equal", sim::Sharing::equal}}));
+  cclx::kit::add_choice(*model, "--sharing", a.sharing,
+                        {{"maxmin", sim::Sharing::max_min}, {"equal", sim::Sharing::equal}},
+                        "bandwidth sharing on shared links (default maxmin)");
   std::vector<std::string> starts, late;
   cclx::kit::add_list(*model, "--start", starts,
                       "R:S[,R:S...]: rank R starts at time S (a "

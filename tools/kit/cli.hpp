@@ -84,6 +84,29 @@ inline CLI::Option* add_collective(CLI::App& app, std::string name, sched::Colle
       std::move(description));
 }
 
+// An option naming one of `choices` (name, value), in that order in the help ("{maxmin, equal}"),
+// which sets `value`. A bad name is an error that lists the names. (CLI11's CheckedTransformer
+// would list the values too, and prints a one-byte enum's as raw bytes: a 0 ends the help.)
+template <class T>
+CLI::Option* add_choice(CLI::App& app, std::string name, T& value,
+                        std::vector<std::pair<std::string, T>> choices, std::string description) {
+  std::string names;
+  for (const auto& c : choices) names += (names.empty() ? "" : ", ") + c.first;
+  return app
+      .add_option_function<std::string>(
+          name,
+          [&value, name, choices, names](const std::string& v) {
+            for (const auto& [choice, x] : choices)
+              if (choice == v) {
+                value = x;
+                return;
+              }
+            throw CLI::ValidationError(name, "'" + v + "' is not one of " + names);
+          },
+          std::move(description))
+      ->type_name("{" + names + "}");
+}
+
 // Parses the command line into `app`'s options. nullopt: go on; otherwise the process's exit
 // status: 0 after --help, `usage_status` after an error. Messages go out only where `print` (one
 // rank of an MPI job prints them).
