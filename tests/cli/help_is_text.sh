@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# A command line's help: `PROGRAM [ARGS...] --help` exits 0 and prints plain text (printable
+# characters and white space only) that lists the help option. A control byte garbles a help
+# text, and a NUL ends it: every option after it is invisible.
+#   help_is_text.sh PROGRAM [ARGS...]
+set -uo pipefail
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$@" --help >"$out" 2>&1
+rc=$?
+if ((rc != 0)); then
+  cat "$out"
+  echo "help_is_text.sh: '$* --help' exited with $rc" >&2
+  exit 1
+fi
+if ! grep -q -- "-h" "$out"; then
+  cat "$out"
+  echo "help_is_text.sh: '$* --help' does not list its help option (-h)" >&2
+  exit 1
+fi
+bad=$(LC_ALL=C tr -d '[:print:][:space:]' <"$out" | wc -c)
+if ((bad != 0)); then
+  LC_ALL=C od -c "$out" | grep -E ' [0-7]{3}( |$)|\\[0abfv]' | head -n 5
+  echo "help_is_text.sh: '$* --help' prints $bad control byte(s) (od -c above)" >&2
+  exit 1
+fi
+echo "'$* --help': $(wc -l <"$out") lines of plain text"
