@@ -148,28 +148,38 @@ void FlowNetwork::recompute(double now) {
               std::min(fl.new_rate, links_[l].capacity / static_cast<double>(links_[l].count));
     }
   } else {
-    // Progressive filling: repeatedly saturate the link with the smallest fair share and freeze
-    // its flows at that share.
+    // Progressive filling: repeatedly saturate the link with the smallest fair share (the first
+    // of equal ones in comp_links_) and freeze its flows at that share. The shares are kept in
+    // comp_links_' order, +inf once a link's flows are all frozen, and updated only for the links
+    // of the flows just frozen: a round is a scan of one array, without a division per link.
     // Per-link scratch, allocated by the first contended recomputation only.
     if (cap_left_.size() < links_.size()) {
       cap_left_.assign(links_.size(), 0);
       unfrozen_.assign(links_.size(), 0);
+      position_.assign(links_.size(), 0);
     }
-    for (const auto l : comp_links_) {
+    const auto share_of = [&](std::uint32_t l) {
+      return unfrozen_[l] > 0 ? cap_left_[l] / unfrozen_[l] : kInf;
+    };
+    shares_.resize(comp_links_.size());
+    for (std::uint32_t i = 0; i < comp_links_.size(); ++i) {
+      const auto l = comp_links_[i];
       cap_left_[l] = links_[l].capacity;
       unfrozen_[l] = static_cast<int>(links_[l].count);
+      position_[l] = i;
+      shares_[i] = share_of(l);
     }
     std::size_t left = comp_flows_.size();
     while (left > 0) {
       double share = kInf;
-      std::uint32_t best = 0;
-      for (const auto l : comp_links_)
-        if (unfrozen_[l] > 0 && cap_left_[l] / unfrozen_[l] < share) {
-          share = cap_left_[l] / unfrozen_[l];
-          best = l;
+      std::size_t best_at = 0;
+      for (std::size_t i = 0; i < shares_.size(); ++i)
+        if (shares_[i] < share) {
+          share = shares_[i];
+          best_at = i;
         }
       if (share == kInf) break;  // only unlimited flows remain (cannot happen: all have a link)
-      for (const int g : flows_on(best)) {
+      for (const int g : flows_on(comp_links_[best_at])) {
         Flow& fl = flows_[static_cast<std::size_t>(g)];
         if (fl.new_rate != kInf) continue;  // frozen already
         fl.new_rate = share;
@@ -178,6 +188,7 @@ void FlowNetwork::recompute(double now) {
           if (limited(m)) {
             cap_left_[m] = std::max(0.0, cap_left_[m] - share);
             --unfrozen_[m];
+            shares_[position_[m]] = share_of(m);
           }
       }
     }

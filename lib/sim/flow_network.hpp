@@ -84,6 +84,8 @@ class FlowNetwork {
   std::vector<std::int32_t> free_lists_;
   std::vector<double> cap_left_;
   std::vector<int> unfrozen_;
+  std::vector<std::uint32_t> position_;  // a link's index in comp_links_
+  std::vector<double> shares_;           // fair share per comp_links_ entry (+inf: all frozen)
   std::uint32_t epoch_ = 0;
   std::vector<int> pending_, seeds_, comp_flows_;
   std::vector<std::uint32_t> comp_links_;
