@@ -1,6 +1,7 @@
-// StragglAR generation time without the schedule cache: the round plan alone, and the whole
-// schedule (plan + check + programs of every rank, as the verifier/simulator ask for it) and
-// one rank's view (what an executor asks for).
+// StragglAR generation time without the schedule cache: the round plan alone (planned anew each
+// time), and the schedule from n's plan, which the process plans once (shared_plan: check +
+// programs of every rank, as the verifier/simulator ask for it, and one rank's view, what an
+// executor asks for). A first schedule for an n costs the plan besides.
 //   cclx-bench-stragglar-gen --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 

@@ -39,7 +39,8 @@ Schedule stragglar(const ScheduleRequest& req, int straggler) {
   auto real = [&](int v) { return v == S ? straggler : (v < straggler ? v : v + 1); };
   auto wanted = [&](int v) { return req.wants(real(v)); };
   const bool in_place = req.in_place;
-  const stragglar_rounds::Plan plan = stragglar_rounds::plan(n);
+  const auto shared = stragglar_rounds::shared_plan(n);
+  const stragglar_rounds::Plan& plan = *shared;
   stragglar_rounds::check_plan(plan);
 
   std::vector<ProgramBuilder> b;

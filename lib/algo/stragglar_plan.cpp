@@ -1,5 +1,8 @@
 // StragglAR plan: picks the planner for n, and checks plans (matching, holdings, completeness).
 #include <algorithm>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -16,6 +19,10 @@ namespace {
 // Seeded runs give 1-2 rounds on average over the two fixed variants alone (2..256: summed gap
 // 347 -> 83 with one seed, 79 with 8, 78 with 16, sampled every 5th n).
 constexpr int kGreedySeeds = 8;
+// Planning a thousand ranks takes seconds (the greedy's restarts), and a process asks for one n
+// again and again (every straggler, in-place form and rank view of a communicator's schedule): it
+// keeps the plans of the last few n it planned.
+constexpr std::size_t kKeptPlans = 8;
 }  // namespace
 
 namespace detail {
@@ -56,6 +63,27 @@ Plan plan(int n) {
   if ((n & (n - 1)) == 0) return detail::plan_pow2(n);
   if (auto p = detail::plan_from_table(n)) return *std::move(p);
   return detail::plan_greedy(n, kGreedySeeds);
+}
+
+std::shared_ptr<const Plan> shared_plan(int n) {
+  if (n < 1) throw Error("stragglar: n must be >= 1");
+  static std::mutex mu;
+  static std::deque<std::shared_ptr<const Plan>> kept;  // the newest last
+  const auto find = [&]() -> std::shared_ptr<const Plan> {
+    for (const auto& p : kept)
+      if (p->n == n) return p;
+    return nullptr;
+  };
+  {
+    const std::lock_guard lock(mu);
+    if (auto p = find()) return p;
+  }
+  auto made = std::make_shared<const Plan>(plan(n));  // unlocked: other n plan meanwhile
+  const std::lock_guard lock(mu);
+  if (auto p = find()) return p;  // another thread planned n first: every caller gets one plan
+  kept.push_back(made);
+  if (kept.size() > kKeptPlans) kept.pop_front();
+  return made;
 }
 
 Plan plan_with(int n, const std::string& planner) {

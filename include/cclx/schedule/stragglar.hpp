@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,11 @@ int round_lower_bound_slots(int n);
 /// reaches round_lower_bound_slots), else a deadline-driven greedy matching (see
 /// docs/algorithms/stragglar.md for the rounds each reaches).
 Plan plan(int n);
+
+/// plan(n), shared: the process keeps the plans of the last few n it planned (planning a thousand
+/// ranks takes seconds) and hands every caller the same one. Thread-safe. The generator plans
+/// through it; plan(n) itself plans anew on every call.
+std::shared_ptr<const Plan> shared_plan(int n);
 
 /// A named planner, for comparisons (tools, tests): "auto" (= plan(n)), "pow2" (powers of two
 /// only), "greedy" (the deadline-driven greedy, also for powers of two), "mwm" (the paper's
