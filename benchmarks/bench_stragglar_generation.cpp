@@ -1,7 +1,7 @@
 // StragglAR generation time without the schedule cache: the round plan alone (planned anew each
-// time), and the schedule from n's plan, which the process plans once (shared_plan: check +
-// programs of every rank, as the verifier/simulator ask for it, and one rank's view, what an
-// executor asks for). A first schedule for an n costs the plan besides.
+// time), and the schedule from n's plan, which the process plans and checks once (shared_plan):
+// the programs of every rank, as the verifier/simulator ask for them, and one rank's view, what
+// an executor asks for. A first schedule for an n costs the plan and its check besides.
 //   cclx-bench-stragglar-gen --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 

@@ -66,7 +66,6 @@ Plan plan(int n) {
 }
 
 std::shared_ptr<const Plan> shared_plan(int n) {
-  if (n < 1) throw Error("stragglar: n must be >= 1");
   static std::mutex mu;
   static std::deque<std::shared_ptr<const Plan>> kept;  // the newest last
   const auto find = [&]() -> std::shared_ptr<const Plan> {
@@ -79,6 +78,7 @@ std::shared_ptr<const Plan> shared_plan(int n) {
     if (auto p = find()) return p;
   }
   auto made = std::make_shared<const Plan>(plan(n));  // unlocked: other n plan meanwhile
+  check_plan(*made);
   const std::lock_guard lock(mu);
   if (auto p = find()) return p;  // another thread planned n first: every caller gets one plan
   kept.push_back(made);

@@ -1,6 +1,6 @@
 // StragglAR plans found offline by SAT (tools/stragglar_sat.py) for the n where the greedy
-// planner misses the receive-slot bound; they reach it. Data, decoded on demand; plan() callers
-// run check_plan on them like on any other plan.
+// planner misses the receive-slot bound; they reach it. Data, decoded on demand; shared_plan()
+// runs check_plan on them like on any other plan.
 #include <cstdint>
 #include <optional>
 #include <span>

@@ -49,9 +49,9 @@ int round_lower_bound_slots(int n);
 /// docs/algorithms/stragglar.md for the rounds each reaches).
 Plan plan(int n);
 
-/// plan(n), shared: the process keeps the plans of the last few n it planned (planning a thousand
-/// ranks takes seconds) and hands every caller the same one. Thread-safe. The generator plans
-/// through it; plan(n) itself plans anew on every call.
+/// plan(n), checked (check_plan) and shared: the process keeps the plans of the last few n it
+/// planned (planning a thousand ranks takes seconds) and hands every caller the same one.
+/// Thread-safe. The generator plans through it; plan(n) itself plans anew on every call.
 std::shared_ptr<const Plan> shared_plan(int n);
 
 /// A named planner, for comparisons (tools, tests): "auto" (= plan(n)), "pow2" (powers of two
@@ -62,7 +62,7 @@ Plan plan_with(int n, const std::string& planner);
 
 /// Throws cclx::Error naming the first violation: a round that is not a matching, a chunk sent by a
 /// rank that does not hold it fully reduced, a chunk received twice, or a rank left incomplete.
-/// Cheap (O(rounds * n)); the generator runs it on every plan.
+/// Cheap (O(rounds * n)); shared_plan runs it on every plan it makes.
 void check_plan(const Plan& p);
 
 }  // namespace cclx::sched::stragglar_rounds
