@@ -2,7 +2,7 @@
 # The GPU checks of docs/cuda.md ("Checks on a GPU") in one run, for a GPU machine that has
 # no MPI installed and reaches no package registry: the binaries and the MPI runtime come in KIT,
 # made here by `benchmarks/cuda_checks.sh --pack KIT` after a release build with CUDA
-# (cclx-cuda-tests, cclx-cuda-bench, cclx-ring-gap).
+# (cclx-cuda-tests, cclx-cuda-bench, cclx-ring-gap, cclx-proto-cma-fused).
 #   benchmarks/cuda_checks.sh --pack KIT     collect binaries + MPICH/UCX runtime into KIT
 #   benchmarks/cuda_checks.sh KIT OUT        run the checks; logs and a summary under OUT
 # CCLX_CHECKS_ONLY=REGEX runs only the steps whose name matches.
@@ -17,10 +17,11 @@ if [[ "${1:-}" == "--pack" ]]; then
   rm -rf "$kit" && mkdir -p "$kit/bin" "$kit/lib/ucx"
   cp build/tests/cclx-cuda-tests build/benchmarks/cclx-cuda-bench build/benchmarks/cclx-ring-gap \
     "$kit/bin/"
+  # The cross-memory ring prototype (docs/results-ring.md), to time it on the GPU machine's idle
+  # cores too.
+  cp build/benchmarks/cclx-proto-cma-fused "$kit/bin/cma-proto"
   # The installed-tree consumer (built by ctest's consumer_find_package against `cmake --install`).
   [[ -x build/tests/consumer/build/consumer_cuda ]] && cp build/tests/consumer/build/consumer_cuda "$kit/bin/"
-  # The cross-memory ring prototype (docs/results-ring.md), to time it on the GPU machine's idle cores too.
-  mpicxx -O3 -std=c++20 -o "$kit/bin/cma-proto" benchmarks/prototypes/cma_fused.cpp
   # The MPI runtime the binaries link.
   kit_mpich "$kit" "$kit"/bin/*
   strip --strip-unneeded "$kit"/bin/* "$kit"/lib/*.so* "$kit"/lib/ucx/*

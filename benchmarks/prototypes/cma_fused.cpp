@@ -11,10 +11,11 @@
 // local Out with non-temporal stores). Slowest rank's time of one
 // call after a barrier, medians; each rank also prints the median time of its fused read+reduce
 // loop (256 KiB pieces). Kept for the record of that measurement; built as cclx-proto-cma-fused
-// (ctest proto-cma-fused runs it on 1 MiB), or by hand:
+// (ctest proto-cma-fused runs it on 1 MiB):
 //
-//   mpicxx -O3 -std=c++20 -o cma-proto benchmarks/prototypes/cma_fused.cpp
-//   mpiexec -bind-to core -n 2 ./cma-proto [BYTES [REPS [PIECE...]]]
+//   mpiexec -bind-to core -n 2 build/benchmarks/cclx-proto-cma-fused [BYTES [REPS [PIECE...]]]
+//
+// BYTES and PIECE are sizes as cclx reads them (64M, 256K; cclx/byte_size.hpp); --help says more.
 #include <mpi.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -27,10 +28,10 @@
 #include <string>
 #include <vector>
 
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+#include "cclx/detail/median.hpp"
+#include "cli.hpp"
+
+using cclx::detail::median;
 
 __attribute__((noinline)) static void add_into(float* __restrict out, const float* __restrict a,
                                                const float* __restrict b, std::size_t n) {
@@ -53,11 +54,41 @@ int main(int argc, char** argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const std::size_t bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 0) : 64u << 20;
-  const int reps = argc > 2 ? std::atoi(argv[2]) : 11;
-  std::vector<std::size_t> pieces;
-  for (int i = 3; i < argc; ++i) pieces.push_back(std::strtoull(argv[i], nullptr, 0));
-  if (pieces.empty()) pieces = {131072, 262144, 524288, 1048576};
+  std::size_t bytes = std::size_t{64} << 20;
+  int reps = 11;
+  std::vector<std::size_t> pieces{131072, 262144, 524288, 1048576};
+  cclx::kit::App app("cclx-proto-cma-fused",
+                     "Prototype: a 2-rank float-sum allreduce whose first step reads the peer's "
+                     "input with process_vm_readv and reduces it piece by piece, against the "
+                     "bound (two MPI_Sendrecv of BYTES/2) and the MPI ring, medians over REPS "
+                     "(docs/results-ring.md). Run under mpiexec -n 2.");
+  const auto multiple_of = [](std::size_t unit) {
+    return CLI::Validator(
+        [unit](std::string& v) -> std::string {
+          const auto b = std::stoull(v);
+          return b > 0 && b % unit == 0
+                     ? ""
+                     : "must be a positive multiple of " + std::to_string(unit) + " bytes";
+        },
+        "");
+  };
+  // The non-temporal stores need 16-byte aligned addresses: halves and pieces are multiples of 16.
+  app.add_option("bytes", bytes, "message size (default 64M; a multiple of 32)")
+      ->transform(cclx::kit::ByteSize{})
+      ->check(multiple_of(32));
+  app.add_option("reps", reps, "timed repetitions, after two warm-ups (default 11)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("piece", pieces,
+                 "piece sizes of the fused variants (default 128K 256K 512K 1M; multiples of 16)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->transform(cclx::kit::ByteSize{})
+      ->check(multiple_of(16));
+  if (const auto rc = cclx::kit::parse_mpi(app, argc, argv)) return *rc;
+  if (size != 2) {
+    if (rank == 0) std::fprintf(stderr, "cclx-proto-cma-fused: runs on 2 ranks, not %d\n", size);
+    MPI_Finalize();
+    return 2;
+  }
   const int peer = 1 - rank;
   const std::size_t n = bytes / 4, half = bytes / 2, hn = n / 2;
   std::vector<float> in(n), out(n), sbuf(hn, 1.0f), rbuf(hn);
@@ -240,7 +271,8 @@ int main(int argc, char** argv) {
       if (r >= 0) t[4 + 2 * pieces.size() + k].push_back(x);
     }
   }
-  std::printf("rank %d: fused 256K read+reduce loop median %.3f ms\n", rank, median(step0_ms));
+  if (!step0_ms.empty())  // timed where 256K is one of the pieces
+    std::printf("rank %d: fused 256K read+reduce loop median %.3f ms\n", rank, median(step0_ms));
   if (rank == 0) {
     const double b = median(t[0]);
     for (std::size_t i = 0; i < t.size(); ++i)

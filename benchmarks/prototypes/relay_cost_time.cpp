@@ -1,28 +1,45 @@
 // Times algo::relay_model()'s cost() (the ski-rental rule's buying cost, which rank 0's progress
 // thread computes for each set of ready ranks it sees for the first time) over every proper,
-// non-empty active set of a topology, for a 4 MiB float allreduce (docs/algorithms/adaptive.md,
-// the 15:30 re-run's "15% above ring without jitter"), and checks cost_floor() against it. Kept for
-// the record of that measurement; built as cclx-proto-relay-cost-time (ctest
-// proto-relay-cost-time), or by hand after `cmake --build --preset release`:
+// non-empty active set of a topology, for a 4 MiB float allreduce by default, and checks
+// cost_floor() against it (docs/algorithms/adaptive-runtime.md: "microseconds to 17 ms on the
+// testbed's profiles"). Kept for the record of that measurement; built as
+// cclx-proto-relay-cost-time (ctest proto-relay-cost-time runs it on
+// benchmarks/results/adaptive-testbed/topo-slow8.json):
 //
-//   g++ -std=c++20 -O2 -Iinclude -Ibuild/include benchmarks/prototypes/relay_cost_time.cpp \
-//       build/lib/libcclx_topology.a build/lib/libcclx.a $(mpicxx -show | cut -d' ' -f2-) \
-//       -o relay-cost-time
-//   ./relay-cost-time TOPOLOGY.json
+//   build/benchmarks/cclx-proto-relay-cost-time TOPOLOGY.json [--bytes 4M]
 #include <chrono>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "cclx/relay/adaptive.hpp"
 #include "cclx/topology/topology_json.hpp"
+#include "cli.hpp"
+
 int main(int argc, char** argv) {
-  auto topo = std::make_shared<cclx::topo::Topology>(cclx::topo::load_topology(argv[1]));
+  std::string topology_file;
+  std::size_t bytes = std::size_t{4} << 20;
+  cclx::kit::App app("cclx-proto-relay-cost-time",
+                     "Prototype: times algo::relay_model()'s cost() for a float allreduce over "
+                     "every proper, non-empty active set of a topology's ranks, and checks that "
+                     "cost_floor() never exceeds it (docs/algorithms/adaptive-runtime.md).");
+  app.add_option("topology", topology_file, "topology JSON (cclx-topo's format)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--bytes", bytes, "allreduce size (default 4M)")->transform(cclx::kit::ByteSize{});
+  if (const auto rc = cclx::kit::parse(app, argc, argv)) return *rc;
+  auto topo = std::make_shared<cclx::topo::Topology>(cclx::topo::load_topology(topology_file));
+  if (topo->nranks() > 20) {  // 2^n sets
+    std::fprintf(stderr, "cclx-proto-relay-cost-time: %d ranks are too many to try every set\n",
+                 topo->nranks());
+    return 2;
+  }
   cclx::algo::Adaptive a;
   a.topology = topo;
   cclx::sched::ScheduleRequest req;
   req.collective = cclx::sched::Collective::allreduce;
   req.nranks = topo->nranks();
-  req.bytes = 4u << 20;
+  req.bytes = bytes;
   auto t0 = std::chrono::steady_clock::now();
   auto m = cclx::algo::relay_model(a, req, 4);
   auto t1 = std::chrono::steady_clock::now();
