@@ -9,10 +9,10 @@
 //   cclx-info --settings --markdown    the settings table of docs/environment.md (no MPI)
 //
 // Runs as a singleton (MPI_Init without mpiexec) or under mpiexec, where rank 0 prints. Exit
-// status 1 when a setting in the environment does not parse (each is printed with its error).
+// status 1 when a setting in the environment does not parse (each is printed with its error), 2 on
+// a bad command line.
 #include <mpi.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -28,6 +28,7 @@
 #include "cclx/schedule/generate.hpp"
 #include "cclx/settings.hpp"
 #include "cclx/version.hpp"
+#include "cli.hpp"
 
 namespace {
 
@@ -230,9 +231,9 @@ json to_json(const Sections& want, const Build* b) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
-      "cclx-info: the build, the algorithms and the CCLX_* settings of this cclx (all three "
-      "unless one or more is chosen)"};
+  cclx::kit::App app("cclx-info",
+                     "The build, the algorithms and the CCLX_* settings of this cclx (all three "
+                     "unless one or more is chosen).");
   Sections want;
   bool as_json = false, as_markdown = false;
   app.add_flag("--build", want.build, "the cclx version, the MPI library and standard, CUDA");
@@ -246,7 +247,8 @@ int main(int argc, char** argv) {
                "with --settings: the Markdown table of docs/environment.md (from the table, not "
                "the environment)")
       ->excludes(json_opt);
-  CLI11_PARSE(app, argc, argv);
+  // Before MPI_Init: --markdown needs no MPI (under mpiexec every rank reports a bad command line).
+  if (const auto rc = cclx::kit::parse(app, argc, argv)) return *rc;
   if (!want.build && !want.algorithms && !want.settings) want = {true, true, true};
 
   if (as_markdown) {
