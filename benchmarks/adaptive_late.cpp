@@ -91,19 +91,19 @@ std::optional<int> parse(int argc, char** argv, Args& a) {
   app.add_option("--bytes", a.bytes, "message size (default 1M; cclx/byte_size.hpp)")
       ->transform(cclx::kit::ByteSize{});
   app.add_option("--late-ms", a.late_ms, "the late rank's delay per iteration (default 20)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(cclx::kit::NonNegative{});
   app.add_option("--late-rank", a.late_rank, "the late rank (default: the last)");
   app.add_option("--iters", a.iters, "iterations per repetition (default 20)")
-      ->check(CLI::PositiveNumber);
+      ->check(cclx::kit::Positive{});
   app.add_option("--jitter-ms", a.jitter_ms,
                  "every rank also sleeps an exponential random time of this mean (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(cclx::kit::NonNegative{});
   app.add_option("--seed", a.seed, "seed of the jitter (default 1)");
   app.add_flag("--loop", a.loop,
                "a training loop: no barrier between iterations; reported: the mean iteration "
                "time");
   app.add_option("--repeat", a.repeat, "repetitions, the policies interleaved (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(cclx::kit::Positive{});
   app.add_option("--algos", a.algos,
                  "policies, comma-separated (default native,ring,rhd,adaptive): native and any "
                  "registry algorithm that serves allreduce, as CCLX_ALGO names it "

@@ -204,11 +204,11 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
   app.add_option_function<long>(
          "-i", [&o](long v) { o.iterations = v; },
          "timed iterations per measurement (default: ~--target-ms per block)")
-      ->check(CLI::PositiveNumber);
+      ->check(cclx::kit::Positive{});
   app.add_option_function<long>(
          "-x", [&o](long v) { o.warmup = v; },
          "warm-up calls before each timed block (default: iterations/10, 1..100)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(cclx::kit::NonNegative{});
   app.add_option("-t", o.type, "float double int32 int64 uint8 (default float)")
       ->check(CLI::IsMember({"float", "double", "int32", "int64", "uint8"}));
   app.add_option_function<std::string>(
@@ -231,10 +231,10 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
          "--repeat", [&o](int v) { o.repeat = v; },
          "interleaved repetitions, the median is reported (default 5; 101 for overhead, whose "
          "blocks are 5000 calls by default)")
-      ->check(CLI::PositiveNumber);
+      ->check(cclx::kit::Positive{});
   app.add_option("--target-ms", o.target_ms,
                  "time per timed block when -i is not given (default 200)")
-      ->check(CLI::PositiveNumber);
+      ->check(cclx::kit::Positive{});
   app.add_flag("--in-place", o.in_place, "one-buffer (in-place) calls instead of out-of-place");
   app.add_flag("--persistent", o.persistent,
                "also each algorithm as a persistent request (NAME/p: *_init once per size, then "
@@ -243,7 +243,7 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
                  "rank R sleeps --delay-ms before each call; latency is measured on the other "
                  "ranks from their start of the call");
   app.add_option("--delay-ms", o.delay_ms, "the straggler's delay per call (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(cclx::kit::NonNegative{});
   app.add_flag("--json", o.json, "print JSON instead of the table");
   app.add_option("--tune-out", o.tune_out,
                  "merge each size's median times (max over ranks) and repetitions into the "

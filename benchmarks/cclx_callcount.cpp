@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
                    "other collectives: native or auto")
         ->required();
     app.add_option("ITERATIONS", iters, "calls in the collected loop (default 1000)")
-        ->check(CLI::PositiveNumber);
+        ->check(cclx::kit::Positive{});
     app.add_option("COLLECTIVE", collective,
                    "allreduce (default), reduce, bcast, scatter, gather, allgather, "
                    "reduce_scatter, alltoall, gatherv, scatterv, allgatherv, reduce_scatterv or "

@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
         ->transform(cclx::kit::ByteSize{});
     app.add_option("--late-rank", late, "the late rank (default: the last)");
     app.add_option("--reps", reps, "repetitions per schedule; the median is reported (default 5)")
-        ->check(CLI::PositiveNumber);
+        ->check(cclx::kit::Positive{});
     app.add_option("--shapes", shapes,
                    "tree shapes, comma-separated: `synth` (the synthesis' own choice), fields "
                    "joined by ':' (cN chunk bytes, tN trees), `subset-ALGO` or `owners` "

@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
     app.add_option("BYTES", bytes, "message size, a multiple of 8 (default 64M)")
         ->transform(cclx::kit::ByteSize{});
     app.add_option("REPS", reps, "repetitions; the medians are printed (default 21)")
-        ->check(CLI::PositiveNumber);
+        ->check(cclx::kit::Positive{});
     app.add_option("SEGMENT_BYTES", segs, "the ring's segment sizes (default 0 1M)")
         ->transform(cclx::kit::ByteSize{});
     if (const auto usage_rc = cclx::kit::parse_mpi(app, argc, argv)) return *usage_rc;

@@ -62,9 +62,9 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
                  "elements verified and sized (default 1000; alltoall, alltoallv: 1000 n, a "
                  "multiple of n; a v-collective gets count split evenly; barrier: 0); the "
                  "request's bytes are count * elem-size")
-      ->check(CLI::NonNegativeNumber);
+      ->check(cclx::kit::NonNegative{});
   app.add_option("--elem-size", o.elem_size, "element size in bytes (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(cclx::kit::Positive{});
   std::vector<std::string> params;
   cclx::kit::add_list(app, "--param", params, "generator parameter KEY=VALUE (repeatable)");
   std::vector<std::string> hosts;

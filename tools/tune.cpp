@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
       "explain",
       "algo::Auto's choice for that call and why (CCLX_ALGO, CCLX_TUNE_FILE, then the model)");
   cclx::kit::add_collective(*ex, "--collective", w.collective, "the collective (allreduce, ...)");
-  ex->add_option("--n", w.nranks, "rank count")->check(CLI::PositiveNumber);
+  ex->add_option("--n", w.nranks, "rank count")->check(cclx::kit::Positive{});
   ex->add_option("--bytes", w.bytes,
                  "message size (cclx/byte_size.hpp); alltoallv's is the busiest rank's send or "
                  "receive total, what alltoallv_init agrees on")
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   ex->add_option("--ranks-per-host", ranks_per_host,
                  "a communicator spanning hosts of this many consecutive ranks (the last may "
                  "have fewer), as Communicator::host_ids() would give it; 0: one host")
-      ->check(CLI::NonNegativeNumber);
+      ->check(cclx::kit::NonNegative{});
   std::vector<int> host_ids;
   auto* hosts_opt = cclx::kit::add_list(
       *ex, "--hosts", host_ids,

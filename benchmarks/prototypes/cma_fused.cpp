@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
       ->transform(cclx::kit::ByteSize{})
       ->check(multiple_of(32));
   app.add_option("reps", reps, "timed repetitions, after two warm-ups (default 11)")
-      ->check(CLI::PositiveNumber);
+      ->check(cclx::kit::Positive{});
   app.add_option("piece", pieces,
                  "piece sizes of the fused variants (default 128K 256K 512K 1M; multiples of 16)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)

@@ -71,12 +71,13 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
                                                               {"persistent", Mode::persistent}}));
   app.add_option("--buckets", o.bucket_bytes, "gradient bucket size in bytes [64K]")
       ->transform(cclx::kit::ByteSize{});
-  app.add_option("--iters", o.iters, "iterations [100]")->check(CLI::PositiveNumber);
+  app.add_option("--iters", o.iters, "iterations [100]")->check(cclx::kit::Positive{});
   app.add_option("--batch", o.batch, "samples per rank and iteration [64]")
-      ->check(CLI::PositiveNumber);
+      ->check(cclx::kit::Positive{});
   app.add_option("--hidden", o.hidden, "width of the hidden layers [256]")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--depth", o.depth, "number of hidden layers [2]")->check(CLI::NonNegativeNumber);
+      ->check(cclx::kit::Positive{});
+  app.add_option("--depth", o.depth, "number of hidden layers [2]")
+      ->check(cclx::kit::NonNegative{});
   app.add_option("--inputs", o.inputs, "input features [64]")->check(CLI::Range(1, 65536));
   app.add_option("--classes", o.classes, "classes [10]")
       ->check(CLI::Range(2, std::numeric_limits<int>::max()));
@@ -87,10 +88,10 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
   app.add_option("--seed", o.seed, "data and initial weights [1]");
   app.add_option("--straggler-rank", o.straggler_rank,
                  "this rank sleeps --straggler-ms before every backward pass [-1: none]");
-  app.add_option("--straggler-ms", o.straggler_ms, "[0]")->check(CLI::NonNegativeNumber);
+  app.add_option("--straggler-ms", o.straggler_ms, "[0]")->check(cclx::kit::NonNegative{});
   app.add_option("--jitter-ms", o.jitter_ms,
                  "every rank sleeps a random 0..J ms before every backward pass [0]")
-      ->check(CLI::NonNegativeNumber);
+      ->check(cclx::kit::NonNegative{});
   app.add_option("--check-every", o.check_every,
                  "compare the ranks' parameter hashes every K iterations (always at the end)");
   app.add_option("--print-every", o.print_every,
@@ -108,7 +109,7 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
   app.add_option("--exit-rank", o.exit_rank,
                  "test of --survive: rank R (of MPI_COMM_WORLD) exits in the backward pass of "
                  "iteration --exit-iter");
-  app.add_option("--exit-iter", o.exit_iter, "[1]")->check(CLI::PositiveNumber);
+  app.add_option("--exit-iter", o.exit_iter, "[1]")->check(cclx::kit::Positive{});
   return cclx::kit::parse_mpi(app, argc, argv);
 }
 

@@ -17,6 +17,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -47,6 +48,23 @@ struct ByteSize : CLI::Validator {
       return {};
     };
   }
+};
+
+// Checks of a number's sign, with a plain message ("must be > 0, got 0"; CLI11 2.1's
+// PositiveNumber and NonNegativeNumber print the range of a double, 309 digits long).
+struct Positive : CLI::Validator {
+  Positive() : CLI::Validator("POSITIVE") { func_ = sign_check(false); }
+  static std::function<std::string(std::string&)> sign_check(bool zero_ok) {
+    return [zero_ok](std::string& text) -> std::string {
+      double v = 0;
+      if (!CLI::detail::lexical_cast(text, v)) return "not a number: '" + text + "'";
+      if (zero_ok ? v >= 0 : v > 0) return {};
+      return std::string("must be ") + (zero_ok ? ">= 0" : "> 0") + ", got " + text;
+    };
+  }
+};
+struct NonNegative : CLI::Validator {
+  NonNegative() : CLI::Validator("NONNEGATIVE") { func_ = Positive::sign_check(true); }
 };
 
 // The size `text` names, or CLI::ValidationError naming `what` (for sizes inside a larger value:
