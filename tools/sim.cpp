@@ -106,20 +106,32 @@ std::optional<int> parse(int argc, char** argv, Args& a) {
   std::vector<std::string> params;
   cclx::kit::add_list(app, "--param", params, "generator parameter KEY=VALUE (repeatable)");
   app.add_option("--elem-size", a.elem_size,
-                 "element size; blocks are cut at element boundaries (default 1)")
-      ->transform(cclx::kit::ByteSize{});
+                 "element size; blocks are cut at element boundaries (default 1; --bytes is a "
+                 "whole number of elements)")
+      ->transform(cclx::kit::ByteSize{})
+      ->check(cclx::kit::Positive{});
   auto* topology = app.add_option_group("topology",
                                         "default: full mesh with --alpha / --bw on "
                                         "every link");
-  topology->add_option("--alpha", a.alpha, "link latency in seconds (default 3e-6)");
-  topology->add_option("--bw", a.bw, "link bandwidth in bytes per second (default 450e9)");
-  topology->add_option("--ranks-per-host", a.ranks_per_host,
-                       "two-level machine: hosts of K ranks linked by --alpha/--bw inside, and "
-                       "a NIC per host (--nics-per-host) with --inter-alpha and --inter-bw to a "
-                       "non-blocking switch");
-  topology->add_option("--inter-alpha", a.inter_alpha, "NIC latency in seconds");
-  topology->add_option("--inter-bw", a.inter_bw, "NIC bandwidth in bytes per second");
-  topology->add_option("--nics-per-host", a.nics_per_host, "(default 1)");
+  topology->add_option("--alpha", a.alpha, "link latency in seconds (default 3e-6)")
+      ->check(cclx::kit::NonNegative{});
+  topology
+      ->add_option("--bw", a.bw,
+                   "link bandwidth in bytes per second (default 450e9; 0 = unlimited)")
+      ->check(cclx::kit::NonNegative{});
+  topology
+      ->add_option("--ranks-per-host", a.ranks_per_host,
+                   "two-level machine: hosts of K ranks linked by --alpha/--bw inside, and "
+                   "a NIC per host (--nics-per-host) with --inter-alpha and --inter-bw to a "
+                   "non-blocking switch")
+      ->check(cclx::kit::Positive{});
+  topology->add_option("--inter-alpha", a.inter_alpha, "NIC latency in seconds")
+      ->check(cclx::kit::NonNegative{});
+  topology
+      ->add_option("--inter-bw", a.inter_bw, "NIC bandwidth in bytes per second (0 = unlimited)")
+      ->check(cclx::kit::NonNegative{});
+  topology->add_option("--nics-per-host", a.nics_per_host, "(default 1)")
+      ->check(cclx::kit::Positive{});
   cclx::kit::add_choice(*topology, "--placement", a.placement,
                         {{"block", topo::Placement::block}, {"cyclic", topo::Placement::cyclic}},
                         "the two-level machine's ranks: block (default; rank r on host r / K) or "
@@ -128,15 +140,20 @@ std::optional<int> parse(int argc, char** argv, Args& a) {
   topology->add_option("--topology", a.topology,
                        "topology JSON (see include/cclx/topology/topology_json.hpp)");
   auto* model = app.add_option_group("model");
-  model->add_option("--gamma", a.gamma, "cost of reductions in seconds per byte (default 0)");
-  model->add_option("--copy-gamma", a.copy_gamma, "cost of copies in seconds per byte");
-  model->add_option("--ports", a.ports,
-                    "messages a rank may send (and receive) at once; 0 = unlimited");
+  model->add_option("--gamma", a.gamma, "cost of reductions in seconds per byte (default 0)")
+      ->check(cclx::kit::NonNegative{});
+  model->add_option("--copy-gamma", a.copy_gamma, "cost of copies in seconds per byte")
+      ->check(cclx::kit::NonNegative{});
+  model
+      ->add_option("--ports", a.ports,
+                   "messages a rank may send (and receive) at once; 0 = unlimited (default: the "
+                   "topology file's, 1 on --n's machines)")
+      ->check(cclx::kit::NonNegative{});
   model
       ->add_option("--overhead", a.overhead,
                    "every rank's per-message overhead in seconds (LogP's o, serialized on the "
                    "rank; overrides the topology's, see sim/simulator.hpp)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(cclx::kit::NonNegative{});
   cclx::kit::add_choice(*model, "--sharing", a.sharing,
                         {{"maxmin", sim::Sharing::max_min}, {"equal", sim::Sharing::equal}},
                         "bandwidth sharing on shared links (default maxmin)");
@@ -155,9 +172,11 @@ std::optional<int> parse(int argc, char** argv, Args& a) {
                   "ends; report the time after it");
   auto* output = app.add_option_group("output");
   output->add_flag("--json", a.json, "one JSON document (array of runs) on stdout");
-  output->add_option("--critical", a.critical,
-                     "print the first and last K critical-path items (text; default 3); JSON "
-                     "holds the whole path unless --no-critical-path");
+  output
+      ->add_option("--critical", a.critical,
+                   "print the first and last K critical-path items (text; default 3); JSON "
+                   "holds the whole path unless --no-critical-path")
+      ->check(cclx::kit::NonNegative{});
   output->add_flag("--no-critical-path{false}", a.critical_path,
                    "do not record the critical path (saves memory at large scale)");
   app.callback([&] {
@@ -175,6 +194,9 @@ std::optional<int> parse(int argc, char** argv, Args& a) {
     a.starts = rank_times(starts, "--start");
     a.late = rank_times(late, "--late");
     if (a.topology.empty() && a.ns.empty()) throw CLI::RequiredError("--n (without --topology)");
+    if (a.bytes % a.elem_size != 0)
+      throw CLI::ValidationError("--bytes", std::to_string(a.bytes) + " is not a whole number of " +
+                                                std::to_string(a.elem_size) + "-byte elements");
   });
   return cclx::kit::parse(app, argc, argv, true, 1);
 }
