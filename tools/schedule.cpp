@@ -94,6 +94,9 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
     for (const auto& h : hosts) o.hosts.push_back(static_cast<int>(parse_int("--hosts", h)));
     if (o.algo.empty()) throw UsageError{"--algo is required (see --list)"};
     if (app.count("--n") == 0) throw UsageError{"--n is required"};
+    if (!o.hosts.empty() && std::ssize(o.hosts) != o.req.nranks)
+      throw UsageError{"--hosts names " + std::to_string(o.hosts.size()) + " ranks, --n is " +
+                       std::to_string(o.req.nranks)};
   } catch (const UsageError& e) {
     std::cerr << "cclx-schedule: " << e.what << "\nRun with --help for more information.\n";
     return 2;

@@ -83,8 +83,9 @@ int main(int argc, char** argv) {
                  "receive total, what alltoallv_init agrees on")
       ->transform(cclx::kit::ByteSize{});
   ex->add_option("--elem-size", w.elem_size, "element size in bytes")
-      ->transform(cclx::kit::ByteSize{});
-  ex->add_option("--root", w.root, "root rank");
+      ->transform(cclx::kit::ByteSize{})
+      ->check(cclx::kit::Positive{});
+  ex->add_option("--root", w.root, "root rank")->check(cclx::kit::NonNegative{});
   ex->add_flag("--in-place", w.in_place, "an in-place call");
   int ranks_per_host = 0;
   ex->add_option("--ranks-per-host", ranks_per_host,
@@ -123,6 +124,12 @@ int main(int argc, char** argv) {
   if (const auto rc = cclx::kit::parse(app, argc, argv)) return *rc;
   try {
     if (ex->parsed()) {
+      if (w.root >= w.nranks)
+        throw cclx::Error("--root " + std::to_string(w.root) + " is not a rank of --n " +
+                          std::to_string(w.nranks));
+      if (w.bytes % w.elem_size != 0)
+        throw cclx::Error("--bytes " + std::to_string(w.bytes) + " is not a whole number of " +
+                          std::to_string(w.elem_size) + "-byte elements");
       if (!w.sized) w.bytes = 0;
       if (!host_ids.empty() && std::ssize(host_ids) != w.nranks)
         throw cclx::Error("--hosts names " + std::to_string(host_ids.size()) + " ranks, --n is " +
