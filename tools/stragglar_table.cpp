@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "greedy", "mwm", "pow2", "sat"}));
   if (const auto rc = cclx::kit::parse(app, argc, argv)) return *rc;
   if (from < 2 || to < from) {
-    std::fprintf(stderr, "need 2 <= from <= to\n");
+    std::fprintf(stderr, "cclx-stragglar-table: --from %d --to %d: need 2 <= from <= to\n", from,
+                 to);
     return 2;
   }
   // Rounds R after the prologue; each moves at most one chunk (s/(n-1)) per rank and direction,
