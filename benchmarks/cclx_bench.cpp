@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -243,13 +244,20 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
                  "rank R sleeps --delay-ms before each call; latency is measured on the other "
                  "ranks from their start of the call");
   app.add_option("--delay-ms", o.delay_ms, "the straggler's delay per call (default 0)")
-      ->check(cclx::kit::NonNegative{});
+      ->check(cclx::kit::NonNegative{})
+      ->needs("--straggler");
   app.add_flag("--json", o.json, "print JSON instead of the table");
   app.add_option("--tune-out", o.tune_out,
                  "merge each size's median times (max over ranks) and repetitions into the "
                  "tuning table FILE (created if missing; read by CCLX_TUNE_FILE), after each "
                  "size; algorithms that are not Auto candidates (auto, straggler_aware, "
-                 "prototypes, /p entries) are left out");
+                 "prototypes, /p entries) are left out")
+      ->check([](const std::string& file) -> std::string {
+        // Checked now rather than after the first size's measurements.
+        const auto dir = std::filesystem::absolute(file).parent_path();
+        return std::filesystem::is_directory(dir) ? ""
+                                                  : "no directory " + dir.string() + " to write in";
+      });
   if (const auto rc = cclx::kit::parse_mpi(app, argc, argv, 1)) return rc;
   // Default: every algorithm in this build (those that refuse the collective are skipped).
   o.all_algos = o.algos.empty();
