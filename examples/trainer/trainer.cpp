@@ -16,7 +16,6 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <map>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -62,13 +61,11 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
                  "allreduce algorithm: auto, native, ring, rhd, pipelined_tree, "
                  "straggler_aware, adaptive (AdapCC relays), or any registry candidate, e.g. "
                  "\"ring(segment_bytes=64K)\" [native]");
-  app.add_option("--mode", o.mode,
-                 "nonblocking | persistent | blocking [persistent]; straggler_aware runs "
-                 "blocking, adaptive persistent")
-      ->transform(
-          CLI::CheckedTransformer(std::map<std::string, Mode>{{"blocking", Mode::blocking},
-                                                              {"nonblocking", Mode::nonblocking},
-                                                              {"persistent", Mode::persistent}}));
+  cclx::kit::add_choice<Mode>(app, "--mode", o.mode,
+                              {{"nonblocking", Mode::nonblocking},
+                               {"persistent", Mode::persistent},
+                               {"blocking", Mode::blocking}},
+                              "[persistent]; straggler_aware runs blocking, adaptive persistent");
   app.add_option("--buckets", o.bucket_bytes, "gradient bucket size in bytes [64K]")
       ->transform(cclx::kit::ByteSize{});
   app.add_option("--iters", o.iters, "iterations [100]")->check(cclx::kit::Positive{});
@@ -81,9 +78,9 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
   app.add_option("--inputs", o.inputs, "input features [64]")->check(CLI::Range(1, 65536));
   app.add_option("--classes", o.classes, "classes [10]")
       ->check(CLI::Range(2, std::numeric_limits<int>::max()));
-  app.add_option("--activation", o.activation, "tanh | relu [tanh]")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, trainer::Activation>{
-          {"tanh", trainer::Activation::tanh}, {"relu", trainer::Activation::relu}}));
+  cclx::kit::add_choice<trainer::Activation>(
+      app, "--activation", o.activation,
+      {{"tanh", trainer::Activation::tanh}, {"relu", trainer::Activation::relu}}, "[tanh]");
   app.add_option("--lr", o.lr, "learning rate [0.2]");
   app.add_option("--seed", o.seed, "data and initial weights [1]");
   app.add_option("--straggler-rank", o.straggler_rank,
